@@ -1,0 +1,1 @@
+# targets for this part are added here

@@ -1,0 +1,1 @@
+# pyhook: targets are added here

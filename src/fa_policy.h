@@ -1,0 +1,212 @@
+/*
+ * fa_policy.h - the one policy engine.
+ *
+ * Used by libfashim.so, fa-run, fa-check, the Workspace API and the Python
+ * extension. Nothing here allocates through malloc after fa_policy_seal()
+ * (the policy lives in its own mmap'd arena), takes a lock, or calls a libc
+ * function that the shim interposes: raw syscalls go through src/sys.h.
+ *
+ * Errors are returned as -errno; errno itself is never relied upon.
+ */
+#ifndef FA_POLICY_H
+#define FA_POLICY_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fa_policy fa_policy;
+
+enum fa_symlinks {
+	FA_SYM_TRUST,     /* seed semantics: parent resolved like realpath, final link followed */
+	FA_SYM_BENEATH,   /* whole path, final link included, must stay beneath the root */
+	FA_SYM_NOFOLLOW,  /* no symlink anywhere in the path */
+};
+
+/*
+ * Operation classes: which path is judged, and whether a deny subtree is
+ * protected "as a whole" (the target itself may not be a deny dir or an
+ * ancestor of one).
+ */
+enum fa_op {
+	FA_OP_WRITE,    /* open for writing/creating, truncate(path): the parent */
+	FA_OP_CREATE,   /* mkdir, mknod, mkfifo, bind(AF_UNIX), mk*temp: the parent */
+	FA_OP_REMOVE,   /* unlink, rmdir, remove: the parent; deny subtrees protected */
+	FA_OP_ATTR,     /* chmod, chown, xattr: the parent; deny subtrees protected */
+	FA_OP_DIR,      /* the path itself is a directory written into (O_TMPFILE, tempfile dir) */
+	FA_OP_CHDIR,    /* the destination itself */
+	FA_OP_RENAME,   /* two paths: source protected like REMOVE, destination like WRITE */
+	FA_OP_EXCHANGE, /* two paths, both protected like REMOVE */
+	FA_OP_LINK,     /* two paths: the source must resolve inside a root; destination like CREATE */
+	FA_OP_SYMLINK,  /* path = the new link (CREATE); path2 = target text, must resolve inside a root */
+};
+
+enum fa_verdict {
+	FA_ALLOW = 0,
+	FA_DENY,        /* a real, resolvable path that the policy does not allow */
+	FA_REJECT,      /* the request itself is unusable (empty, too long, escapes lexically, bad fd) */
+};
+
+enum fa_why {
+	FA_WHY_NONE = 0,
+	FA_WHY_OUTSIDE,        /* not beneath any write root */
+	FA_WHY_NO_ROOTS,       /* the policy has no roots at all */
+	FA_WHY_DENY_SUBTREE,   /* inside a deny subtree */
+	FA_WHY_PROTECTS_DENY,  /* the target is a deny dir or one of its ancestors */
+	FA_WHY_SYMLINK,        /* a symlink not allowed by the symlink mode */
+	FA_WHY_MAGICLINK,      /* a /proc magic link */
+	FA_WHY_LINK_TARGET,    /* a symlink target or hard-link source outside the roots */
+	FA_WHY_ESCAPES,        /* '..' climbs out of the root (fa-check, Workspace) */
+	FA_WHY_ABSOLUTE,       /* absolute path where a relative one is required (Workspace) */
+	FA_WHY_EMPTY,          /* empty path */
+	FA_WHY_TOO_LONG,       /* longer than PATH_MAX */
+	FA_WHY_BAD_FD,         /* dirfd is not an open directory */
+	FA_WHY_XDEV,           /* crosses a mount point where the mode forbids it */
+	FA_WHY_PORTABLE,       /* not a portable file name (reserved device name, ':', trailing dot) */
+	FA_WHY_ERROR,          /* resolution failed for another reason; see err */
+};
+
+/* "outside-roots", "deny-subtree", ... : stable identifiers for logs and JSON. */
+const char *fa_why_name(enum fa_why why);
+/* A short human sentence: "not under any allowed root", ... */
+const char *fa_why_text(enum fa_why why);
+const char *fa_op_name(enum fa_op op);
+
+struct fa_decision {
+	enum fa_verdict verdict;
+	enum fa_why why;
+	int root;               /* index of the root the path is under, or -1 */
+	int err;                /* positive errno from resolution, 0 if none */
+	char path[PATH_MAX];    /* absolute resolved path that was judged (or the best known form) */
+};
+
+/* ---- building a policy ------------------------------------------------ */
+
+/*
+ * A new, empty policy (no roots: every write denied). The caller adds roots
+ * and deny subtrees, then seals it. Returns NULL with *err = -errno.
+ */
+fa_policy *fa_policy_new(void);
+void fa_policy_free(fa_policy *p);
+
+/*
+ * Add a write root. "~" and "~/..." are expanded from $HOME; relative paths
+ * are made absolute against the current directory now. The special path "."
+ * passed to fa_policy_add_cwd_root() instead means "the current directory at
+ * the time of each check". Returns 0 or -errno; msg (if non-NULL) receives a
+ * human reason on failure.
+ */
+int fa_policy_add_root(fa_policy *p, const char *path, char *msg, size_t msglen);
+int fa_policy_add_cwd_root(fa_policy *p);
+int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen);
+void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode);
+/* No path restriction at all (the seed's roots=None). */
+void fa_policy_set_unrestricted(fa_policy *p);
+/*
+ * Resolve every root and deny subtree once (realpath semantics), pin each
+ * existing root with an O_PATH directory fd, and freeze the policy. A root
+ * that does not exist is kept, matched by its lexical path, unless
+ * require_existing is set, in which case sealing fails. Returns 0 or -errno.
+ */
+int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen);
+
+/*
+ * The policy as text, one "key value" per line: "symlinks trust",
+ * "root /abs", "cwdroot", "deny /abs", "unrestricted". Used to pass the
+ * policy to children in the environment. fa_policy_parse() accepts exactly
+ * what fa_policy_format() writes (plus blank lines and '#' comments) and
+ * fails on anything else. Format returns the length, or -ENAMETOOLONG.
+ */
+ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len);
+int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen);
+
+/* Inspection, for audit_state(), fa-check and messages. */
+int fa_policy_nroots(const fa_policy *p);
+const char *fa_policy_root(const fa_policy *p, int i);   /* "." for the cwd root */
+int fa_policy_ndeny(const fa_policy *p);
+const char *fa_policy_deny(const fa_policy *p, int i);
+enum fa_symlinks fa_policy_symlinks(const fa_policy *p);
+int fa_policy_unrestricted(const fa_policy *p);
+const char *fa_symlinks_name(enum fa_symlinks mode);
+int fa_symlinks_parse(const char *s, enum fa_symlinks *out);
+
+/* ---- deciding --------------------------------------------------------- */
+
+/*
+ * Judge one operation without performing it. dirfd is AT_FDCWD or an open
+ * directory; relative paths are resolved against what dirfd really names.
+ * For two-path operations use fa_check2(). Fills *d (always).
+ */
+enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd,
+			 const char *path, struct fa_decision *d);
+enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op,
+			  int dirfd1, const char *path1,
+			  int dirfd2, const char *path2,
+			  struct fa_decision *d1, struct fa_decision *d2);
+
+/*
+ * PathFence's contract, for fa-check and the Workspace: 'rel' is joined to
+ * root 'root_index' (absolute inputs are matched against all roots); a
+ * lexical '..' escape is FA_REJECT/FA_WHY_ESCAPES; otherwise the resolved
+ * path is judged like an FA_OP_WRITE of the path itself.
+ */
+enum fa_verdict fa_check_path(const fa_policy *p, const char *path,
+			      struct fa_decision *d);
+
+/* ---- check = use ------------------------------------------------------ */
+
+/*
+ * Open for writing: judge and open in one step, so nothing can change in
+ * between (one openat2 beneath the pinned root in the common case). Returns
+ * an fd, or -errno; a denial returns -EACCES with *d filled. Read-only
+ * opens are passed straight through.
+ */
+int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags,
+	      mode_t mode, struct fa_decision *d);
+
+/*
+ * A pinned parent directory: for entry-changing calls, the caller runs the
+ * real *at() call as op(pin.fd, pin.name, ...) so that the directory that
+ * was checked is the directory that is changed.
+ */
+struct fa_pin {
+	int fd;                 /* O_PATH fd of the checked parent, or dirfd passed through */
+	int owned;              /* fd must be closed by fa_unpin() */
+	const char *name;       /* final component, points into buf or into the caller's path */
+	char buf[NAME_MAX + 1];
+};
+
+/*
+ * Judge op on path and pin its parent. Returns 0 (allowed: use pin), or
+ * -errno: -EACCES with *d filled on a denial, another -errno when the
+ * path cannot be resolved (the caller reports that errno unchanged).
+ */
+int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+		  struct fa_pin *pin, struct fa_decision *d);
+void fa_unpin(struct fa_pin *pin);
+
+/*
+ * For symlink creation: does 'target', read relative to the directory
+ * pinned in 'pin', resolve inside a root? For hard links the source is
+ * judged with fa_check(FA_OP_LINK...).
+ */
+enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin *pin,
+					const char *target, struct fa_decision *d);
+
+/* ---- tuning and tests ------------------------------------------------- */
+
+/*
+ * Force the O_PATH/O_NOFOLLOW walk instead of openat2 (tests run both).
+ * Also set by FA_FORCE_FALLBACK=1 in the environment, read by the caller.
+ */
+void fa_resolve_force_fallback(int on);
+int fa_resolve_uses_openat2(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1 @@
+# src/shim: targets are added here

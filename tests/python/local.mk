@@ -1,0 +1,1 @@
+# tests/python: targets are added here

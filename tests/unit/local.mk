@@ -1,0 +1,1 @@
+# tests/unit: targets are added here
