@@ -130,6 +130,8 @@ const char *fa_policy_root(const fa_policy *p, int i);   /* "." for the cwd root
 int fa_policy_ndeny(const fa_policy *p);
 const char *fa_policy_deny(const fa_policy *p, int i);
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p);
+/* The pinned O_PATH directory fd of root i, or -1 (cwd root, missing root). */
+int fa_policy_root_fd(const fa_policy *p, int i);
 int fa_policy_unrestricted(const fa_policy *p);
 const char *fa_symlinks_name(enum fa_symlinks mode);
 int fa_symlinks_parse(const char *s, enum fa_symlinks *out);
@@ -196,6 +198,22 @@ void fa_unpin(struct fa_pin *pin);
  */
 enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin *pin,
 					const char *target, struct fa_decision *d);
+
+/* ---- lexical helpers (no I/O) ----------------------------------------- */
+
+/*
+ * Normalise a relative path lexically: drop '.', empty components and
+ * trailing slashes, fold 'a/..'. Returns the length written to out ("" for
+ * the start directory itself), -EXDEV if '..' climbs above the start,
+ * -ENAMETOOLONG, or -EINVAL for an absolute path.
+ */
+ssize_t fa_lex_normalize(const char *rel, char *out, size_t len);
+/*
+ * PathFence's portable-name rule for one component: no reserved device name
+ * (CON, PRN, AUX, NUL, COM1-9, LPT1-9, any case, any extension), no ':',
+ * no trailing dot or space. 1 if portable.
+ */
+int fa_name_portable(const char *name, size_t len);
 
 /* ---- tuning and tests ------------------------------------------------- */
 
