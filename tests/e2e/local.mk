@@ -1,1 +1,20 @@
-# tests/e2e: targets are added here
+# End-to-end tests of libfashim.so and fa-run: helper programs run under
+# the shim by the .sh scripts (exit status; 77 = skip).
+
+check_PROGRAMS += %D%/calltest %D%/racer %D%/manners
+# -O2 so that fortify.c really goes through the fortified headers.
+%C%_calltest_SOURCES = %D%/calltest.c %D%/fortify.c %D%/calltest.h
+%C%_calltest_CFLAGS = $(AM_CFLAGS) -O2
+%C%_racer_SOURCES = %D%/racer.c
+%C%_racer_LDADD = -lpthread
+%C%_manners_SOURCES = %D%/manners.c
+%C%_manners_LDADD = -lpthread
+
+E2E_TESTS += \
+	%D%/calls.sh \
+	%D%/symbols.sh \
+	%D%/programs.sh \
+	%D%/race.sh \
+	%D%/manners.sh
+
+EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)

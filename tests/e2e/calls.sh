@@ -1,0 +1,453 @@
+#!/bin/sh
+# Every interposed libc function, called exactly, under the shim:
+#  - allowed inside the root (and with the same output as without the shim);
+#  - EACCES outside, with exactly one stderr line, and the whole scratch
+#    tree byte-identical before and after the denied call;
+#  - with the shim loaded but no policy, the same output as bare libc
+#    (errno included), so the no-policy path changes nothing.
+# Path cases run twice: openat2 resolution and the forced fallback walk.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$FA_SRCDIR/tests/e2e/lib.sh"
+
+CT=$E2E/calltest
+W=$T/w
+IN=$W/in
+OUT=$W/out
+TPL=$T/template
+
+mkdir -p "$TPL/in/d" "$TPL/in/e" "$TPL/out/d" "$TPL/out/e"
+echo data >"$TPL/in/f"
+echo data >"$TPL/in/d/g"
+echo secret >"$TPL/out/f"
+echo secret >"$TPL/out/d/g"
+ln -s f "$TPL/in/lnk_in"
+ln -s ../out/f "$TPL/in/lnk_out"
+ln -s ../out "$TPL/in/dir_out"
+
+fresh() {
+	rm -rf "$W"
+	cp -a "$TPL" "$W"
+}
+
+MODES=(openat2 fallback)
+XENV=()
+QUIET=
+XATTR=yes
+
+# ct bare|shim|fallback FUNC ARG...: calltest run in $IN (so relative
+# paths and AT_FDCWD mean the root), stderr kept in $T/stderr.
+ct() {
+	local how=$1 e=() v
+	shift
+	case $how in
+	shim | fallback)
+		e+=("LD_PRELOAD=$PRELOAD")
+		[ -z "$POL" ] || e+=("FA_POLICY=$POL")
+		;;
+	esac
+	[ "$how" != fallback ] || e+=(FA_FORCE_FALLBACK=1)
+	(
+		cd "$IN" || exit 99
+		for v in "${e[@]}" "${XENV[@]}"; do
+			export "$v"
+		done
+		exec "$CT" "$@"
+	) 2>"$T/stderr"
+}
+
+# The tree as the last denial left it; empty when it must be rebuilt.
+SNAP=
+
+# allow FUNC ARG...: ok inside the root, and the same answer as bare libc.
+allow() {
+	local bare got m
+	SNAP=
+	fresh
+	bare=$(ct bare "$@")
+	for m in "${MODES[@]}"; do
+		fresh
+		got=$(ct "${m/openat2/shim}" "$@")
+		case $got in
+		ok*) check "allow[$m] $*" "$bare" "$got" ;;
+		*) fail "allow[$m] $*: got [$got], bare [$bare]: $(cat "$T/stderr")" ;;
+		esac
+	done
+}
+
+# deny FUNC ARG...: EACCES, one message line, nothing changed anywhere.
+# A denial changes nothing, so the tree it leaves is the next one's start.
+deny() {
+	local after got m lines
+	for m in "${MODES[@]}"; do
+		if [ -z "$SNAP" ]; then
+			fresh
+			SNAP=$(snapshot "$W")
+		fi
+		got=$(ct "${m/openat2/shim}" "$@")
+		after=$(snapshot "$W")
+		check "deny[$m] $*" "err EACCES" "$got"
+		if [ "$SNAP" != "$after" ]; then
+			fail "deny[$m] $* changed the tree:"
+			diff <(printf '%s\n' "$SNAP") <(printf '%s\n' "$after") >&2
+			SNAP=
+		else
+			pass
+		fi
+		lines=$(grep -c . "$T/stderr")
+		if [ -n "$QUIET" ]; then
+			check "deny[$m] $*: quiet" 0 "$lines"
+		elif [ "$lines" -ne 1 ]; then
+			fail "deny[$m] $*: $lines stderr lines, want 1: $(cat "$T/stderr")"
+		else
+			pass
+		fi
+	done
+}
+
+# plain FUNC ARG...: shim loaded, no policy: exactly what bare libc does.
+plain() {
+	local bare got
+	SNAP=
+	fresh
+	bare=$(ct bare "$@")
+	fresh
+	got=$(POL= ct shim "$@")
+	check "no-policy $*" "$bare" "$got"
+	case $got in
+	ok*) pass ;;
+	*) fail "no-policy $*: the call itself failed: $got" ;;
+	esac
+	[ ! -s "$T/stderr" ] || fail "no-policy $* wrote to stderr: $(cat "$T/stderr")"
+}
+
+# both FUNC INSIDE-ARGS... -- OUTSIDE-ARGS...: allow the first, deny the
+# second, and both unchanged without a policy.
+both() {
+	local f=$1 a=()
+	shift
+	while [ "$1" != -- ]; do
+		a+=("$1")
+		shift
+	done
+	shift
+	allow "$f" "${a[@]}"
+	deny "$f" "$@"
+	plain "$f" "${a[@]}"
+	plain "$f" "$@"
+}
+
+policy "root $IN"
+
+# Does this file system take user.* attributes at all?
+fresh
+case $("$CT" setxattr "$IN/f") in
+ok*) ;;
+*) XATTR= ;;
+esac
+
+# ---- open family ----
+for fn in open open64 __open __open64; do
+	both $fn "$IN/new" "WRONLY|CREAT|TRUNC" -- "$OUT/new" "WRONLY|CREAT|TRUNC"
+	both $fn "$IN/f" "WRONLY|TRUNC" -- "$OUT/f" "WRONLY|TRUNC"
+	both $fn "$IN/f" "RDWR" -- "$OUT/f" "RDWR"
+	both $fn "$IN/f" "WRONLY|APPEND" -- "$OUT/f" "WRONLY|APPEND"
+	both $fn "$IN/x" "WRONLY|CREAT|EXCL" -- "$OUT/x" "WRONLY|CREAT|EXCL"
+	both $fn "$IN" "RDWR|TMPFILE" -- "$OUT" "RDWR|TMPFILE"
+	both $fn "new" "WRONLY|CREAT" -- "../out/new" "WRONLY|CREAT"
+	both $fn "$IN/d/../new" "WRONLY|CREAT" -- "$IN/../out/new" "WRONLY|CREAT"
+	# Reads are free, wherever they are.
+	allow $fn "$OUT/f" RDONLY
+	allow $fn "$OUT/d" "RDONLY|DIRECTORY"
+	# An existing device changes no directory entry.
+	allow $fn /dev/null WRONLY
+	allow $fn /dev/null "WRONLY|CREAT|TRUNC"
+done
+# A symlinked parent that leads out is judged by where it leads.
+deny open "$IN/dir_out/new" "WRONLY|CREAT"
+deny open "$IN/dir_out/f" "WRONLY|TRUNC"
+for fn in openat openat64; do
+	both $fn "$IN" new "WRONLY|CREAT" -- "$OUT" new "WRONLY|CREAT"
+	both $fn . new "WRONLY|CREAT" -- . ../out/new "WRONLY|CREAT"
+	both $fn "$IN/d" g "WRONLY|TRUNC" -- "$OUT/d" g "WRONLY|TRUNC"
+	# The dirfd decides, never the current directory (which is the root).
+	both $fn "$OUT" ../in/new "WRONLY|CREAT" -- "$OUT" f "WRONLY|TRUNC"
+	both $fn "$IN" . "RDWR|TMPFILE" -- "$OUT" . "RDWR|TMPFILE"
+	allow $fn "$OUT" f RDONLY
+done
+# Fortified entry points take no mode, so no O_CREAT.
+for fn in __open_2 __open64_2 fortify_open; do
+	both $fn "$IN/f" "WRONLY|TRUNC" -- "$OUT/f" "WRONLY|TRUNC"
+	both $fn "$IN/f" "RDWR" -- "$OUT/f" "RDWR"
+	allow $fn "$OUT/f" RDONLY
+done
+for fn in __openat_2 __openat64_2 fortify_openat; do
+	both $fn "$IN" f "WRONLY|TRUNC" -- "$OUT" f "WRONLY|TRUNC"
+	both $fn . f "WRONLY" -- . ../out/f "WRONLY"
+	allow $fn "$OUT" f RDONLY
+done
+for fn in creat creat64; do
+	both $fn "$IN/new" -- "$OUT/new"
+	both $fn "$IN/f" -- "$OUT/f"
+done
+for fn in fopen fopen64 freopen freopen64; do
+	both $fn "$IN/new" w -- "$OUT/new" w
+	both $fn "$IN/f" a -- "$OUT/f" a
+	both $fn "$IN/f" r+ -- "$OUT/f" r+
+	both $fn "$IN/new" wx -- "$OUT/new" wx
+	both $fn "$IN/f" we -- "$OUT/f" we
+	allow $fn "$OUT/f" r
+	allow $fn /dev/null w
+done
+
+# ---- truncation ----
+for fn in truncate truncate64; do
+	both $fn "$IN/f" 0 -- "$OUT/f" 0
+	both $fn "$IN/f" 100 -- "$OUT/f" 100
+done
+# Through a descriptor already open for writing: its open was judged.
+allow ftruncate "$IN/f" 0
+
+# ---- directory entries ----
+both unlink "$IN/f" -- "$OUT/f"
+both unlink "$IN/lnk_out" -- "$OUT/d/g"
+both unlinkat "$IN" f 0 -- "$OUT" f 0
+both unlinkat . f 0 -- . ../out/f 0
+both unlinkat "$IN" e REMOVEDIR -- "$OUT" e REMOVEDIR
+both unlinkat "$OUT" ../in/f 0 -- "$IN/dir_out" f 0
+both remove "$IN/f" -- "$OUT/f"
+both remove "$IN/e" -- "$OUT/e"
+both rmdir "$IN/e" -- "$OUT/e"
+both rmdir e -- ../out/e
+
+both rename "$IN/f" "$IN/f2" -- "$IN/f" "$OUT/f2"
+both rename "$IN/f" "$IN/d/f" -- "$OUT/f" "$IN/f2"
+both rename "$IN/d" "$IN/d2" -- "$OUT/d" "$OUT/d2"
+both rename "$IN/f" "$IN/d/g" -- "$IN/f" "$OUT/d/g"
+both renameat "$IN" f "$IN" f2 -- "$IN" f "$OUT" f2
+both renameat . f . f2 -- "$OUT" f . f2
+both renameat2 "$IN" f "$IN" f2 0 -- "$OUT" f "$IN" f2 0
+both renameat2 "$IN" f "$IN" f2 NOREPLACE -- "$IN" f "$OUT" f2 NOREPLACE
+both renameat2 "$IN" f "$IN/d" g EXCHANGE -- "$IN" f "$OUT" f EXCHANGE
+both renameat2 "$IN" d "$IN" e EXCHANGE -- "$OUT" d "$IN" d EXCHANGE
+
+both link "$IN/f" "$IN/f2" -- "$IN/f" "$OUT/f2"
+# The source of a hard link must be inside a root too.
+deny link "$OUT/f" "$IN/f2"
+both linkat "$IN" f "$IN" f2 0 -- "$IN" f "$OUT" f2 0
+deny linkat "$OUT" f "$IN" f2 0
+both linkat "$IN" lnk_in "$IN" f2 SYMLINK_FOLLOW -- "$IN" lnk_out "$IN" f2 SYMLINK_FOLLOW
+both linkat_fd "$IN/f" "$IN/f2" -- "$IN/f" "$OUT/f2"
+deny linkat_fd "$OUT/f" "$IN/f2"
+both linkat_proc "$IN/f" "$IN/f2" -- "$IN/f" "$OUT/f2"
+deny linkat_proc "$OUT/f" "$IN/f2"
+both linkat_tmpfile "$IN" "$IN/f2" -- "$IN" "$OUT/f2"
+
+# The new link's directory and its target must both be inside.
+both symlink f "$IN/s" -- f "$OUT/s"
+both symlink "$IN/f" "$IN/s" -- "$OUT/f" "$IN/s"
+both symlink d/g "$IN/s" -- ../out/f "$IN/s"
+both symlinkat f "$IN" s -- f "$OUT" s
+both symlinkat f . s -- ../out/f . s
+both symlinkat "$IN/d" "$IN/d" s -- /etc "$IN/d" s
+
+both mkdir "$IN/n" -- "$OUT/n"
+both mkdir n -- ../out/n
+both mkdir "$IN/d/n" -- "$IN/dir_out/n"
+both mkdirat "$IN" n -- "$OUT" n
+both mkdirat . n -- "$OUT/d" n
+both mknod "$IN/n" -- "$OUT/n"
+both mknodat "$IN" n -- "$OUT" n
+both __xmknod "$IN/n" -- "$OUT/n"
+both __xmknodat "$IN" n -- "$OUT" n
+both mkfifo "$IN/n" -- "$OUT/n"
+both mkfifoat "$IN" n -- "$OUT" n
+both mkfifoat . n -- . ../out/n
+
+# ---- attributes ----
+both chmod "$IN/f" 600 -- "$OUT/f" 600
+both chmod "$IN/d" 700 -- "$OUT/d" 700
+both fchmodat "$IN" f 600 -- "$OUT" f 600
+both fchmodat . f 600 -- . ../out/f 600
+# A read-only descriptor is judged by the file it names.
+both fchmod "$IN/f" 600 -- "$OUT/f" 600
+both lchmod "$IN/f" 600 -- "$OUT/f" 600
+both chown "$IN/f" -- "$OUT/f"
+both lchown "$IN/lnk_out" -- "$OUT/f"
+both fchownat "$IN" f 0 -- "$OUT" f 0
+both fchownat "$IN" lnk_out SYMLINK_NOFOLLOW -- "$OUT" f SYMLINK_NOFOLLOW
+both fchown "$IN/f" -- "$OUT/f"
+if [ -n "$XATTR" ]; then
+	both setxattr "$IN/f" -- "$OUT/f"
+	both lsetxattr "$IN/f" -- "$OUT/f"
+	both fsetxattr "$IN/f" -- "$OUT/f"
+	# removexattr needs an attribute to remove: give the template one.
+	"$CT" setxattr "$TPL/in/f" >/dev/null
+	"$CT" setxattr "$TPL/out/f" >/dev/null
+	both removexattr "$IN/f" -- "$OUT/f"
+	both fremovexattr "$IN/f" -- "$OUT/f"
+	both lremovexattr "$IN/f" -- "$OUT/f"
+else
+	echo "SKIP: xattrs: user.* attributes refused by the file system" >&2
+fi
+
+# ---- temporary files ----
+for fn in mkstemp mkstemp64 mkostemp mkostemp64 mkstemps mkstemps64 mkostemps mkostemps64 mkdtemp; do
+	both $fn "$IN" -- "$OUT"
+	both $fn . -- ../out
+done
+# tmpfile() always uses /tmp (glibc ignores TMPDIR for it): outside the root.
+for fn in tmpfile tmpfile64; do
+	deny $fn
+	XENV=("TMPDIR=$IN")
+	deny $fn
+	XENV=()
+	POL="root $IN
+root /tmp" allow $fn
+	plain $fn
+done
+
+# ---- POSIX IPC names live in /dev/shm, a directory like any other ----
+both sem_open "/fa-e2e-sem-$$" -- "/fa-e2e-sem-$$"
+both shm_open "/fa-e2e-shm-$$" -- "/fa-e2e-shm-$$"
+POL="root $IN
+root /dev/shm" allow sem_open "/fa-e2e-sem-$$"
+POL="root $IN
+root /dev/shm" allow shm_open "/fa-e2e-shm-$$"
+
+# ---- sockets ----
+both bind "$IN/sock" -- "$OUT/sock"
+both bind sock -- ../out/sock
+allow bind "@fa-e2e-$$"
+
+# ---- raw syscall() for the file syscalls ----
+both syscall openat "$IN/new" "WRONLY|CREAT" -- openat "$OUT/new" "WRONLY|CREAT"
+both syscall openat "$IN/f" "WRONLY|TRUNC" -- openat "$OUT/f" "WRONLY|TRUNC"
+allow syscall openat "$OUT/f" RDONLY
+both syscall unlinkat "$IN/f" 0 -- unlinkat "$OUT/f" 0
+both syscall unlinkat "$IN/e" REMOVEDIR -- unlinkat "$OUT/e" REMOVEDIR
+both syscall mkdirat "$IN/n" -- mkdirat "$OUT/n"
+both syscall renameat2 "$IN/f" "$IN/f2" 0 -- renameat2 "$IN/f" "$OUT/f2" 0
+both syscall renameat "$IN/f" "$IN/f2" -- renameat "$IN/f" "$OUT/f2"
+both syscall linkat "$IN/f" "$IN/f2" -- linkat "$IN/f" "$OUT/f2"
+both syscall symlinkat f "$IN/s" -- symlinkat f "$OUT/s"
+both syscall mknodat "$IN/n" -- mknodat "$OUT/n"
+both syscall fchmodat "$IN/f" -- fchmodat "$OUT/f"
+both syscall truncate "$IN/f" -- truncate "$OUT/f"
+if [ "$(uname -m)" = x86_64 ]; then
+	both syscall open "$IN/new" "WRONLY|CREAT" -- open "$OUT/new" "WRONLY|CREAT"
+	both syscall creat "$IN/new" -- creat "$OUT/new"
+	both syscall unlink "$IN/f" -- unlink "$OUT/f"
+	both syscall rmdir "$IN/e" -- rmdir "$OUT/e"
+	both syscall mkdir "$IN/n" -- mkdir "$OUT/n"
+	both syscall rename "$IN/f" "$IN/f2" -- rename "$IN/f" "$OUT/f2"
+	both syscall link "$IN/f" "$IN/f2" -- link "$IN/f" "$OUT/f2"
+	both syscall symlink f "$IN/s" -- symlink f "$OUT/s"
+	both syscall chmod "$IN/f" -- chmod "$OUT/f"
+fi
+
+# ---- deny subtrees: the subtree and everything that would move it ----
+policy "root $IN" "deny $IN/d"
+both open "$IN/new" "WRONLY|CREAT" -- "$IN/d/new" "WRONLY|CREAT"
+both unlink "$IN/f" -- "$IN/d/g"
+both rename "$IN/e" "$IN/e2" -- "$IN/d" "$IN/d2"
+both renameat2 "$IN" e "$IN" f EXCHANGE -- "$IN" d "$IN" e EXCHANGE
+both chmod "$IN/e" 700 -- "$IN/d" 700
+both rename "$IN/f" "$IN/e/f" -- "$IN/f" "$IN/d/f"
+both mkdir "$IN/e/n" -- "$IN/d/n"
+deny rmdir "$IN/d"
+policy "root $W" "deny $IN/d"
+# Renaming or removing an ancestor of a deny subtree would take it along.
+deny rename "$IN" "$W/in2"
+deny rmdir "$IN"
+allow rename "$OUT" "$W/out2"
+
+# ---- symlink modes ----
+policy "root $IN" "symlinks beneath"
+deny open "$IN/lnk_out" "WRONLY|TRUNC"
+allow open "$IN/lnk_in" "WRONLY|TRUNC"
+deny open "$IN/dir_out/f" "WRONLY|TRUNC"
+policy "root $IN" "symlinks nofollow"
+deny open "$IN/lnk_in" "WRONLY|TRUNC"
+deny open "$IN/lnk_out" "WRONLY|TRUNC"
+allow open "$IN/f" "WRONLY|TRUNC"
+
+# ---- magic links never let a write escape ----
+policy "root $IN"
+deny open /proc/self/cwd/../out/new "WRONLY|CREAT"
+deny open "/proc/self/root$OUT/new" "WRONLY|CREAT"
+allow open /proc/self/fd/1 WRONLY
+
+# ---- process creation: by exec policy, not by path ----
+ECHOS=$'/bin/echo\n/usr/bin/echo\n/bin/sh\n/usr/bin/sh\n/bin/dash\n/usr/bin/dash'
+for how in allow deny list listother; do
+	case $how in
+	allow) XENV=(FA_EXEC=allow) ;;
+	deny) XENV=(FA_EXEC=deny) ;;
+	list) XENV=(FA_EXEC=list "FA_EXEC_ALLOW=$ECHOS") ;;
+	listother) XENV=(FA_EXEC=list $'FA_EXEC_ALLOW=/bin/true\n/usr/bin/true') ;;
+	esac
+	for fn in execve execv execl execle fexecve posix_spawn; do
+		case $how in
+		allow | list) allow $fn /bin/echo ;;
+		*) deny $fn /bin/echo ;;
+		esac
+	done
+	for fn in execvp execvpe execlp posix_spawnp; do
+		case $how in
+		allow | list) allow $fn echo ;;
+		*) deny $fn echo ;;
+		esac
+	done
+	case $how in
+	allow | list) allow execveat /bin echo ;;
+	*) deny execveat /bin echo ;;
+	esac
+	for fn in system popen; do
+		case $how in
+		allow | list) allow $fn "echo ok" ;;
+		*) deny $fn "echo ok" ;;
+		esac
+	done
+done
+XENV=()
+for fn in execve execv execl execle fexecve posix_spawn; do
+	plain $fn /bin/echo
+done
+for fn in execvp execvpe execlp posix_spawnp; do
+	plain $fn echo
+done
+plain execveat /bin echo
+plain system "echo ok"
+plain popen "echo ok"
+
+# ---- the message: which call, which path, why; and FA_QUIET ----
+policy "root $IN"
+SNAP=
+fresh
+out=$(ct shim unlink "$OUT/f")
+msg=$(cat "$T/stderr")
+check "unlink denial result" "err EACCES" "$out"
+case $msg in
+*unlink*"$OUT/f"*) pass ;;
+*) fail "denial message does not name the call and the path: [$msg]" ;;
+esac
+[ "$(printf '%s' "$msg" | wc -l)" -le 1 ] && pass || fail "denial message is more than one line: [$msg]"
+XENV=(FA_QUIET=1)
+QUIET=1
+deny unlink "$OUT/f"
+deny open "$OUT/new" "WRONLY|CREAT"
+XENV=()
+QUIET=
+
+# ---- fail closed on a malformed policy ----
+SNAP=
+for bad in "root relative/path" "frobnicate /x" "symlinks sideways" "root"; do
+	fresh
+	(cd "$IN" && env LD_PRELOAD="$PRELOAD" FA_POLICY="$bad" "$CT" open "$IN/new" "WRONLY|CREAT" >"$T/out" 2>"$T/stderr")
+	rc=$?
+	check "malformed policy [$bad] exit status" 125 "$rc"
+	[ -s "$T/stderr" ] && pass || fail "malformed policy [$bad]: no message"
+	[ ! -e "$IN/new" ] && pass || fail "malformed policy [$bad]: the program ran"
+done
+
+finish

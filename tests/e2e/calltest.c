@@ -1,0 +1,712 @@
+/*
+ * calltest FUNC ARG... - call one libc function exactly as named and say
+ * what happened: "ok" or "err ENAME" on stdout, exit status 0.
+ *
+ * The point is to hit each interposed entry point itself (not a sibling
+ * that libc happens to route through), so every case calls its function
+ * directly. errno is set to a sentinel first; a success that changed it
+ * prints "ok errno=ENAME", so a run without the shim and a run with the
+ * shim but no policy can be compared line for line.
+ *
+ * Arguments: DIR is a directory path opened O_PATH to serve as a dirfd, or
+ * "." for AT_FDCWD, or "-" for AT_FDCWD too. FLAGS are '|'-separated names
+ * (WRONLY|CREAT|TRUNC ...). Exec cases run PROG with the single argument
+ * "ok", so /bin/echo makes a successful exec print "ok" as well.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <semaphore.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "calltest.h"
+
+#define SENTINEL 1234
+
+extern char **environ;
+
+static void say_ok(void)
+{
+	if (errno == SENTINEL)
+		puts("ok");
+	else
+		printf("ok errno=%s\n", errno_name(errno));
+}
+
+static int say_err(int e)
+{
+	printf("err %s\n", errno_name(e));
+	return 0;
+}
+
+/* The common shape: -1 (or NULL) with errno on failure. */
+static int rc_neg(long rc)
+{
+	int e = errno;
+
+	if (rc < 0)
+		return say_err(e);
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+static int fd_result(int fd)
+{
+	int e = errno;
+
+	if (fd < 0)
+		return say_err(e);
+	close(fd);
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+static int file_result(FILE *f)
+{
+	int e = errno;
+
+	if (!f)
+		return say_err(e);
+	fclose(f);
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+static const struct { const char *name; int bit; } flag_names[] = {
+	{ "RDONLY", O_RDONLY }, { "WRONLY", O_WRONLY }, { "RDWR", O_RDWR },
+	{ "CREAT", O_CREAT }, { "EXCL", O_EXCL }, { "TRUNC", O_TRUNC },
+	{ "APPEND", O_APPEND }, { "TMPFILE", O_TMPFILE }, { "DIRECTORY", O_DIRECTORY },
+	{ "NOFOLLOW", O_NOFOLLOW }, { "PATH", O_PATH }, { "CLOEXEC", O_CLOEXEC },
+	{ "NONBLOCK", O_NONBLOCK },
+	{ "REMOVEDIR", AT_REMOVEDIR }, { "EMPTY_PATH", AT_EMPTY_PATH },
+	{ "SYMLINK_FOLLOW", AT_SYMLINK_FOLLOW }, { "SYMLINK_NOFOLLOW", AT_SYMLINK_NOFOLLOW },
+	{ "NOREPLACE", RENAME_NOREPLACE }, { "EXCHANGE", RENAME_EXCHANGE },
+	{ "XATTR_CREATE", XATTR_CREATE }, { "XATTR_REPLACE", XATTR_REPLACE },
+	{ "0", 0 },
+};
+
+int parse_flags(const char *s)
+{
+	int flags = 0;
+
+	while (*s) {
+		size_t n = strcspn(s, "|");
+		size_t i;
+
+		for (i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+			if (strlen(flag_names[i].name) == n && !strncmp(s, flag_names[i].name, n))
+				break;
+		if (i == sizeof flag_names / sizeof flag_names[0]) {
+			fprintf(stderr, "calltest: unknown flag in '%s'\n", s);
+			exit(2);
+		}
+		flags |= flag_names[i].bit;
+		s += n;
+		if (*s == '|')
+			s++;
+	}
+	return flags;
+}
+
+/* Dirfds are opened O_PATH, which is a read and never judged. */
+static int dir_fd(const char *s)
+{
+	int fd;
+
+	if (!strcmp(s, ".") || !strcmp(s, "-"))
+		return AT_FDCWD;
+	fd = open(s, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "calltest: cannot open dirfd %s: %s\n", s, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static mode_t num(const char *s)
+{
+	return (mode_t)strtoul(s, NULL, 8);
+}
+
+static int ro_fd(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "calltest: cannot open %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+/* ---- the cases ---------------------------------------------------------- */
+
+#define A(i) (argv[i])
+#define CASE(fn) static int c_##fn(char **argv)
+
+CASE(open) { errno = SENTINEL; return fd_result(open(A(0), parse_flags(A(1)), 0644)); }
+CASE(open64) { errno = SENTINEL; return fd_result(open64(A(0), parse_flags(A(1)), 0644)); }
+CASE(openat) { int d = dir_fd(A(0)); errno = SENTINEL; return fd_result(openat(d, A(1), parse_flags(A(2)), 0644)); }
+CASE(openat64) { int d = dir_fd(A(0)); errno = SENTINEL; return fd_result(openat64(d, A(1), parse_flags(A(2)), 0644)); }
+CASE(__open_2) { int f = parse_flags(A(1)); errno = SENTINEL; return fd_result(__open_2(A(0), f)); }
+CASE(__open64_2) { int f = parse_flags(A(1)); errno = SENTINEL; return fd_result(__open64_2(A(0), f)); }
+CASE(__openat_2) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return fd_result(__openat_2(d, A(1), f)); }
+CASE(__openat64_2) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return fd_result(__openat64_2(d, A(1), f)); }
+CASE(fortify_open) { int f = parse_flags(A(1)); errno = SENTINEL; return fd_result(fortified_open(A(0), f)); }
+CASE(fortify_openat) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return fd_result(fortified_openat(d, A(1), f)); }
+/* glibc exports these aliases of open(); programs can call them. */
+CASE(__open) { errno = SENTINEL; return fd_result(__open(A(0), parse_flags(A(1)), 0644)); }
+CASE(__open64) { errno = SENTINEL; return fd_result(__open64(A(0), parse_flags(A(1)), 0644)); }
+CASE(creat) { errno = SENTINEL; return fd_result(creat(A(0), 0644)); }
+CASE(creat64) { errno = SENTINEL; return fd_result(creat64(A(0), 0644)); }
+CASE(fopen) { errno = SENTINEL; return file_result(fopen(A(0), A(1))); }
+CASE(fopen64) { errno = SENTINEL; return file_result(fopen64(A(0), A(1))); }
+
+CASE(freopen)
+{
+	FILE *f = fopen("/dev/null", "r");
+	FILE *g;
+
+	if (!f)
+		return say_err(errno);
+	errno = SENTINEL;
+	g = freopen(A(0), A(1), f);
+	return file_result(g);
+}
+
+CASE(freopen64)
+{
+	FILE *f = fopen("/dev/null", "r");
+
+	if (!f)
+		return say_err(errno);
+	errno = SENTINEL;
+	return file_result(freopen64(A(0), A(1), f));
+}
+
+CASE(truncate) { errno = SENTINEL; return rc_neg(truncate(A(0), atol(A(1)))); }
+CASE(truncate64) { errno = SENTINEL; return rc_neg(truncate64(A(0), atol(A(1)))); }
+
+/* An fd opened for writing was judged when it was opened. */
+CASE(ftruncate)
+{
+	int fd = open(A(0), O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return say_err(errno);
+	errno = SENTINEL;
+	return rc_neg(ftruncate(fd, atol(A(1))));
+}
+
+CASE(unlink) { errno = SENTINEL; return rc_neg(unlink(A(0))); }
+CASE(unlinkat) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return rc_neg(unlinkat(d, A(1), f)); }
+CASE(remove) { errno = SENTINEL; return rc_neg(remove(A(0))); }
+CASE(rmdir) { errno = SENTINEL; return rc_neg(rmdir(A(0))); }
+CASE(rename) { errno = SENTINEL; return rc_neg(rename(A(0), A(1))); }
+
+CASE(renameat)
+{
+	int d1 = dir_fd(A(0)), d2 = dir_fd(A(2));
+
+	errno = SENTINEL;
+	return rc_neg(renameat(d1, A(1), d2, A(3)));
+}
+
+CASE(renameat2)
+{
+	int d1 = dir_fd(A(0)), d2 = dir_fd(A(2));
+	unsigned f = (unsigned)parse_flags(A(4));
+
+	errno = SENTINEL;
+	return rc_neg(renameat2(d1, A(1), d2, A(3), f));
+}
+
+CASE(link) { errno = SENTINEL; return rc_neg(link(A(0), A(1))); }
+
+CASE(linkat)
+{
+	int d1 = dir_fd(A(0)), d2 = dir_fd(A(2));
+	int f = parse_flags(A(4));
+
+	errno = SENTINEL;
+	return rc_neg(linkat(d1, A(1), d2, A(3), f));
+}
+
+/* linkat(fd, "", ..., AT_EMPTY_PATH): the source is an open descriptor. */
+CASE(linkat_fd)
+{
+	int fd = ro_fd(A(0));
+
+	errno = SENTINEL;
+	return rc_neg(linkat(fd, "", AT_FDCWD, A(1), AT_EMPTY_PATH));
+}
+
+/* The same through the magic link, as glibc's own O_TMPFILE helpers do. */
+CASE(linkat_proc)
+{
+	char p[64];
+	int fd = ro_fd(A(0));
+
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	errno = SENTINEL;
+	return rc_neg(linkat(AT_FDCWD, p, AT_FDCWD, A(1), AT_SYMLINK_FOLLOW));
+}
+
+/* An anonymous O_TMPFILE in DIR, then given the name NEW. */
+CASE(linkat_tmpfile)
+{
+	char p[64];
+	int fd = open(A(0), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return say_err(errno);
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	errno = SENTINEL;
+	return rc_neg(linkat(AT_FDCWD, p, AT_FDCWD, A(1), AT_SYMLINK_FOLLOW));
+}
+
+CASE(symlink) { errno = SENTINEL; return rc_neg(symlink(A(0), A(1))); }
+CASE(symlinkat) { int d = dir_fd(A(1)); errno = SENTINEL; return rc_neg(symlinkat(A(0), d, A(2))); }
+CASE(mkdir) { errno = SENTINEL; return rc_neg(mkdir(A(0), 0755)); }
+CASE(mkdirat) { int d = dir_fd(A(0)); errno = SENTINEL; return rc_neg(mkdirat(d, A(1), 0755)); }
+CASE(mknod) { errno = SENTINEL; return rc_neg(mknod(A(0), S_IFREG | 0644, 0)); }
+CASE(mknodat) { int d = dir_fd(A(0)); errno = SENTINEL; return rc_neg(mknodat(d, A(1), S_IFIFO | 0644, 0)); }
+/*
+ * The glibc < 2.33 mknod entry points survive only as compatibility
+ * symbols, which no new program can link against: look them up the way
+ * an old binary would find them, the shim's own first.
+ */
+typedef int (*xmknod_fn)(int, const char *, mode_t, dev_t *);
+typedef int (*xmknodat_fn)(int, int, const char *, mode_t, dev_t *);
+
+static void *old_sym(const char *name)
+{
+	void *f = dlsym(RTLD_DEFAULT, name);
+
+	if (!f)
+		f = dlvsym(RTLD_DEFAULT, name, "GLIBC_2.2.5");
+	if (!f)
+		f = dlvsym(RTLD_DEFAULT, name, "GLIBC_2.17");
+	if (!f) {
+		printf("err ENOSYS\n");
+		exit(0);
+	}
+	return f;
+}
+
+CASE(__xmknod)
+{
+	xmknod_fn f = (xmknod_fn)old_sym("__xmknod");
+	dev_t dev = 0;
+
+	errno = SENTINEL;
+	return rc_neg(f(0, A(0), S_IFREG | 0644, &dev));
+}
+
+CASE(__xmknodat)
+{
+	xmknodat_fn f = (xmknodat_fn)old_sym("__xmknodat");
+	int d = dir_fd(A(0));
+	dev_t dev = 0;
+
+	errno = SENTINEL;
+	return rc_neg(f(0, d, A(1), S_IFIFO | 0644, &dev));
+}
+
+CASE(mkfifo) { errno = SENTINEL; return rc_neg(mkfifo(A(0), 0644)); }
+CASE(mkfifoat) { int d = dir_fd(A(0)); errno = SENTINEL; return rc_neg(mkfifoat(d, A(1), 0644)); }
+CASE(chmod) { errno = SENTINEL; return rc_neg(chmod(A(0), num(A(1)))); }
+CASE(fchmodat) { int d = dir_fd(A(0)); errno = SENTINEL; return rc_neg(fchmodat(d, A(1), num(A(2)), 0)); }
+CASE(lchmod) { errno = SENTINEL; return rc_neg(lchmod(A(0), num(A(1)))); }
+CASE(fchmod) { int fd = ro_fd(A(0)); errno = SENTINEL; return rc_neg(fchmod(fd, num(A(1)))); }
+CASE(chown) { errno = SENTINEL; return rc_neg(chown(A(0), getuid(), getgid())); }
+CASE(lchown) { errno = SENTINEL; return rc_neg(lchown(A(0), getuid(), getgid())); }
+
+CASE(fchownat)
+{
+	int d = dir_fd(A(0));
+
+	errno = SENTINEL;
+	return rc_neg(fchownat(d, A(1), getuid(), getgid(), parse_flags(A(2))));
+}
+
+CASE(fchown) { int fd = ro_fd(A(0)); errno = SENTINEL; return rc_neg(fchown(fd, getuid(), getgid())); }
+CASE(setxattr) { errno = SENTINEL; return rc_neg(setxattr(A(0), "user.fa", "v", 1, 0)); }
+CASE(lsetxattr) { errno = SENTINEL; return rc_neg(lsetxattr(A(0), "user.fa", "v", 1, 0)); }
+CASE(removexattr) { errno = SENTINEL; return rc_neg(removexattr(A(0), "user.fa")); }
+CASE(lremovexattr) { errno = SENTINEL; return rc_neg(lremovexattr(A(0), "user.fa")); }
+/* Read-only descriptors: judged by the file they name. */
+CASE(fsetxattr) { int fd = ro_fd(A(0)); errno = SENTINEL; return rc_neg(fsetxattr(fd, "user.fa", "v", 1, 0)); }
+CASE(fremovexattr) { int fd = ro_fd(A(0)); errno = SENTINEL; return rc_neg(fremovexattr(fd, "user.fa")); }
+
+/* The mk*temp cases take a directory and build the template themselves. */
+static char *tmpl(const char *dir, const char *suffix)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof buf, "%s/tmpXXXXXX%s", dir, suffix);
+	return buf;
+}
+
+CASE(mkstemp) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkstemp(t)); }
+CASE(mkstemp64) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkstemp64(t)); }
+CASE(mkostemp) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkostemp(t, O_CLOEXEC)); }
+CASE(mkostemp64) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkostemp64(t, O_CLOEXEC)); }
+CASE(mkstemps) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkstemps(t, 2)); }
+CASE(mkstemps64) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkstemps64(t, 2)); }
+CASE(mkostemps) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkostemps(t, 2, O_CLOEXEC)); }
+CASE(mkostemps64) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkostemps64(t, 2, O_CLOEXEC)); }
+
+CASE(mkdtemp)
+{
+	char *t = tmpl(A(0), "");
+	char *r;
+	int e;
+
+	errno = SENTINEL;
+	r = mkdtemp(t);
+	e = errno;
+	if (!r)
+		return say_err(e);
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+CASE(tmpfile) { (void)argv; errno = SENTINEL; return file_result(tmpfile()); }
+CASE(tmpfile64) { (void)argv; errno = SENTINEL; return file_result(tmpfile64()); }
+
+CASE(sem_open)
+{
+	sem_t *s;
+	int e;
+
+	errno = SENTINEL;
+	s = sem_open(A(0), O_CREAT, 0600, 0);
+	e = errno;
+	if (s == SEM_FAILED)
+		return say_err(e);
+	sem_close(s);
+	sem_unlink(A(0));
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+CASE(shm_open)
+{
+	int fd;
+	int e;
+
+	errno = SENTINEL;
+	fd = shm_open(A(0), O_CREAT | O_RDWR, 0600);
+	e = errno;
+	if (fd < 0)
+		return say_err(e);
+	close(fd);
+	shm_unlink(A(0));
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+CASE(bind)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return say_err(errno);
+	if (A(0)[0] == '@') {
+		/* Abstract names live in no directory. */
+		memcpy(sa.sun_path + 1, A(0) + 1, strlen(A(0) + 1));
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(A(0)));
+	} else {
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", A(0));
+		len = sizeof sa;
+	}
+	errno = SENTINEL;
+	return rc_neg(bind(s, (struct sockaddr *)&sa, len));
+}
+
+/* ---- process creation --------------------------------------------------- */
+
+static char *exec_argv[3];
+
+static char **args_for(const char *prog)
+{
+	const char *base = strrchr(prog, '/');
+
+	exec_argv[0] = (char *)(base ? base + 1 : prog);
+	exec_argv[1] = "ok";
+	exec_argv[2] = NULL;
+	return exec_argv;
+}
+
+/* Flush before exec so nothing printed earlier is lost or doubled. */
+#define PRE_EXEC() (fflush(stdout), errno = SENTINEL)
+
+CASE(execve) { char **v = args_for(A(0)); PRE_EXEC(); return rc_neg(execve(A(0), v, environ)); }
+CASE(execv) { char **v = args_for(A(0)); PRE_EXEC(); return rc_neg(execv(A(0), v)); }
+CASE(execvp) { char **v = args_for(A(0)); PRE_EXEC(); return rc_neg(execvp(A(0), v)); }
+CASE(execvpe) { char **v = args_for(A(0)); PRE_EXEC(); return rc_neg(execvpe(A(0), v, environ)); }
+CASE(execl) { PRE_EXEC(); return rc_neg(execl(A(0), A(0), "ok", (char *)NULL)); }
+CASE(execlp) { PRE_EXEC(); return rc_neg(execlp(A(0), A(0), "ok", (char *)NULL)); }
+CASE(execle) { PRE_EXEC(); return rc_neg(execle(A(0), A(0), "ok", (char *)NULL, environ)); }
+
+CASE(fexecve)
+{
+	int fd = open(A(0), O_RDONLY);
+	char **v = args_for(A(0));
+
+	if (fd < 0)
+		return say_err(errno);
+	PRE_EXEC();
+	return rc_neg(fexecve(fd, v, environ));
+}
+
+CASE(execveat)
+{
+	int d = dir_fd(A(0));
+	char **v = args_for(A(1));
+
+	PRE_EXEC();
+	return rc_neg(execveat(d, A(1), v, environ, 0));
+}
+
+static int wait_ok(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) < 0)
+		return say_err(errno);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("child status %d\n", st);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Spawned children print their own "ok"; the parent prints only a
+ * failure, so one line results either way.
+ */
+CASE(posix_spawn)
+{
+	pid_t pid;
+	int rc;
+
+	fflush(stdout);
+	errno = SENTINEL;
+	rc = posix_spawn(&pid, A(0), NULL, NULL, args_for(A(0)), environ);
+	if (rc)
+		return say_err(rc);
+	return wait_ok(pid);
+}
+
+CASE(posix_spawnp)
+{
+	pid_t pid;
+	int rc;
+
+	fflush(stdout);
+	errno = SENTINEL;
+	rc = posix_spawnp(&pid, A(0), NULL, NULL, args_for(A(0)), environ);
+	if (rc)
+		return say_err(rc);
+	return wait_ok(pid);
+}
+
+CASE(system)
+{
+	int st;
+
+	fflush(stdout);
+	errno = SENTINEL;
+	st = system(A(0));
+	if (st == -1)
+		return say_err(errno);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		printf("child status %d\n", st);
+	return 0;
+}
+
+CASE(popen)
+{
+	char line[256];
+	FILE *p;
+	int st;
+
+	fflush(stdout);
+	errno = SENTINEL;
+	p = popen(A(0), "r");
+	if (!p)
+		return say_err(errno);
+	while (fgets(line, sizeof line, p))
+		fputs(line, stdout);
+	st = pclose(p);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
+		printf("child status %d\n", st);
+	return 0;
+}
+
+/* ---- raw syscall() ------------------------------------------------------ */
+
+static long sys_nr(const char *s)
+{
+	static const struct { const char *n; long nr; } t[] = {
+		{ "openat", SYS_openat }, { "unlinkat", SYS_unlinkat },
+		{ "mkdirat", SYS_mkdirat }, { "renameat2", SYS_renameat2 },
+		{ "renameat", SYS_renameat }, { "linkat", SYS_linkat },
+		{ "symlinkat", SYS_symlinkat }, { "mknodat", SYS_mknodat },
+		{ "fchmodat", SYS_fchmodat }, { "truncate", SYS_truncate },
+#ifdef SYS_open
+		{ "open", SYS_open }, { "creat", SYS_creat }, { "unlink", SYS_unlink },
+		{ "rmdir", SYS_rmdir }, { "mkdir", SYS_mkdir }, { "rename", SYS_rename },
+		{ "link", SYS_link }, { "symlink", SYS_symlink }, { "chmod", SYS_chmod },
+#endif
+#ifdef SYS_openat2
+		{ "openat2", SYS_openat2 },
+#endif
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(t[i].n, s))
+			return t[i].nr;
+	fprintf(stderr, "calltest: unknown syscall %s\n", s);
+	exit(2);
+}
+
+/*
+ * syscall NAME ARGS: path arguments as given, "AT" for AT_FDCWD, numbers in
+ * octal for modes and as flag names otherwise, per the syscall's shape.
+ */
+CASE(syscall)
+{
+	const char *n = A(0);
+	long nr = sys_nr(n);
+	long rc;
+
+	errno = SENTINEL;
+	if (!strcmp(n, "openat"))
+		rc = syscall(nr, AT_FDCWD, A(1), parse_flags(A(2)), 0644);
+	else if (!strcmp(n, "open"))
+		rc = syscall(nr, A(1), parse_flags(A(2)), 0644);
+	else if (!strcmp(n, "creat"))
+		rc = syscall(nr, A(1), 0644);
+	else if (!strcmp(n, "unlinkat"))
+		rc = syscall(nr, AT_FDCWD, A(1), parse_flags(A(2)));
+	else if (!strcmp(n, "mkdirat") || !strcmp(n, "fchmodat"))
+		rc = syscall(nr, AT_FDCWD, A(1), 0755);
+	else if (!strcmp(n, "mknodat"))
+		rc = syscall(nr, AT_FDCWD, A(1), S_IFREG | 0644, 0);
+	else if (!strcmp(n, "renameat"))
+		rc = syscall(nr, AT_FDCWD, A(1), AT_FDCWD, A(2));
+	else if (!strcmp(n, "renameat2"))
+		rc = syscall(nr, AT_FDCWD, A(1), AT_FDCWD, A(2), parse_flags(A(3)));
+	else if (!strcmp(n, "linkat"))
+		rc = syscall(nr, AT_FDCWD, A(1), AT_FDCWD, A(2), 0);
+	else if (!strcmp(n, "symlinkat"))
+		rc = syscall(nr, A(1), AT_FDCWD, A(2));
+	else if (!strcmp(n, "truncate"))
+		rc = syscall(nr, A(1), 0L);
+	else if (!strcmp(n, "unlink") || !strcmp(n, "rmdir"))
+		rc = syscall(nr, A(1));
+	else if (!strcmp(n, "mkdir") || !strcmp(n, "chmod"))
+		rc = syscall(nr, A(1), 0755);
+	else if (!strcmp(n, "rename") || !strcmp(n, "link") || !strcmp(n, "symlink"))
+		rc = syscall(nr, A(1), A(2));
+	else {
+		fprintf(stderr, "calltest: no shape for syscall %s\n", n);
+		exit(2);
+	}
+	if (rc >= 0 && (!strcmp(n, "openat") || !strcmp(n, "open") || !strcmp(n, "creat")))
+		return fd_result((int)rc);
+	return rc_neg(rc);
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+#define ENTRY(fn, nargs) { #fn, nargs, c_##fn }
+
+static const struct {
+	const char *name;
+	int nargs;
+	int (*fn)(char **argv);
+} cases[] = {
+	ENTRY(open, 2), ENTRY(open64, 2), ENTRY(openat, 3), ENTRY(openat64, 3),
+	ENTRY(__open_2, 2), ENTRY(__open64_2, 2), ENTRY(__openat_2, 3), ENTRY(__openat64_2, 3),
+	ENTRY(fortify_open, 2), ENTRY(fortify_openat, 3),
+	ENTRY(__open, 2), ENTRY(__open64, 2),
+	ENTRY(creat, 1), ENTRY(creat64, 1), ENTRY(fopen, 2), ENTRY(fopen64, 2),
+	ENTRY(freopen, 2), ENTRY(freopen64, 2),
+	ENTRY(truncate, 2), ENTRY(truncate64, 2), ENTRY(ftruncate, 2),
+	ENTRY(unlink, 1), ENTRY(unlinkat, 3), ENTRY(remove, 1), ENTRY(rmdir, 1),
+	ENTRY(rename, 2), ENTRY(renameat, 4), ENTRY(renameat2, 5),
+	ENTRY(link, 2), ENTRY(linkat, 5), ENTRY(linkat_fd, 2), ENTRY(linkat_proc, 2),
+	ENTRY(linkat_tmpfile, 2),
+	ENTRY(symlink, 2), ENTRY(symlinkat, 3),
+	ENTRY(mkdir, 1), ENTRY(mkdirat, 2), ENTRY(mknod, 1), ENTRY(mknodat, 2),
+	ENTRY(__xmknod, 1), ENTRY(__xmknodat, 2),
+	ENTRY(mkfifo, 1), ENTRY(mkfifoat, 2),
+	ENTRY(chmod, 2), ENTRY(fchmodat, 3), ENTRY(fchmod, 2), ENTRY(lchmod, 2),
+	ENTRY(chown, 1), ENTRY(lchown, 1), ENTRY(fchownat, 3), ENTRY(fchown, 1),
+	ENTRY(setxattr, 1), ENTRY(lsetxattr, 1), ENTRY(removexattr, 1), ENTRY(lremovexattr, 1),
+	ENTRY(fsetxattr, 1), ENTRY(fremovexattr, 1),
+	ENTRY(mkstemp, 1), ENTRY(mkstemp64, 1), ENTRY(mkostemp, 1), ENTRY(mkostemp64, 1),
+	ENTRY(mkstemps, 1), ENTRY(mkstemps64, 1), ENTRY(mkostemps, 1), ENTRY(mkostemps64, 1),
+	ENTRY(mkdtemp, 1), ENTRY(tmpfile, 0), ENTRY(tmpfile64, 0),
+	ENTRY(sem_open, 1), ENTRY(shm_open, 1), ENTRY(bind, 1),
+	ENTRY(execve, 1), ENTRY(execv, 1), ENTRY(execvp, 1), ENTRY(execvpe, 1),
+	ENTRY(execl, 1), ENTRY(execlp, 1), ENTRY(execle, 1), ENTRY(fexecve, 1),
+	ENTRY(execveat, 2), ENTRY(posix_spawn, 1), ENTRY(posix_spawnp, 1),
+	ENTRY(system, 1), ENTRY(popen, 1),
+	ENTRY(syscall, 2),
+};
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+			puts(cases[i].name);
+		return 0;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: calltest FUNC ARG... | --list\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (strcmp(cases[i].name, argv[1]))
+			continue;
+		if (argc - 2 < cases[i].nargs) {
+			fprintf(stderr, "calltest: %s needs %d arguments\n", argv[1], cases[i].nargs);
+			return 2;
+		}
+		cases[i].fn(argv + 2);
+		fflush(stdout);
+		return 0;
+	}
+	fprintf(stderr, "calltest: no case for %s\n", argv[1]);
+	return 2;
+}

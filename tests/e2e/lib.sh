@@ -1,0 +1,78 @@
+# lib.sh - sourced by the end-to-end scripts: locations, a scratch tree,
+# the preload line (with the sanitizer runtime first when the build has
+# one), tree snapshots and small assertions.
+
+set -u
+
+: "${FA_SRCDIR:?run through make check}"
+: "${FA_BUILDDIR:?run through make check}"
+: "${FA_SHIM:=$FA_BUILDDIR/src/.libs/libfashim.so}"
+: "${FA_RUN:=$FA_BUILDDIR/fa-run}"
+: "${FA_SANITIZERS:=}"
+
+E2E=$FA_BUILDDIR/tests/e2e
+LC_ALL=C
+export LC_ALL
+
+fails=0
+checks=0
+
+# A missing shim is a broken build, not a reason to skip.
+if [ ! -f "$FA_SHIM" ]; then
+	echo "FAIL: shim not built: $FA_SHIM" >&2
+	exit 99
+fi
+
+PRELOAD=$FA_SHIM
+if [ -n "$FA_SANITIZERS" ]; then
+	# An ASan-built shim must come after the ASan runtime in the preload
+	# list; foreign programs (sh, make) leak by design, so leak checks are off.
+	asan=$(${CC:-gcc} -print-file-name=libasan.so)
+	PRELOAD="$asan $FA_SHIM"
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+	export ASAN_OPTIONS
+fi
+
+# The scratch tree: resolved, so that paths printed by the shim compare equal.
+T=$(mktemp -d "${TMPDIR:-/tmp}/fa-e2e.XXXXXX") || exit 99
+T=$(cd "$T" && pwd -P)
+trap 'rm -rf "$T"' EXIT
+# No inherited policy may leak into the runs below.
+unset FA_POLICY FA_EXEC FA_EXEC_ALLOW FA_REPORT FA_LOG FA_QUIET FA_ALLOW_STATIC LD_PRELOAD
+
+# Names, types, modes, sizes, times, link targets and content hashes of
+# every entry under $1: equal snapshots mean nothing was changed.
+snapshot() {
+	(cd "$1" && find . -printf '%p %y %m %s %n %T@ %C@ %l\n' -type f -exec md5sum {} + | sort)
+}
+
+pass() { checks=$((checks + 1)); }
+fail() {
+	checks=$((checks + 1))
+	fails=$((fails + 1))
+	printf 'FAIL: %s\n' "$*" >&2
+}
+
+# check NAME EXPECTED ACTUAL
+check() {
+	if [ "$2" = "$3" ]; then
+		pass
+	else
+		fail "$1: expected [$2], got [$3]"
+	fi
+}
+
+finish() {
+	echo "$checks checks, $fails failed"
+	[ "$fails" -eq 0 ] || exit 1
+	exit 0
+}
+
+
+
+have_python() { command -v python3 >/dev/null 2>&1; }
+
+# policy LINE...: the FA_POLICY text the next cases run under.
+policy() {
+	POL=$(printf '%s\n' "$@")
+}

@@ -1,0 +1,317 @@
+/*
+ * manners TEST ARG... - how the shim behaves around fork, vfork, threads,
+ * signals and errno. Prints "ok" or a reason and exits 0 / 1.
+ *
+ *   fork-threads ROOT OUT   threads hammer wrapped calls while the main
+ *                           thread forks; each child must work (allowed
+ *                           write inside, EACCES outside) and exit
+ *   vfork PROG              vfork + execv(PROG "ok"); prints the child's
+ *                           exec errno or its exit status
+ *   signal ROOT OUT         a signal handler calls unlink() inside and
+ *                           outside while the main thread loops on opens
+ *   errno ROOT              errno is preserved across allowed calls
+ *   close|dup2|dup3|close_range|closefrom ROOT OUT
+ *                           a program that closes or overwrites every
+ *                           descriptor it does not know (daemons, exec
+ *                           helpers) must leave the policy working
+ *   pthread_create ROOT OUT a new thread is confined like its creator
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *root, *outside;
+static atomic_int stop;
+static atomic_long bad;
+
+static void *hammer(void *arg)
+{
+	char p[4096], q[4096];
+	long id = (long)arg;
+
+	snprintf(p, sizeof p, "%s/t%ld", root, id);
+	snprintf(q, sizeof q, "%s/t%ld", outside, id);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			atomic_fetch_add(&bad, 1);
+		else
+			close(fd);
+		if (unlink(p) != 0)
+			atomic_fetch_add(&bad, 1);
+		if (open(q, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) >= 0 || errno != EACCES)
+			atomic_fetch_add(&bad, 1);
+	}
+	return NULL;
+}
+
+/* What a forked child of a busy multithreaded parent must still manage. */
+static int child_work(int i)
+{
+	char p[4096];
+	int fd;
+
+	alarm(10);
+	snprintf(p, sizeof p, "%s/c%d", root, i);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return 10;
+	close(fd);
+	if (unlink(p))
+		return 11;
+	snprintf(p, sizeof p, "%s/c%d", outside, i);
+	if (open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) >= 0 || errno != EACCES)
+		return 12;
+	return 0;
+}
+
+static int fork_threads(int n_forks)
+{
+	pthread_t th[4];
+	long failed = 0;
+
+	for (long i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, hammer, (void *)i))
+			return puts("pthread_create failed"), 1;
+	for (int i = 0; i < n_forks; i++) {
+		int st;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return printf("fork: %s\n", strerror(errno)), 1;
+		if (pid == 0)
+			_exit(child_work(i));
+		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			printf("child %d: status %#x\n", i, st);
+			failed++;
+		}
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	if (failed || atomic_load(&bad)) {
+		printf("%ld children failed, %ld bad results in threads\n", failed, atomic_load(&bad));
+		return 1;
+	}
+	puts("ok");
+	return 0;
+}
+
+static int do_vfork(const char *prog)
+{
+	static volatile int child_errno;
+	int st;
+	pid_t pid;
+
+	child_errno = 0;
+	pid = vfork();
+	if (pid < 0)
+		return printf("vfork: %s\n", strerror(errno)), 1;
+	if (pid == 0) {
+		execl(prog, prog, "ok", (char *)NULL);
+		child_errno = errno;
+		_exit(127);
+	}
+	fflush(stdout);
+	if (waitpid(pid, &st, 0) < 0)
+		return printf("waitpid: %s\n", strerror(errno)), 1;
+	if (child_errno)
+		printf("err %s\n", strerrorname_np(child_errno));
+	else if (!WIFEXITED(st) || WEXITSTATUS(st))
+		printf("status %#x\n", st);
+	return 0;
+}
+
+static char sig_in[4096], sig_out[4096];
+static volatile sig_atomic_t handled, sig_bad;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	/* The inside file may or may not exist; either answer is fine. */
+	if (unlink(sig_in) != 0 && errno != ENOENT)
+		sig_bad++;
+	if (unlink(sig_out) == 0 || errno != EACCES)
+		sig_bad++;
+	handled++;
+	errno = saved;
+}
+
+static int signals(double secs)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct timespec t0, t;
+	char p[4096];
+	long loops = 0, loop_bad = 0;
+
+	snprintf(sig_in, sizeof sig_in, "%s/sig", root);
+	snprintf(sig_out, sizeof sig_out, "%s/f", outside);
+	snprintf(p, sizeof p, "%s/main", root);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0 && errno != EINTR)
+			loop_bad++;
+		if (fd >= 0)
+			close(fd);
+		fd = open(sig_in, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		loops++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	memset(&it, 0, sizeof it);
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (handled < 10 || sig_bad || loop_bad) {
+		printf("signals handled %d, bad in handler %d, bad in loop %ld of %ld\n",
+		       (int)handled, (int)sig_bad, loop_bad, loops);
+		return 1;
+	}
+	puts("ok");
+	return 0;
+}
+
+static int check_errno(void)
+{
+	char p[4096];
+	int fd, fails = 0;
+
+	snprintf(p, sizeof p, "%s/e", root);
+	errno = 1234;
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || errno != 1234)
+		printf("write-open: fd %d errno %d\n", fd, errno), fails++;
+	if (fd >= 0)
+		close(fd);
+	errno = 1234;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || errno != 1234)
+		printf("read-open: fd %d errno %d\n", fd, errno), fails++;
+	if (fd >= 0)
+		close(fd);
+	errno = 1234;
+	if (mkdir(p, 0755) == 0 || errno != EEXIST)
+		printf("mkdir of an existing name: errno %d, want EEXIST\n", errno), fails++;
+	errno = 1234;
+	if (unlink(p) != 0 || errno != 1234)
+		printf("unlink: errno %d\n", errno), fails++;
+	if (!fails)
+		puts("ok");
+	return fails != 0;
+}
+
+/* One allowed write inside and one denied write outside; 0 when both behave. */
+static int policy_works(void)
+{
+	char p[4096];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/alive", root);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		printf("write inside the root: %s\n", strerrorname_np(errno));
+		return 1;
+	}
+	close(fd);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/alive", outside);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0 || errno != EACCES) {
+		printf("write outside the root: %s\n", fd >= 0 ? "allowed" : strerrorname_np(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static void *thread_check(void *arg)
+{
+	(void)arg;
+	return (void *)(long)policy_works();
+}
+
+static int descriptors(const char *how)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (!strcmp(how, "pthread_create")) {
+		pthread_t th;
+		void *res;
+
+		if (pthread_create(&th, NULL, thread_check, NULL))
+			return puts("pthread_create failed"), 1;
+		pthread_join(th, &res);
+		if (res)
+			return 1;
+	} else if (!strcmp(how, "close")) {
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	} else if (!strcmp(how, "dup2") || !strcmp(how, "dup3")) {
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != nul)
+				(void)(how[3] == '2' ? dup2(nul, fd) : dup3(nul, fd, O_CLOEXEC));
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != nul)
+				close(fd);
+	} else if (!strcmp(how, "close_range")) {
+		close_range(3, ~0U, 0);
+	} else if (!strcmp(how, "closefrom")) {
+		closefrom(3);
+	} else {
+		return 2;
+	}
+	if (policy_works())
+		return 1;
+	puts("ok");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "fork-threads")) {
+		root = argv[2];
+		outside = argv[3];
+		return fork_threads(argc > 4 ? atoi(argv[4]) : 200);
+	}
+	if (argc == 3 && !strcmp(argv[1], "vfork"))
+		return do_vfork(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "signal")) {
+		root = argv[2];
+		outside = argv[3];
+		return signals(argc > 4 ? atof(argv[4]) : 1.0);
+	}
+	if (argc == 3 && !strcmp(argv[1], "errno")) {
+		root = argv[2];
+		return check_errno();
+	}
+	if (argc == 4) {
+		int rc;
+
+		root = argv[2];
+		outside = argv[3];
+		rc = descriptors(argv[1]);
+		if (rc != 2)
+			return rc;
+	}
+	fprintf(stderr, "usage: manners fork-threads|vfork|signal|errno ARG...\n");
+	return 2;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Fork from a multithreaded process, vfork + exec, signal handlers that
+# call wrapped functions, errno preservation: all under a live policy.
+# Every run has a time limit, so a deadlock fails instead of hanging.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$FA_SRCDIR/tests/e2e/lib.sh"
+
+M=$E2E/manners
+ROOT=$T/root
+OUT=$T/out
+mkdir -p "$ROOT" "$OUT"
+echo keep >"$OUT/f"
+
+run() {	# run LABEL EXPECTED [ENV...] -- ARGS...
+	local label=$1 want=$2 e=() got rc
+	shift 2
+	while [ "$1" != -- ]; do
+		e+=("$1")
+		shift
+	done
+	shift
+	got=$(timeout 60 env LD_PRELOAD="$PRELOAD" FA_POLICY="root $ROOT" FA_QUIET=1 "${e[@]}" "$M" "$@" 2>"$T/stderr")
+	rc=$?
+	[ "$rc" -ne 124 ] || fail "$label: timed out (deadlock?)"
+	check "$label" "$want" "$got"
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || fail "$label: exit status $rc: $(head -5 "$T/stderr")"
+}
+
+run "fork while threads hammer wrapped calls" ok -- fork-threads "$ROOT" "$OUT" 300
+run "same, fallback walk" ok FA_FORCE_FALLBACK=1 -- fork-threads "$ROOT" "$OUT" 100
+run "vfork + exec allowed" ok FA_EXEC=allow -- vfork /bin/echo
+run "vfork + exec denied" "err EACCES" FA_EXEC=deny -- vfork /bin/echo
+run "signal handler calling unlink" ok -- signal "$ROOT" "$OUT" 1
+run "errno preserved" ok -- errno "$ROOT"
+run "errno preserved, fallback walk" ok FA_FORCE_FALLBACK=1 -- errno "$ROOT"
+
+for how in close dup2 dup3 close_range closefrom pthread_create; do
+	run "$how over every descriptor, then the policy still holds" ok -- "$how" "$ROOT" "$OUT"
+	run "$how, fallback walk" ok FA_FORCE_FALLBACK=1 -- "$how" "$ROOT" "$OUT"
+done
+
+[ "$(cat "$OUT/f")" = keep ] && pass || fail "the outside file changed"
+[ "$(ls "$OUT")" = f ] && pass || fail "entries appeared outside: $(ls "$OUT")"
+
+finish

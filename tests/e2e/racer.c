@@ -1,0 +1,135 @@
+/*
+ * racer OP ROOT OUTSIDE ROUNDS SECONDS - the symlink-swap race.
+ *
+ * ROOT/d starts as a real directory and ROOT/s as a symlink to OUTSIDE. A
+ * thread keeps exchanging the two names (renameat2 RENAME_EXCHANGE), so
+ * ROOT/d is a directory one moment and a way out the next. Meanwhile the
+ * main thread creates ROOT/d/nN (OP "open": O_CREAT|O_EXCL then one byte
+ * written; OP "mkdir": a directory) for up to ROUNDS rounds or SECONDS.
+ *
+ * A created entry found in OUTSIDE afterwards is an escape: the check saw
+ * a directory, the use followed the symlink. Prints the counts; exits 1
+ * on any escape, or when no round ever succeeded (no race was run).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_int stop;
+static atomic_long swaps, swap_errors;
+static int rootfd;
+
+static void *swapper(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (renameat2(rootfd, "d", rootfd, "s", RENAME_EXCHANGE) == 0)
+			atomic_fetch_add_explicit(&swaps, 1, memory_order_relaxed);
+		else
+			atomic_fetch_add_explicit(&swap_errors, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static long count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long n = 0;
+
+	if (!d) {
+		perror(dir);
+		exit(2);
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	char path[4096];
+	long rounds, ok = 0, denied = 0, other = 0, escapes;
+	int last_other = 0;
+	double deadline;
+	pthread_t th;
+	int mkdir_op;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: racer open|mkdir ROOT OUTSIDE ROUNDS SECONDS\n");
+		return 2;
+	}
+	mkdir_op = !strcmp(argv[1], "mkdir");
+	rounds = atol(argv[4]);
+	deadline = now() + atof(argv[5]);
+	rootfd = open(argv[2], O_PATH | O_DIRECTORY);
+	if (rootfd < 0) {
+		perror(argv[2]);
+		return 2;
+	}
+	if (pthread_create(&th, NULL, swapper, NULL)) {
+		fprintf(stderr, "racer: pthread_create failed\n");
+		return 2;
+	}
+	for (long i = 0; i < rounds && now() < deadline; i++) {
+		int rc;
+
+		snprintf(path, sizeof path, "%s/d/n%ld", argv[2], i);
+		if (mkdir_op) {
+			rc = mkdir(path, 0755);
+		} else {
+			rc = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (rc >= 0) {
+				if (write(rc, "x", 1) != 1)
+					other++;
+				close(rc);
+			}
+		}
+		if (rc >= 0)
+			ok++;
+		else if (errno == EACCES)
+			denied++;
+		else {
+			other++;
+			last_other = errno;
+		}
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+
+	escapes = count_entries(argv[3]);
+	printf("rounds %ld created %ld denied %ld other %ld (last %s) swaps %ld swap-errors %ld escapes %ld\n",
+	       ok + denied + other, ok, denied, other,
+	       last_other ? strerrorname_np(last_other) : "-",
+	       atomic_load(&swaps), atomic_load(&swap_errors), escapes);
+	if (escapes) {
+		fprintf(stderr, "racer: %ld entries escaped into %s\n", escapes, argv[3]);
+		return 1;
+	}
+	if (!ok || !atomic_load(&swaps)) {
+		fprintf(stderr, "racer: the race did not run (created %ld, swaps %ld)\n",
+			ok, atomic_load(&swaps));
+		return 1;
+	}
+	return 0;
+}
