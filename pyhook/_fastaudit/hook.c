@@ -1,0 +1,390 @@
+/*
+ * hook.c - the process-wide C audit hook and the data it judges with.
+ *
+ * CPython offers no way to remove an audit hook, and C hooks are called for
+ * every interpreter, so everything here lives for the life of the process
+ * and is reachable only from C. Every event in the process pays for the
+ * first test in audit_hook(): while no context entry is alive anywhere, the
+ * hook returns before touching the ContextVar.
+ */
+#include "parts.h"
+
+#include <ctype.h>
+#include <string.h>
+
+struct fa_state fa_st = {.tool_id = -1};
+
+static PyObject *str_name, *str_self, *str_spec, *str_dict, *str_init;
+
+static int module_allowed(PyObject *mod, PyObject *allowed)
+{
+	const char *m, *p;
+	Py_ssize_t i, n, lp;
+
+	if (!mod || !PyUnicode_Check(mod))
+		return 0;
+	m = PyUnicode_AsUTF8(mod);
+	if (!m) {
+		PyErr_Clear();
+		return 0;
+	}
+	n = PyTuple_GET_SIZE(allowed);
+	for (i = 0; i < n; i++) {
+		p = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(allowed, i), &lp);
+		if (p && !strncmp(m, p, lp) && (m[lp] == 0 || m[lp] == '.'))
+			return 1;
+	}
+	PyErr_Clear();
+	return 0;
+}
+
+int fa_module_allowed(PyObject *mod, PyObject *allowed)
+{
+	return module_allowed(mod, allowed);
+}
+
+/* The module's spec says it is still executing its body. */
+static int spec_initializing(PyObject *spec)
+{
+	PyObject *d, *v;
+	int r = 0;
+
+	if (!spec || spec == Py_None)
+		return 0;
+	/* generic lookup: a spec class's own __getattr__ must not run here */
+	d = PyObject_GenericGetAttr(spec, str_dict);
+	if (!d) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (PyDict_Check(d)) {
+		v = PyDict_GetItemWithError(d, str_init);
+		r = v && PyObject_IsTrue(v) > 0;
+	}
+	PyErr_Clear();
+	Py_DECREF(d);
+	return r;
+}
+
+static PyObject *frame_globals(PyFrameObject *f)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+	return PyFrame_GetGlobals(f);
+#else
+	Py_XINCREF(f->f_globals);
+	return f->f_globals;
+#endif
+}
+
+static int importing_allowed_module(PyObject *allowed)
+{
+	PyFrameObject *f, *b;
+	PyObject *g, *spec, *name;
+	int hit = 0;
+
+	if (!PyTuple_GET_SIZE(allowed))
+		return 0;
+	f = PyEval_GetFrame();
+	Py_XINCREF(f);
+	while (f && !hit) {
+		g = frame_globals(f);
+		if (g && PyDict_Check(g)) {
+			spec = PyDict_GetItemWithError(g, str_spec);
+			name = PyDict_GetItemWithError(g, str_name);
+			hit = spec_initializing(spec) && module_allowed(name, allowed);
+		}
+		PyErr_Clear();
+		Py_XDECREF(g);
+		b = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = b;
+	}
+	Py_XDECREF(f);
+	return hit;
+}
+
+/*
+ * asyncio's default executor names its threads "asyncio_N" and starts them
+ * from BaseEventLoop.run_in_executor (DNS lookups need this); no other
+ * thread start is let through.
+ */
+static int executor_thread(PyObject *args)
+{
+	PyObject *t, *name;
+	PyFrameObject *f, *b;
+	const char *s;
+	int ok = 0;
+
+	if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
+		return 0;
+	t = PyObject_GetAttr(PyTuple_GET_ITEM(args, 0), str_self);
+	if (!t) {
+		PyErr_Clear();
+		return 0;
+	}
+	name = PyObject_GetAttrString(t, "name");
+	Py_DECREF(t);
+	if (!name) {
+		PyErr_Clear();
+		return 0;
+	}
+	s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+	ok = s && !strncmp(s, "asyncio_", 8);
+	Py_DECREF(name);
+	PyErr_Clear();
+	if (!ok)
+		return 0;
+	ok = 0;
+	f = PyEval_GetFrame();
+	Py_XINCREF(f);
+	while (f && !ok) {
+		ok = fa_frame_is(f, "asyncio.base_events", "BaseEventLoop.run_in_executor");
+		b = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = b;
+	}
+	Py_XDECREF(f);
+	return ok;
+}
+
+static int env_denied(PyObject *key)
+{
+	PyObject *b = NULL;
+	char buf[256];
+	const char *s;
+	size_t i;
+
+	if (!PyUnicode_FSConverter(key, &b)) {
+		PyErr_Clear();
+		return 1;
+	}
+	s = PyBytes_AS_STRING(b);
+	for (i = 0; s[i] && i < sizeof buf - 1; i++)
+		buf[i] = (char)toupper((unsigned char)s[i]);
+	buf[i] = 0;
+	Py_DECREF(b);
+	return fa_env_sensitive(buf);
+}
+
+PyObject *fa_event_message(const char *event, PyObject *args)
+{
+	PyObject *shown, *chain, *msg;
+
+	if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2) {
+		shown = PyTuple_GetSlice(args, 0, 2);
+		chain = Py_NewRef(PyTuple_GET_ITEM(args, 2));
+	} else {
+		shown = Py_NewRef(args);
+		chain = fa_chain_string(NULL);
+	}
+	if (!shown || !chain) {
+		Py_XDECREF(shown);
+		Py_XDECREF(chain);
+		return NULL;
+	}
+	msg = PyUnicode_FromFormat("Audit: %s blocked in sandbox with args: %R\nCall chain: %U",
+				   event, shown, chain);
+	Py_DECREF(shown);
+	Py_DECREF(chain);
+	return msg;
+}
+
+int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
+{
+	PyObject *note, *full, *ev = NULL, *frame = NULL, *calls = NULL, *r;
+	Py_ssize_t i, n;
+	int truth, rc = -1;
+
+	note = fa_origin_note(e);
+	if (!note)
+		return -1;
+	full = PyUnicode_Concat(msg, note);
+	Py_DECREF(note);
+	if (!full)
+		return -1;
+	n = PyTuple_GET_SIZE(fa_st.audit_hooks);
+	if (n || e->cfg->before_deny != Py_None) {
+		ev = PyUnicode_FromString(event);
+		frame = fa_external_frame();
+		calls = PyObject_CallNoArgs(fa_st.active_calls);
+		if (!ev || !frame || !calls)
+			goto out;
+		for (i = 0; i <= n; i++) {
+			PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i) : e->cfg->before_deny;
+			if (h == Py_None)
+				continue;
+			r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full, e->cfg->data, calls, NULL);
+			if (!r)
+				goto out;
+			truth = PyObject_IsTrue(r);
+			Py_DECREF(r);
+			if (truth < 0)
+				goto out;
+			if (truth) {
+				rc = 0;
+				goto out;
+			}
+		}
+	}
+	PyErr_SetObject(PyExc_PermissionError, full);
+out:
+	Py_XDECREF(ev);
+	Py_XDECREF(frame);
+	Py_XDECREF(calls);
+	Py_DECREF(full);
+	return rc;
+}
+
+static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
+{
+	PyObject *msg = fa_event_message(event, args);
+	int rc;
+
+	if (!msg)
+		return -1;
+	rc = fa_deny(e, event, args, msg);
+	Py_DECREF(msg);
+	return rc;
+}
+
+static int check_event(FaEntryObject *e, const char *event, PyObject *args)
+{
+	const struct fa_evinfo *ev = fa_event_lookup(event);
+	PyObject *a1;
+	const char *name;
+
+	switch (ev->cls) {
+	case FA_EV_ALLOW:
+		return 0;
+	case FA_EV_THREAD:
+		if (executor_thread(args))
+			return 0;
+		break;
+	case FA_EV_INTERNAL:
+		/* no import allowance: the policy cannot be replaced from inside */
+		return deny_event(e, event, args);
+	default:
+		break;
+	}
+	if (importing_allowed_module(e->cfg->import_allow))
+		return 0;
+	switch (ev->cls) {
+	case FA_EV_ENV:
+		if (PyTuple_GET_SIZE(args) >= 1 && !env_denied(PyTuple_GET_ITEM(args, 0)))
+			return 0;
+		return deny_event(e, event, args);
+	case FA_EV_SETATTR:
+		a1 = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1) : NULL;
+		name = a1 && PyUnicode_Check(a1) ? PyUnicode_AsUTF8(a1) : NULL;
+		if (name && fa_setattr_allowed(name))
+			return 0;
+		PyErr_Clear();
+		return deny_event(e, event, args);
+	case FA_EV_OTHER:
+	case FA_EV_THREAD:
+		return deny_event(e, event, args);
+	default:
+		return fa_judge_event((PyObject *)e, ev, args);
+	}
+}
+
+static int audit_hook(const char *event, PyObject *args, void *unused)
+{
+	PyObject *entry;
+	int rc;
+
+	(void)unused;
+	if (!fa_st.live_entries)
+		return 0;
+	/* C hooks see every interpreter; the contexts belong to the main one */
+	if (PyInterpreterState_Get() != fa_st.interp)
+		return 0;
+	if (!strcmp(event, "fastaudit.probe")) {
+		fa_st.installed = 2;
+		return 0;
+	}
+	entry = fa_current_entry();
+	if (!entry)
+		return PyErr_Occurred() ? -1 : 0;
+	rc = check_event((FaEntryObject *)entry, event, args);
+	Py_DECREF(entry);
+	return rc;
+}
+
+static PyObject *intern(const char *s)
+{
+	return PyUnicode_InternFromString(s);
+}
+
+int fa_install(void)
+{
+	PyObject *core = NULL, *fn = NULL, *eps = NULL, *sys = NULL;
+	int rc = -1;
+
+	if (fa_st.installed)
+		return 0;
+	str_name = intern("__name__");
+	str_self = intern("__self__");
+	str_spec = intern("__spec__");
+	str_dict = intern("__dict__");
+	str_init = intern("_initializing");
+	if (!str_name || !str_self || !str_spec || !str_dict || !str_init)
+		return -1;
+	core = PyImport_ImportModule("fastaudit.core");
+	if (!core)
+		goto out;
+	fn = PyObject_GetAttrString(core, "_entry_points");
+	if (!fn)
+		goto out;
+	eps = PyObject_CallNoArgs(fn);
+	if (!eps)
+		goto out;
+	if (!PyArg_ParseTuple(eps, "O!O!O!O!O;_entry_points() returned a bad shape",
+			      &PyTuple_Type, &fa_st.safe_native, &PyTuple_Type, &fa_st.import_allow,
+			      &PyTuple_Type, &fa_st.monitor_hooks, &PyTuple_Type, &fa_st.audit_hooks,
+			      &fa_st.active_calls))
+		goto out;
+	Py_INCREF(fa_st.safe_native);
+	Py_INCREF(fa_st.import_allow);
+	Py_INCREF(fa_st.monitor_hooks);
+	Py_INCREF(fa_st.audit_hooks);
+	Py_INCREF(fa_st.active_calls);
+	sys = PyImport_ImportModule("sys");
+	if (!sys)
+		goto out;
+	fa_st.stdlib = PyObject_GetAttrString(sys, "stdlib_module_names");
+	if (!fa_st.stdlib)
+		goto out;
+	fa_st.var = PyContextVar_New("fastaudit_cfg", NULL);
+	if (!fa_st.var)
+		goto out;
+	fa_st.interp = PyInterpreterState_Get();
+	/*
+	 * A hook already installed may veto ours with a RuntimeError, which
+	 * PySys_AddAuditHook swallows (returning 0): prove ours runs.
+	 */
+	if (PySys_AddAuditHook(audit_hook, NULL) < 0)
+		goto out;
+	fa_st.installed = 1;
+	fa_st.live_entries++;
+	rc = PySys_Audit("fastaudit.probe", NULL);
+	fa_st.live_entries--;
+	if (rc < 0)
+		goto fail;
+	if (fa_st.installed != 2) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"fastaudit: the audit hook could not be installed (vetoed by another hook)");
+		goto fail;
+	}
+	rc = 0;
+	goto out;
+fail:
+	fa_st.installed = 0;
+	rc = -1;
+out:
+	Py_XDECREF(core);
+	Py_XDECREF(fn);
+	Py_XDECREF(eps);
+	Py_XDECREF(sys);
+	return rc;
+}

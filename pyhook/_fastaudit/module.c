@@ -1,0 +1,134 @@
+/*
+ * module.c - fastaudit._fastaudit: mk_audit(), audit_state() and the
+ * module definition (PEP 489 multi-phase init).
+ *
+ * The enforcement state is process-wide (see hook.c), so the module is
+ * declared unusable from subinterpreters rather than pretending each
+ * interpreter has its own hook.
+ */
+#include "parts.h"
+
+static char *mk_audit_kw[] = {
+	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports", NULL,
+};
+
+static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
+	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
+	int tool_id = 3, monitor_calls = 1, on;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO:mk_audit", mk_audit_kw, &roots,
+					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
+					 &allow_imports))
+		return NULL;
+	if (fa_install() < 0)
+		return NULL;
+	if (PySys_Audit("audit_perms.set_config", "O", roots) < 0)
+		return NULL;
+	on = PyObject_IsTrue(on_call);
+	if (on < 0)
+		return NULL;
+	if (on && !monitor_calls) {
+		PyErr_SetString(PyExc_RuntimeError, "on_call requires monitor_calls=True");
+		return NULL;
+	}
+	if (monitor_calls && fa_monitor_install(tool_id) < 0)
+		return NULL;
+	pol = fa_policy_from_roots(roots);
+	if (!pol)
+		return NULL;
+	imports = fa_mods_union(fa_st.import_allow, allow_imports ? allow_imports : Py_None);
+	if (!imports && allow_imports == NULL) {
+		PyErr_Clear();
+		imports = Py_NewRef(fa_st.import_allow);
+	}
+	if (imports)
+		cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny, on ? on_call : Py_None, data,
+				 imports, monitor_calls);
+	if (cfg)
+		r = fa_perms_new((FaCfgObject *)cfg);
+	Py_XDECREF(cfg);
+	Py_XDECREF(imports);
+	Py_DECREF(pol);
+	return r;
+}
+
+static PyObject *audit_state(PyObject *self, PyObject *unused)
+{
+	PyObject *entry, *d, *tid;
+	FaCfgObject *cfg;
+
+	(void)self;
+	(void)unused;
+	if (fa_install() < 0)
+		return NULL;
+	entry = fa_current_entry();
+	if (!entry && PyErr_Occurred())
+		return NULL;
+	cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
+	tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
+	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O}",
+			  "safe_native", fa_st.safe_native,
+			  "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
+			  "tool_id", tid,
+			  "active", entry ? Py_True : Py_False,
+			  "roots", cfg ? cfg->pol->roots : Py_None,
+			  "monitor_on", fa_st.monitor_on,
+			  "monitor_calls", cfg ? (cfg->monitor_calls ? Py_True : Py_False) : Py_None,
+			  "import_allow", cfg ? cfg->import_allow : fa_st.import_allow);
+	Py_XDECREF(entry);
+	return d;
+}
+
+static PyMethodDef methods[] = {
+	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
+	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
+	 "         monitor_calls=True, allow_imports=())\n--\n\n"
+	 "Install the audit hook (once) and return an audit_perms context factory."},
+	{"audit_state", audit_state, METH_NOARGS, "A debug snapshot of the audit state."},
+	{"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor, METH_FASTCALL,
+	 "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
+	 "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep file writers audited."},
+	{NULL},
+};
+
+static int exec_module(PyObject *m)
+{
+	static PyTypeObject *types[] = {&FaPolicy_Type, &FaCfg_Type, &FaEntry_Type, &FaPerms_Type, &FaCM_Type};
+	size_t i;
+
+	for (i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (PyType_Ready(types[i]) < 0)
+			return -1;
+	if (fa_ctx_init() < 0)
+		return -1;
+	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
+		return -1;
+	return 0;
+}
+
+static PyModuleDef_Slot slots[] = {
+	{Py_mod_exec, exec_module},
+#if PY_VERSION_HEX >= 0x030C0000
+	{Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+	{0, NULL},
+};
+
+static struct PyModuleDef moddef = {
+	PyModuleDef_HEAD_INIT,
+	.m_name = "fastaudit._fastaudit",
+	.m_doc = "The fastaudit audit hook, contexts and call monitor, in C.",
+	.m_size = 0,
+	.m_methods = methods,
+	.m_slots = slots,
+};
+
+PyMODINIT_FUNC PyInit__fastaudit(void);
+
+PyMODINIT_FUNC PyInit__fastaudit(void)
+{
+	return PyModuleDef_Init(&moddef);
+}

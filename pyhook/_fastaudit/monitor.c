@@ -1,0 +1,491 @@
+/*
+ * monitor.c - the sys.monitoring CALL callback (3.12+) that turns calls
+ * into undeclared native code into "fastaudit.call" audit events.
+ *
+ * CALL fires at Python call sites only. A site whose callee is Python
+ * code, the standard library or a declared-safe native module is
+ * DISABLEd, so it costs nothing until the next context entry restarts
+ * events. Events are switched on by the first monitoring context entered
+ * and off by the last one left.
+ */
+#include "parts.h"
+
+#include <string.h>
+
+static const char *const lxml_writers[] = {
+	"lxml.etree._ElementTree.write",
+	"lxml.etree._ElementTree.write_c14n",
+	"lxml.etree._XSLTResultTree.write_output",
+	"lxml.etree.xmlfile",
+	"lxml.etree.xmlfile.__enter__",
+};
+
+/*
+ * The bundled lxml monitor hook: ordinary lxml calls are DISABLEd, the
+ * five calls that write files without a Python open event stay audited.
+ * Decided on the name alone, so lxml is never imported.
+ */
+PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	const char *callee;
+	size_t i;
+
+	(void)self;
+	if (n < 2 || !PyUnicode_Check(args[1]))
+		Py_RETURN_NONE;
+	callee = PyUnicode_AsUTF8(args[1]);
+	if (!callee)
+		return NULL;
+	if (strncmp(callee, "lxml.", 5))
+		Py_RETURN_NONE;
+	for (i = 0; i < sizeof lxml_writers / sizeof lxml_writers[0]; i++)
+		if (!strcmp(callee, lxml_writers[i]))
+			Py_RETURN_NONE;
+	if (fa_st.disable)
+		return Py_NewRef(fa_st.disable);
+	Py_RETURN_NONE;
+}
+
+#if FA_HAVE_MONITORING
+
+static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname, *str_name_,
+	*str_func, *str_wrapped, *str_dict, *str_mro;
+static PyObject *partial_type;
+static destructor py_class_dealloc;   /* tp_dealloc of every class statement */
+static ternaryfunc py_call_slot;      /* tp_call of instances whose class defines __call__ */
+
+static PyObject *getattr_opt(PyObject *o, PyObject *name)
+{
+	PyObject *r = PyObject_GetAttr(o, name);
+
+	if (!r)
+		PyErr_Clear();
+	return r;
+}
+
+/*
+ * Follow functools.partial and __wrapped__ chains. __wrapped__ is read
+ * from the instance dict only: some callables compute attributes in
+ * __getattr__, and the monitor must not run them.
+ */
+static PyObject *unwrap(PyObject *fn)
+{
+	PyObject *d, *w;
+	int guard = 0;
+
+	Py_INCREF(fn);
+	while (guard++ < 64) {
+		if (partial_type && PyObject_TypeCheck(fn, (PyTypeObject *)partial_type)) {
+			w = getattr_opt(fn, str_func);
+			if (!w)
+				break;
+			Py_SETREF(fn, w);
+			continue;
+		}
+		d = PyObject_GenericGetAttr(fn, str_dict);
+		if (!d) {
+			PyErr_Clear();
+			break;
+		}
+		w = PyDict_Check(d) ? PyDict_GetItemWithError(d, str_wrapped) : NULL;
+		Py_XINCREF(w);
+		Py_DECREF(d);
+		PyErr_Clear();
+		if (!w)
+			break;
+		Py_SETREF(fn, w);
+	}
+	return fn;
+}
+
+static int callee_is_python(PyObject *fn)
+{
+	if (PyFunction_Check(fn) || PyMethod_Check(fn))
+		return 1;
+	/* extension types are native constructors even though they are types */
+	if (PyType_Check(fn))
+		return ((PyTypeObject *)fn)->tp_dealloc == py_class_dealloc;
+	return Py_TYPE(fn)->tp_call == py_call_slot && py_call_slot != NULL;
+}
+
+static int is_str_nonempty(PyObject *o)
+{
+	return o && PyUnicode_Check(o) && PyUnicode_GET_LENGTH(o) > 0;
+}
+
+/* The class in obj's MRO that defines fn's name natively (a super() call
+ * into list.append is attributed to builtins, not to the subclass). */
+static PyObject *owner_mod(PyObject *fn, PyObject *obj)
+{
+	PyObject *nm = getattr_opt(fn, str_name_), *mro, *r = NULL;
+	Py_ssize_t i;
+
+	if (!nm)
+		return NULL;
+	mro = Py_TYPE(obj)->tp_mro;
+	for (i = 0; mro && i < PyTuple_GET_SIZE(mro) && !r; i++) {
+		PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+		PyObject *m = cls->tp_dict ? PyDict_GetItemWithError(cls->tp_dict, nm) : NULL;
+		if (m && !PyFunction_Check(m))
+			r = getattr_opt((PyObject *)cls, str_module);
+		PyErr_Clear();
+		if (m && !r)
+			break;
+	}
+	Py_DECREF(nm);
+	return r;
+}
+
+static PyObject *func_mod(PyObject *fn)
+{
+	PyObject *mod = getattr_opt(fn, str_module), *o;
+
+	if (!is_str_nonempty(mod)) {
+		Py_XDECREF(mod);
+		mod = NULL;
+		o = getattr_opt(fn, str_objclass);
+		if (o) {
+			mod = getattr_opt(o, str_module);
+			Py_DECREF(o);
+		}
+	}
+	if (!is_str_nonempty(mod)) {
+		Py_XDECREF(mod);
+		mod = NULL;
+		o = getattr_opt(fn, str_self);
+		if (o && o != Py_None) {
+			mod = owner_mod(fn, o);
+			if (!is_str_nonempty(mod)) {
+				Py_XDECREF(mod);
+				mod = getattr_opt((PyObject *)Py_TYPE(o), str_module);
+			}
+		}
+		Py_XDECREF(o);
+	}
+	if (!is_str_nonempty(mod)) {
+		Py_XDECREF(mod);
+		return NULL;
+	}
+	return mod;
+}
+
+static int is_stdlib(PyObject *mod)
+{
+	const char *s = PyUnicode_AsUTF8(mod), *dot;
+	PyObject *top;
+	int r;
+
+	if (!s) {
+		PyErr_Clear();
+		return 0;
+	}
+	dot = strchr(s, '.');
+	top = dot ? PyUnicode_FromStringAndSize(s, dot - s) : Py_NewRef(mod);
+	if (!top) {
+		PyErr_Clear();
+		return 0;
+	}
+	r = PySet_Contains(fa_st.stdlib, top) > 0;
+	Py_DECREF(top);
+	PyErr_Clear();
+	return r;
+}
+
+/* audit_state() and friends: the guard's own entry points */
+static int is_self(PyObject *mod)
+{
+	return !PyUnicode_CompareWithASCIIString(mod, "fastaudit._fastaudit");
+}
+
+static PyObject *callee_name(PyObject *fn, PyObject *mod)
+{
+	PyObject *nm = getattr_opt(fn, str_qualname), *r;
+
+	if (!nm)
+		nm = getattr_opt(fn, str_name_);
+	if (!nm || nm == Py_None) {
+		Py_XDECREF(nm);
+		return NULL;
+	}
+	r = PyUnicode_FromFormat("%U.%S", mod, nm);
+	Py_DECREF(nm);
+	return r;
+}
+
+/*
+ * Run the packaged monitor hooks, then on_call. 1: the call is settled
+ * (*res holds None or DISABLE to return), 0: go on to the audit event,
+ * -1: a hook raised.
+ */
+static int run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObject *fn,
+		     PyObject *code, PyObject *off, PyObject **res)
+{
+	PyObject *calls = NULL, *r, *h;
+	Py_ssize_t i, n = PyTuple_GET_SIZE(fa_st.monitor_hooks);
+	int rc = 0;
+
+	calls = PyObject_CallNoArgs(fa_st.active_calls);
+	if (!calls)
+		return -1;
+	for (i = -1; i <= n; i++) {
+		if (i < 0) {
+			PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, calls};
+			r = fa_lxml_monitor(NULL, a, 7);
+		} else {
+			h = i < n ? PyTuple_GET_ITEM(fa_st.monitor_hooks, i) : cfg->on_call;
+			if (h == Py_None)
+				continue;
+			r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off, cfg->data,
+							 calls, NULL);
+		}
+		if (!r) {
+			rc = -1;
+			break;
+		}
+		if (r == fa_st.disable || r == Py_False) {
+			*res = r == fa_st.disable ? r : Py_NewRef(Py_None);
+			if (r != fa_st.disable)
+				Py_DECREF(r);
+			rc = 1;
+			break;
+		}
+		Py_DECREF(r);
+	}
+	Py_DECREF(calls);
+	return rc;
+}
+
+static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	PyObject *fn, *mod, *entry = NULL, *caller = NULL, *callee = NULL, *chain = NULL;
+	PyObject *res = NULL;
+	PyFrameObject *f;
+	FaCfgObject *cfg;
+	int r;
+
+	(void)self;
+	if (n < 3)
+		Py_RETURN_NONE;
+	fn = unwrap(args[2]);
+	if (callee_is_python(fn)) {
+		Py_DECREF(fn);
+		return Py_NewRef(fa_st.disable);
+	}
+	mod = func_mod(fn);
+	if (mod && (is_stdlib(mod) || is_self(mod) || fa_module_allowed(mod, fa_st.safe_native))) {
+		Py_DECREF(mod);
+		Py_DECREF(fn);
+		return Py_NewRef(fa_st.disable);
+	}
+	entry = fa_current_entry();
+	if (!entry || !mod) {
+		res = entry || !PyErr_Occurred() ? Py_NewRef(Py_None) : NULL;
+		goto out;
+	}
+	cfg = ((FaEntryObject *)entry)->cfg;
+	if (!cfg->monitor_calls) {
+		res = Py_NewRef(Py_None);
+		goto out;
+	}
+	f = PyEval_GetFrame();
+	caller = f ? fa_frame_name(f) : PyUnicode_FromString("?");
+	callee = callee_name(fn, mod);
+	if (!caller || !callee) {
+		res = caller ? Py_NewRef(Py_None) : NULL;
+		goto out;
+	}
+	r = run_hooks(cfg, caller, callee, fn, args[0], args[1], &res);
+	if (r != 0)
+		goto out;
+	chain = fa_chain_string(callee);
+	if (!chain)
+		goto out;
+	if (PySys_Audit("fastaudit.call", "OOO", caller, callee, chain) < 0)
+		goto out;
+	res = Py_NewRef(Py_None);
+out:
+	Py_XDECREF(chain);
+	Py_XDECREF(caller);
+	Py_XDECREF(callee);
+	Py_XDECREF(entry);
+	Py_XDECREF(mod);
+	Py_DECREF(fn);
+	return res;
+}
+
+PyMethodDef fa_monitor_cb_def = {
+	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
+	"sys.monitoring CALL callback of fastaudit."};
+
+static int sample_slots(void)
+{
+	PyObject *ns, *r, *cls, *callable, *ft;
+
+	ns = PyDict_New();
+	if (!ns)
+		return -1;
+	r = PyRun_String("class _Plain: pass\nclass _Callable:\n    def __call__(self): pass\n",
+			 Py_file_input, ns, ns);
+	Py_XDECREF(r);
+	if (!r) {
+		Py_DECREF(ns);
+		return -1;
+	}
+	cls = PyDict_GetItemString(ns, "_Plain");
+	callable = PyDict_GetItemString(ns, "_Callable");
+	py_class_dealloc = ((PyTypeObject *)cls)->tp_dealloc;
+	py_call_slot = ((PyTypeObject *)callable)->tp_call;
+	Py_DECREF(ns);
+	ft = PyImport_ImportModule("functools");
+	if (!ft)
+		return -1;
+	partial_type = PyObject_GetAttrString(ft, "partial");
+	Py_DECREF(ft);
+	return partial_type ? 0 : -1;
+}
+
+#define S(v, s) ((v) = PyUnicode_InternFromString(s))
+
+int fa_monitor_install(int tool_id)
+{
+	PyObject *sys, *tool = NULL, *cb = NULL, *events = NULL, *call = NULL, *r;
+	int rc = -1;
+
+	if (fa_st.tool_id >= 0) {
+		if (fa_st.tool_id != tool_id) {
+			PyErr_Format(PyExc_RuntimeError, "fastaudit already uses sys.monitoring tool id %d",
+				     fa_st.tool_id);
+			return -1;
+		}
+		return 0;
+	}
+	if (!mon) {
+		if (!S(str_module, "__module__") || !S(str_objclass, "__objclass__") ||
+		    !S(str_self, "__self__") || !S(str_qualname, "__qualname__") ||
+		    !S(str_name_, "__name__") || !S(str_func, "func") ||
+		    !S(str_wrapped, "__wrapped__") || !S(str_dict, "__dict__") || !S(str_mro, "__mro__"))
+			return -1;
+		if (sample_slots() < 0)
+			return -1;
+		sys = PyImport_ImportModule("sys");
+		if (!sys)
+			return -1;
+		mon = PyObject_GetAttrString(sys, "monitoring");
+		Py_DECREF(sys);
+		if (!mon)
+			return -1;
+		fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
+		fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
+		fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
+		if (!fa_st.disable || !fa_st.mon_set_events || !fa_st.mon_restart)
+			return -1;
+	}
+	events = PyObject_GetAttrString(mon, "events");
+	call = events ? PyObject_GetAttrString(events, "CALL") : NULL;
+	tool = call ? PyObject_CallMethod(mon, "get_tool", "i", tool_id) : NULL;
+	if (!tool)
+		goto out;
+	if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, "fastaudit")) {
+		/* left over from an earlier copy of the module in this process */
+		r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, 0);
+		Py_XDECREF(r);
+		r = r ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call, Py_None) : NULL;
+		Py_XDECREF(r);
+		r = r ? PyObject_CallMethod(mon, "free_tool_id", "i", tool_id) : NULL;
+		Py_XDECREF(r);
+		if (!r)
+			goto out;
+	} else if (tool != Py_None) {
+		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is already used by %R",
+			     tool_id, tool);
+		goto out;
+	}
+	r = PyObject_CallMethod(mon, "use_tool_id", "is", tool_id, "fastaudit");
+	if (!r)
+		goto out;
+	Py_DECREF(r);
+	cb = PyCFunction_New(&fa_monitor_cb_def, NULL);
+	r = cb ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call, cb) : NULL;
+	if (!r)
+		goto out;
+	Py_DECREF(r);
+	fa_st.tool_id = tool_id;
+	rc = 0;
+out:
+	Py_XDECREF(tool);
+	Py_XDECREF(cb);
+	Py_XDECREF(call);
+	Py_XDECREF(events);
+	return rc;
+}
+
+static PyObject *call_events;
+
+int fa_monitor_enter(void)
+{
+	PyObject *r;
+
+	if (fa_st.tool_id < 0)
+		return 0;
+	if (!call_events) {
+		PyObject *ev = PyObject_GetAttrString(mon, "events");
+		call_events = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
+		Py_XDECREF(ev);
+		if (!call_events)
+			return -1;
+	}
+	if (++fa_st.monitor_on == 1) {
+		r = PyObject_CallFunction(fa_st.mon_set_events, "iO", fa_st.tool_id, call_events);
+		if (!r) {
+			fa_st.monitor_on--;
+			return -1;
+		}
+		Py_DECREF(r);
+	}
+	/* re-arm call sites DISABLEd in an earlier context */
+	r = PyObject_CallNoArgs(fa_st.mon_restart);
+	if (!r) {
+		fa_monitor_exit();
+		return -1;
+	}
+	Py_DECREF(r);
+	return 0;
+}
+
+int fa_monitor_exit(void)
+{
+	PyObject *r;
+
+	if (fa_st.tool_id < 0 || fa_st.monitor_on <= 0)
+		return 0;
+	if (--fa_st.monitor_on == 0) {
+		r = PyObject_CallFunction(fa_st.mon_set_events, "ii", fa_st.tool_id, 0);
+		if (!r)
+			return -1;
+		Py_DECREF(r);
+	}
+	return 0;
+}
+
+#else /* no sys.monitoring before 3.12 */
+
+PyMethodDef fa_monitor_cb_def = {NULL};
+
+int fa_monitor_install(int tool_id)
+{
+	(void)tool_id;
+	PyErr_SetString(PyExc_RuntimeError, "monitor_calls=True requires Python 3.12+ sys.monitoring");
+	return -1;
+}
+
+int fa_monitor_enter(void)
+{
+	return 0;
+}
+
+int fa_monitor_exit(void)
+{
+	return 0;
+}
+
+#endif

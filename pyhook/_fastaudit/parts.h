@@ -1,0 +1,138 @@
+/*
+ * parts.h - what the pieces of fastaudit._fastaudit share.
+ *
+ * The enforcement state is process-wide C data (the audit hook is
+ * process-wide and cannot be removed), created once by fa_install() and
+ * never exposed to Python as a mutable object.
+ */
+#ifndef FASTAUDIT_PARTS_H
+#define FASTAUDIT_PARTS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <frameobject.h>
+
+#include "fa_policy.h"
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define FA_HAVE_MONITORING 1
+#else
+#define FA_HAVE_MONITORING 0
+#endif
+
+/* ---- events.c ---------------------------------------------------------- */
+
+enum fa_evclass {
+	FA_EV_OTHER = 0,  /* not listed: denied unless host policy allows */
+	FA_EV_ALLOW,      /* explicitly allowed */
+	FA_EV_FIRST,      /* first argument is a path */
+	FA_EV_DST,        /* second argument is the destination path */
+	FA_EV_BOTH,       /* source and destination */
+	FA_EV_OPEN,
+	FA_EV_CHDIR,
+	FA_EV_TRUNCATE,
+	FA_EV_SETATTR,
+	FA_EV_ENV,
+	FA_EV_THREAD,
+	FA_EV_INTERNAL,   /* audit_perms.*: policy changes, denied inside a context */
+};
+
+struct fa_evinfo {
+	const char *name;
+	enum fa_evclass cls;
+	enum fa_op op;
+	signed char dirfd_arg;   /* index of a dir_fd argument, or -1 */
+	signed char dirfd2_arg;  /* second dir_fd (rename, link), or -1 */
+};
+
+const struct fa_evinfo *fa_event_lookup(const char *event);
+int fa_setattr_allowed(const char *name);
+int fa_env_sensitive(const char *key);
+
+/* ---- policy.c ---------------------------------------------------------- */
+
+/* A compiled, sealed set of roots, shared by the snapshots of one mk_audit. */
+typedef struct {
+	PyObject_HEAD
+	fa_policy *policy;      /* NULL: no path restriction (roots=None) */
+	PyObject *roots;        /* tuple of str as the user sees them, or None */
+} FaPolicyObject;
+
+extern PyTypeObject FaPolicy_Type;
+
+PyObject *fa_policy_from_roots(PyObject *roots);
+/* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
+int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
+
+/* ---- ctx.c ------------------------------------------------------------- */
+
+typedef struct {
+	PyObject_HEAD
+	FaPolicyObject *pol;
+	PyObject *before_deny;  /* or None */
+	PyObject *on_call;      /* or None */
+	PyObject *data;
+	PyObject *import_allow; /* sorted tuple of str */
+	int monitor_calls;
+} FaCfgObject;
+
+/* What one entry into a context installs in the ContextVar. */
+typedef struct {
+	PyObject_HEAD
+	FaCfgObject *cfg;
+	unsigned long tid;
+	void *task;             /* identity of the asyncio task, or NULL */
+	PyObject *tname;        /* thread name at entry */
+	PyObject *chain;        /* flat tuple (module, code, module, code...) innermost first */
+} FaEntryObject;
+
+extern PyTypeObject FaCfg_Type, FaEntry_Type, FaPerms_Type, FaCM_Type;
+
+PyObject *fa_perms_new(FaCfgObject *cfg);
+PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_call,
+		     PyObject *data, PyObject *import_allow, int monitor_calls);
+PyObject *fa_mods_union(PyObject *a, PyObject *b);
+PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
+PyObject *fa_chain_string(PyObject *extra);
+PyObject *fa_origin_note(FaEntryObject *e);
+PyObject *fa_external_frame(void);
+int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);
+PyObject *fa_frame_name(PyFrameObject *f);
+int fa_ctx_init(void);
+int fa_module_allowed(PyObject *mod, PyObject *allowed);
+
+/* ---- hook.c ------------------------------------------------------------ */
+
+struct fa_state {
+	int installed;
+	PyInterpreterState *interp;  /* the hook serves the main interpreter only */
+	PyObject *var;               /* ContextVar holding the active FaEntryObject */
+	PyObject *safe_native;       /* sorted tuple of module prefixes */
+	PyObject *import_allow;      /* sorted tuple, from entry points */
+	PyObject *monitor_hooks;     /* tuple of callables */
+	PyObject *audit_hooks;       /* tuple of callables */
+	PyObject *active_calls;      /* callable returning the tracked calls */
+	PyObject *stdlib;            /* frozenset of stdlib top-level names */
+	Py_ssize_t live_entries;     /* entries alive anywhere: 0 = nothing to check */
+	int tool_id;                 /* -1 until the monitor is installed */
+	Py_ssize_t monitor_on;       /* monitoring contexts entered */
+	PyObject *disable;           /* sys.monitoring.DISABLE */
+	PyObject *mon_set_events, *mon_restart;
+};
+
+extern struct fa_state fa_st;
+
+int fa_install(void);
+/* Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed, -1 raised. */
+int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg);
+PyObject *fa_event_message(const char *event, PyObject *args);
+
+/* ---- monitor.c --------------------------------------------------------- */
+
+int fa_monitor_install(int tool_id);
+int fa_monitor_enter(void);
+int fa_monitor_exit(void);
+extern PyMethodDef fa_monitor_cb_def;
+PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
+
+#endif

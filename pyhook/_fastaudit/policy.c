@@ -1,0 +1,382 @@
+/*
+ * policy.c - roots compiled into the engine's fa_policy, and path events
+ * judged by it.
+ *
+ * The engine is the only place path rules live: nothing here resolves or
+ * compares paths. What this file knows is how each event spells its
+ * paths and descriptors, and which operation class each one is.
+ */
+#include "parts.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
+
+static void policy_dealloc(FaPolicyObject *self)
+{
+	if (self->policy)
+		fa_policy_free(self->policy);
+	Py_XDECREF(self->roots);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+PyTypeObject FaPolicy_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "fastaudit._fastaudit.Policy",
+	.tp_basicsize = sizeof(FaPolicyObject),
+	.tp_dealloc = (destructor)policy_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "A sealed set of write roots (engine policy).",
+};
+
+static int add_root(fa_policy *p, PyObject *item)
+{
+	PyObject *b;
+	const char *s;
+	char msg[256] = "";
+	int r;
+
+	if (!PyUnicode_FSConverter(item, &b))
+		return -1;
+	s = PyBytes_AS_STRING(b);
+	if (!strcmp(s, "."))
+		r = fa_policy_add_cwd_root(p);
+	else
+		r = fa_policy_add_root(p, s, msg, sizeof msg);
+	if (r < 0) {
+		errno = -r;
+		PyErr_Format(PyExc_ValueError, "mk_audit: root %R cannot be used: %s",
+			     item, msg[0] ? msg : strerror(-r));
+	}
+	Py_DECREF(b);
+	return r < 0 ? -1 : 0;
+}
+
+PyObject *fa_policy_from_roots(PyObject *roots)
+{
+	FaPolicyObject *self;
+	PyObject *it, *item, *s;
+	char msg[256] = "";
+	int i, n, r;
+
+	self = PyObject_New(FaPolicyObject, &FaPolicy_Type);
+	if (!self)
+		return NULL;
+	self->policy = NULL;
+	self->roots = NULL;
+	if (roots == Py_None) {
+		self->roots = Py_NewRef(Py_None);
+		return (PyObject *)self;
+	}
+	/* a lone path iterates as characters: refuse rather than guess */
+	if (PyUnicode_Check(roots) || PyBytes_Check(roots) || PyObject_HasAttrString(roots, "__fspath__")) {
+		PyErr_SetString(PyExc_TypeError,
+				"mk_audit: roots must be a collection of paths or None, not a single path");
+		goto fail;
+	}
+	self->policy = fa_policy_new();
+	if (!self->policy) {
+		PyErr_NoMemory();
+		goto fail;
+	}
+	it = PyObject_GetIter(roots);
+	if (!it)
+		goto fail;
+	while ((item = PyIter_Next(it))) {
+		r = add_root(self->policy, item);
+		Py_DECREF(item);
+		if (r < 0) {
+			Py_DECREF(it);
+			goto fail;
+		}
+	}
+	Py_DECREF(it);
+	if (PyErr_Occurred())
+		goto fail;
+	r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
+	if (r < 0) {
+		PyErr_Format(PyExc_ValueError, "mk_audit: the roots cannot be used: %s",
+			     msg[0] ? msg : strerror(-r));
+		goto fail;
+	}
+	n = fa_policy_nroots(self->policy);
+	self->roots = PyTuple_New(n);
+	if (!self->roots)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		s = PyUnicode_DecodeFSDefault(fa_policy_root(self->policy, i));
+		if (!s)
+			goto fail;
+		PyTuple_SET_ITEM(self->roots, i, s);
+	}
+	return (PyObject *)self;
+fail:
+	Py_DECREF(self);
+	return NULL;
+}
+
+/* One path argument, read the way the event spells it. */
+struct fa_arg {
+	PyObject *obj;          /* the argument as raised (for messages) */
+	PyObject *bytes;        /* owned fs-encoded form, or NULL */
+	const char *path;
+	int dirfd;
+	char fdpath[PATH_MAX];
+};
+
+static int arg_dirfd(PyObject *args, int idx)
+{
+	PyObject *v;
+	long fd;
+
+	if (idx < 0 || idx >= PyTuple_GET_SIZE(args))
+		return AT_FDCWD;
+	v = PyTuple_GET_ITEM(args, idx);
+	if (!PyLong_Check(v))
+		return AT_FDCWD;
+	fd = PyLong_AsLong(v);
+	if (fd < 0) {
+		PyErr_Clear();
+		return AT_FDCWD;
+	}
+	return (int)fd;
+}
+
+/*
+ * Returns 1 with a->path set, 0 if the argument is not a path at all.
+ * An int names an open descriptor (fchmod, fchown, fchdir, fsetxattr):
+ * it is judged by the path it names now, read from /proc/self/fd.
+ */
+static int arg_read(struct fa_arg *a, PyObject *obj, int dirfd)
+{
+	char link[64];
+	ssize_t len;
+	long fd;
+
+	a->obj = obj;
+	a->bytes = NULL;
+	a->dirfd = dirfd;
+	if (PyLong_Check(obj)) {
+		fd = PyLong_AsLong(obj);
+		if (fd < 0 || fd > INT_MAX) {
+			PyErr_Clear();
+			return 0;
+		}
+		snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
+		len = readlink(link, a->fdpath, sizeof a->fdpath - 1);
+		if (len <= 0)
+			return 0;
+		a->fdpath[len] = 0;
+		a->path = a->fdpath;
+		a->dirfd = AT_FDCWD;
+		return 1;
+	}
+	if (!PyUnicode_FSConverter(obj, &a->bytes)) {
+		PyErr_Clear();
+		return 0;
+	}
+	a->path = PyBytes_AS_STRING(a->bytes);
+	return 1;
+}
+
+static void arg_done(struct fa_arg *a)
+{
+	Py_CLEAR(a->bytes);
+}
+
+static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a,
+			      const struct fa_decision *d, enum fa_op op)
+{
+	return PyUnicode_FromFormat("%s %R not in %R\nRule: %s judged at %s: %s (%s)%s%s",
+				    event, a->obj, e->cfg->pol->roots, fa_op_name(op),
+				    d->path[0] ? d->path : a->path,
+				    fa_why_text(d->why), fa_why_name(d->why),
+				    d->err ? ": " : "", d->err ? strerror(d->err) : "");
+}
+
+static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
+		     const struct fa_decision *d, enum fa_op op)
+{
+	PyObject *msg = path_message(event, e, a, d, op);
+	int rc;
+
+	if (!msg)
+		return -1;
+	rc = fa_deny(e, event, args, msg);
+	Py_DECREF(msg);
+	return rc;
+}
+
+static int judge_one(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
+		     enum fa_op op, int dir_fallback)
+{
+	const fa_policy *p = e->cfg->pol->policy;
+	struct fa_decision d;
+	struct stat st;
+	int isdir;
+
+	if (fa_check(p, op, a->dirfd, a->path, &d) == FA_ALLOW && !(dir_fallback && fa_policy_ndeny(p)))
+		return 0;
+	/*
+	 * NamedTemporaryFile and TemporaryFile raise open with the directory
+	 * they create in (an opener, or O_TMPFILE): that directory is what is
+	 * written into, so it is what gets judged.
+	 */
+	if (dir_fallback) {
+		isdir = fstatat(a->dirfd, a->path, &st, 0) == 0 && S_ISDIR(st.st_mode);
+		if (isdir && fa_check(p, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW)
+			return 0;
+		if (isdir)
+			op = FA_OP_DIR;
+		else if (d.verdict == FA_ALLOW)
+			return 0;
+	}
+	return deny_path(event, args, e, a, &d, op);
+}
+
+static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
+		     struct fa_arg *a, struct fa_arg *b, enum fa_op op)
+{
+	const fa_policy *p = e->cfg->pol->policy;
+	struct fa_decision d1, d2;
+
+	fa_check2(p, op, a->dirfd, a->path, b->dirfd, b->path, &d1, &d2);
+	if (d1.verdict != FA_ALLOW && deny_path(event, args, e, a, &d1, op) < 0)
+		return -1;
+	if (d2.verdict != FA_ALLOW && deny_path(event, args, e, b, &d2, op) < 0)
+		return -1;
+	return 0;
+}
+
+static int not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
+{
+	PyObject *msg = PyUnicode_FromFormat("%s %R not in %R\nRule: not a path",
+					     event, obj, e->cfg->pol->roots);
+	int rc;
+
+	if (!msg)
+		return -1;
+	rc = fa_deny(e, event, args, msg);
+	Py_DECREF(msg);
+	return rc;
+}
+
+static int open_writes(PyObject *args)
+{
+	PyObject *mode = PyTuple_GET_ITEM(args, 1), *fl = PyTuple_GET_ITEM(args, 2);
+	const char *m;
+	long flags = PyLong_Check(fl) ? PyLong_AsLong(fl) : 0;
+
+	if (PyUnicode_Check(mode)) {
+		m = PyUnicode_AsUTF8(mode);
+		return !m || strpbrk(m, "wax+") != NULL;
+	}
+	return (flags & WRITE_FLAGS) != 0;
+}
+
+static int is_memory_db(PyObject *obj)
+{
+	const char *s;
+
+	if (!PyUnicode_Check(obj))
+		return 0;
+	s = PyUnicode_AsUTF8(obj);
+	return s && (!strcmp(s, ":memory:") || !*s);
+}
+
+int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
+{
+	FaEntryObject *e = (FaEntryObject *)entry;
+	const char *event = ev->name;
+	struct fa_arg a = {0}, b = {0};
+	Py_ssize_t n = PyTuple_GET_SIZE(args);
+	PyObject *o1, *o2;
+	long flags;
+	int rc = 0;
+
+	if (!e->cfg->pol->policy)
+		return 0;
+	switch (ev->cls) {
+	case FA_EV_OPEN:
+		if (n < 3 || PyLong_Check(PyTuple_GET_ITEM(args, 0)))
+			return 0;      /* open(fd): the descriptor's own open was judged */
+		if (!open_writes(args))
+			return 0;
+		flags = PyLong_Check(PyTuple_GET_ITEM(args, 2)) ? PyLong_AsLong(PyTuple_GET_ITEM(args, 2)) : 0;
+		/*
+		 * os.open(path, flags, dir_fd=fd) raises open without its dir_fd
+		 * (python/cpython#116429): the hook can only judge the path against
+		 * the current directory. With the shim loaded, the shim sees the
+		 * real openat() and decides such calls exactly.
+		 */
+		if (!arg_read(&a, PyTuple_GET_ITEM(args, 0), AT_FDCWD))
+			return not_a_path(event, args, e, PyTuple_GET_ITEM(args, 0));
+#ifdef O_TMPFILE
+		if ((flags & O_TMPFILE) == O_TMPFILE)
+			rc = judge_one(event, args, e, &a, FA_OP_DIR, 0);
+		else
+#endif
+			rc = judge_one(event, args, e, &a, FA_OP_WRITE, 1);
+		break;
+	case FA_EV_TRUNCATE:
+		if (n < 1 || PyLong_Check(PyTuple_GET_ITEM(args, 0)))
+			return 0;      /* ftruncate: the descriptor was judged when opened */
+		/* fall through */
+	case FA_EV_FIRST:
+	case FA_EV_CHDIR:
+		if (n < 1)
+			return 0;
+		o1 = PyTuple_GET_ITEM(args, 0);
+		if (!strcmp(event, "sqlite3.connect") && is_memory_db(o1))
+			return 0;
+		if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg)))
+			return not_a_path(event, args, e, o1);
+		rc = judge_one(event, args, e, &a, ev->op, 0);
+		break;
+	case FA_EV_DST:
+		if (n < 2)
+			return 0;
+		o2 = PyTuple_GET_ITEM(args, 1);
+		if (o2 == Py_None && ev->op == FA_OP_DIR) {
+			a.obj = o2;
+			a.path = ".";
+			a.dirfd = AT_FDCWD;
+		} else if (!arg_read(&a, o2, AT_FDCWD)) {
+			return not_a_path(event, args, e, o2);
+		}
+		rc = judge_one(event, args, e, &a, ev->op, 0);
+		break;
+	case FA_EV_BOTH:
+		if (n < 2)
+			return 0;
+		o1 = PyTuple_GET_ITEM(args, 0);
+		o2 = PyTuple_GET_ITEM(args, 1);
+		if (ev->op == FA_OP_SYMLINK) {
+			/* the new link is the path; its target text is the second */
+			if (!arg_read(&a, o2, arg_dirfd(args, ev->dirfd_arg)))
+				return not_a_path(event, args, e, o2);
+			if (!arg_read(&b, o1, a.dirfd)) {
+				arg_done(&a);
+				return not_a_path(event, args, e, o1);
+			}
+		} else {
+			if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg)))
+				return not_a_path(event, args, e, o1);
+			if (!arg_read(&b, o2, arg_dirfd(args, ev->dirfd2_arg))) {
+				arg_done(&a);
+				return not_a_path(event, args, e, o2);
+			}
+		}
+		rc = judge_two(event, args, e, &a, &b, ev->op);
+		break;
+	default:
+		return 0;
+	}
+	arg_done(&a);
+	arg_done(&b);
+	return rc;
+}

@@ -1,0 +1,10 @@
+"""fastaudit: an in-process execution guard for LLM-generated Python.
+
+The audit hook, the contexts and the call monitor are implemented in C
+(``fastaudit._fastaudit``); this package adds call tracking and the
+entry-point metadata the hook is configured from.
+"""
+__version__ = "0.3.0"
+
+from .core import *  # noqa: F401,F403
+from .core import __all__  # noqa: F401

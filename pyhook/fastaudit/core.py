@@ -1,0 +1,103 @@
+"""The public API: mk_audit, audit_state, track_call, active_calls.
+
+Enforcement lives in C (``fastaudit._fastaudit``). What stays in Python is
+what only runs outside any context or only serves host callbacks: reading
+entry-point metadata once, when the first ``mk_audit`` installs the hook,
+and tracking trusted coroutine calls for ``before_deny``/``on_call``.
+"""
+import inspect
+from collections import namedtuple
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import wraps
+
+from ._fastaudit import audit_state, mk_audit
+
+__all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
+           'CallTracker']
+
+TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
+
+# Native modules of common packages whose calls do not write files. The
+# reference distribution declares these through its own
+# fastaudit_safe_native entry points; a build installed without
+# distribution metadata still needs them.
+_BUNDLED_SAFE_NATIVE = ('PIL', '_regex', 'bottleneck', 'contourpy', 'kiwisolver',
+                        'matplotlib', 'numexpr', 'numpy', 'orjson', 'pandas',
+                        'pydantic_core', 'regex._regex', 'rpds')
+_BUNDLED_MONITOR_HOOKS = ('fastaudit.hooks:lxml_monitor',)
+
+
+class _ActiveCall:
+    __slots__ = ('call', 'active')
+
+    def __init__(self, call):
+        self.call, self.active = call, True
+
+
+class CallTracker:
+    """Records wrapped coroutine calls in a ContextVar, for host callbacks."""
+
+    def __init__(self, name='fastaudit_active_calls'):
+        self.ctx = ContextVar(name, default=())
+
+    def _call(self, fn, args=(), kwargs=None):
+        args = () if args is None else tuple(args)
+        kwargs = {} if kwargs is None else dict(kwargs)
+        module = getattr(fn, '__module__', None)
+        qualname = getattr(fn, '__qualname__', getattr(fn, '__name__', None))
+        name = f'{module}.{qualname}' if module and qualname else qualname
+        return TrackedCall(fn, args, kwargs, module, qualname, name)
+
+    @contextmanager
+    def track(self, fn, args=(), kwargs=None):
+        o = _ActiveCall(self._call(fn, args, kwargs))
+        tok = self.ctx.set(self.ctx.get() + (o,))
+        try:
+            yield o.call
+        finally:
+            # a child task's copy of the context must not keep the grant
+            o.active = False
+            self.ctx.reset(tok)
+
+    def active(self):
+        return tuple(o.call for o in self.ctx.get() if o.active)
+
+    def wrap(self, fn):
+        if (getattr(fn, '_fastaudit_orig', None) is not None
+                or not inspect.iscoroutinefunction(fn)):
+            return fn
+
+        @wraps(fn)
+        async def _fn(*args, **kwargs):
+            with self.track(fn, args, kwargs):
+                return await fn(*args, **kwargs)
+        _fn._fastaudit_orig = fn
+        return _fn
+
+
+_default_call_tracker = CallTracker()
+track_call = _default_call_tracker.wrap
+active_calls = _default_call_tracker.active
+
+
+def _clean(mods):
+    return tuple(m.strip() for m in mods if m and m.strip())
+
+
+def _entry_points():
+    """Read the four entry-point groups once, for the C hook.
+
+    Module-prefix groups are read as text and never imported; hook groups
+    are loaded, since they are called.
+    """
+    from importlib.metadata import entry_points
+
+    def group(name):
+        return entry_points(group=name)
+    safe = set(_BUNDLED_SAFE_NATIVE) | set(_clean(ep.value for ep in group('fastaudit_safe_native')))
+    imports = set(_clean(ep.value for ep in group('fastaudit_import_allow')))
+    mon = tuple(ep.load() for ep in group('fastaudit_monitor_hook')
+                if ep.value.strip() not in _BUNDLED_MONITOR_HOOKS)
+    aud = tuple(ep.load() for ep in group('fastaudit_audit_hook'))
+    return tuple(sorted(safe)), tuple(sorted(imports)), mon, aud, active_calls
