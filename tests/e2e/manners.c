@@ -287,6 +287,10 @@ static int descriptors(const char *how)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		puts("fork-threads\nvfork\nsignal\nerrno\nclose\ndup2\ndup3\nclose_range\nclosefrom\npthread_create");
+		return 0;
+	}
 	if (argc >= 4 && !strcmp(argv[1], "fork-threads")) {
 		root = argv[2];
 		outside = argv[3];

@@ -1,0 +1,285 @@
+#!/bin/sh
+# Real programs under fa-run: shell redirections, coreutils, tar, install,
+# make, grandchildren, env -i, exec policy, deny subtrees, report mode, the
+# JSON log, and fa-run's own exit statuses. After every denial the outside
+# tree (and what the deny subtree holds) is unchanged.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$FA_SRCDIR/tests/e2e/lib.sh"
+
+[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+
+P=$T/proj
+O=$T/other
+mkdir -p "$P/.git/objects" "$P/src" "$O/sub"
+echo head >"$P/.git/HEAD"
+echo obj >"$P/.git/objects/x"
+echo mine >"$P/src/a.c"
+echo theirs >"$O/f"
+echo theirs >"$O/sub/g"
+
+outside=$(snapshot "$O")
+gitsnap=$(snapshot "$P/.git")
+
+# far [FA-RUN ARGS...] -- COMMAND...: run in $P; $rc, $T/o and $T/e.
+far() {
+	(cd "$P" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
+	rc=$?
+}
+
+# untouched LABEL: nothing outside and nothing in .git changed.
+untouched() {
+	local now
+	now=$(snapshot "$O")
+	if [ "$now" = "$outside" ]; then
+		pass
+	else
+		fail "$1: the outside tree changed"
+		diff <(printf '%s\n' "$outside") <(printf '%s\n' "$now") >&2
+		rm -rf "$O"
+		mkdir -p "$O/sub"
+		echo theirs >"$O/f"
+		echo theirs >"$O/sub/g"
+		outside=$(snapshot "$O")
+	fi
+	now=$(snapshot "$P/.git")
+	[ "$now" = "$gitsnap" ] && pass || fail "$1: .git changed"
+}
+
+status() { check "$1: exit status" "$2" "$rc"; }
+says() {	# says LABEL TEXT: stderr mentions TEXT
+	if grep -qF -- "$2" "$T/e"; then
+		pass
+	else
+		fail "$1: stderr lacks [$2]: $(head -c 600 "$T/e")"
+	fi
+}
+
+# ---- shell redirections ----
+far -- sh -c 'echo in >inside.txt && echo more >>inside.txt && ls nosuch 2>err.txt; cat inside.txt'
+status "sh redirections inside" 0
+check "sh redirections inside: content" "in
+more" "$(cat "$T/o")"
+[ -s "$P/err.txt" ] && pass || fail "2> inside the root did not write"
+for redir in ">$O/new" ">>$O/f" "2>$O/err" ">$O/f" ">$O/sub/new"; do
+	far -- sh -c "echo x $redir"
+	[ "$rc" -ne 0 ] && pass || fail "sh -c 'echo x $redir' succeeded"
+	says "sh $redir" "Permission denied"
+	untouched "sh $redir"
+done
+# Writing to devices is what every script does.
+far -- sh -c 'echo x >/dev/null && echo y 2>/dev/null'
+status "sh >/dev/null" 0
+
+# ---- cp, mv, rm, install ----
+far -- cp "$O/f" "$P/copied"
+status "cp from outside into the root" 0
+far -- cp "$P/src/a.c" "$O/copied"
+[ "$rc" -ne 0 ] && pass || fail "cp into outside succeeded"
+untouched "cp out"
+far -- cp -r "$P/src" "$O/sub/"
+[ "$rc" -ne 0 ] && pass || fail "cp -r into outside succeeded"
+untouched "cp -r out"
+far -- mv "$P/copied" "$P/moved"
+status "mv inside" 0
+far -- mv "$P/moved" "$O/"
+[ "$rc" -ne 0 ] && pass || fail "mv out of the root succeeded"
+[ -f "$P/moved" ] && pass || fail "mv out: the source is gone"
+untouched "mv out"
+far -- mv "$O/f" "$P/stolen"
+[ "$rc" -ne 0 ] && pass || fail "mv from outside into the root succeeded"
+[ ! -e "$P/stolen" ] && pass || fail "mv in: a copy landed inside"
+untouched "mv in"
+far -- install -m 600 "$P/src/a.c" "$P/installed"
+status "install inside" 0
+check "install mode" 600 "$(stat -c %a "$P/installed")"
+far -- install -D -m 644 "$P/src/a.c" "$O/newdir/x"
+[ "$rc" -ne 0 ] && pass || fail "install -D outside succeeded"
+untouched "install -D"
+far -- rm -rf "$O"
+[ "$rc" -ne 0 ] && pass || fail "rm -rf outside succeeded"
+untouched "rm -rf outside"
+
+# rm -rf of a tree whose middle is a deny subtree: the rest goes, the
+# subtree and the directories holding it stay.
+mkdir -p "$P/tree/a" "$P/tree/keep/deep"
+echo 1 >"$P/tree/a/x"
+echo 2 >"$P/tree/keep/deep/y"
+echo 3 >"$P/tree/z"
+far --deny "$P/tree/keep" -- rm -rf "$P/tree"
+[ "$rc" -ne 0 ] && pass || fail "rm -rf through a deny subtree reported success"
+[ -f "$P/tree/keep/deep/y" ] && pass || fail "rm -rf removed inside the deny subtree"
+[ ! -e "$P/tree/a" ] && [ ! -e "$P/tree/z" ] && pass || fail "rm -rf left the allowed part"
+rm -rf "$P/tree"
+
+# ---- tar: ../ members, absolute members, a symlink leading out ----
+if have_python; then
+	python3 - "$T/evil.tar" "$O" <<'PY'
+import io, sys, tarfile
+out, outside = sys.argv[1], sys.argv[2]
+def add(t, name, data=b"x\n", kind=tarfile.REGTYPE, target=""):
+    i = tarfile.TarInfo(name)
+    i.type = kind
+    i.linkname = target
+    i.size = len(data) if kind == tarfile.REGTYPE else 0
+    t.addfile(i, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+with tarfile.open(out, "w", format=tarfile.GNU_FORMAT) as t:
+    add(t, "good.txt")
+    add(t, "../other/dotdot.txt")
+    add(t, outside + "/absolute.txt")
+    add(t, "lnk", kind=tarfile.SYMTYPE, target=outside)
+    add(t, "lnk/via-link.txt")
+    add(t, "gooddir/", kind=tarfile.DIRTYPE)
+    add(t, "gooddir/inner.txt")
+PY
+	mkdir -p "$P/x"
+	(cd "$P/x" && "$FA_RUN" -w "$P" -- tar -x -P -f "$T/evil.tar" >"$T/o" 2>"$T/e")
+	rc=$?
+	[ "$rc" -ne 0 ] && pass || fail "tar -x of a hostile archive reported success"
+	[ -f "$P/x/good.txt" ] && [ -f "$P/x/gooddir/inner.txt" ] && pass ||
+		fail "tar -x did not extract the harmless members: $(cat "$T/e")"
+	untouched "tar -x -P"
+	rm -rf "$P/x"
+else
+	echo "SKIP: tar: no python3 to build the archive" >&2
+fi
+
+# ---- make: a rule inside and a rule outside ----
+mkdir -p "$P/mk"
+printf 'all: in.out %s/made\nin.out:\n\techo in >$@\n%s/made:\n\techo out >$@\n' "$O" "$O" >"$P/mk/Makefile"
+(cd "$P/mk" && "$FA_RUN" -w "$P" -- make -k >"$T/o" 2>"$T/e")
+rc=$?
+[ "$rc" -ne 0 ] && pass || fail "make with an outside rule succeeded"
+[ -f "$P/mk/in.out" ] && pass || fail "make did not build the inside target"
+untouched "make"
+
+# ---- children, grandchildren, env -i ----
+far -- sh -c "sh -c 'touch $O/deep'"
+[ "$rc" -ne 0 ] && pass || fail "a grandchild wrote outside"
+says "grandchild" "Permission denied"
+untouched "grandchild"
+far -- sh -c "sh -c 'touch $P/deep'"
+status "grandchild inside" 0
+far -- env -i /bin/sh -c "touch $O/envi"
+[ "$rc" -ne 0 ] && pass || fail "env -i escaped the policy"
+untouched "env -i"
+far -- env -i PATH=/usr/bin:/bin sh -c "echo \$LD_PRELOAD | grep -q fashim && touch $P/envi"
+status "env -i child still preloaded" 0
+far -- python3 -c "import os; os.execve('/bin/sh', ['sh', '-c', 'touch $O/py'], {})"
+[ "$rc" -ne 0 ] && pass || fail "execve with an empty environment escaped"
+untouched "execve with an empty environment"
+
+# ---- exec policy ----
+far --exec=deny -- sh -c 'ls'
+status "--exec=deny sh -c ls" 126
+says "--exec=deny" "denied"
+far --exec=deny -- sh -c 'echo builtin-only >b.txt'
+status "--exec=deny, builtins only" 0
+ls_path=$(command -v ls)
+sh_path=$(command -v sh)
+far --allow-exec "$ls_path" --allow-exec "$sh_path" -- sh -c 'ls >/dev/null'
+status "--allow-exec ls" 0
+far --allow-exec "$ls_path" --allow-exec "$sh_path" -- sh -c 'cat /dev/null'
+status "--allow-exec ls, cat not allowed" 126
+
+# ---- deny subtrees ----
+far --deny "$P/.git" -- mv .git x
+[ "$rc" -ne 0 ] && pass || fail "mv .git x succeeded"
+[ -d "$P/.git" ] && [ ! -e "$P/x" ] && pass || fail "mv .git x moved it"
+untouched "mv .git"
+far --deny .git -- sh -c 'echo bad >.git/HEAD'
+[ "$rc" -ne 0 ] && pass || fail "write into a relative deny subtree succeeded"
+untouched "write into .git"
+far --deny "$P/.git" -- rm -rf .git
+[ "$rc" -ne 0 ] && pass || fail "rm -rf .git succeeded"
+untouched "rm -rf .git"
+far --deny "$P/.git" -- chmod 000 .git
+[ "$rc" -ne 0 ] && pass || fail "chmod .git succeeded"
+untouched "chmod .git"
+far --deny "$P/.git" -- sh -c 'echo ok >src/b.c'
+status "write beside the deny subtree" 0
+far --deny "$O/sub" -- touch "$P/never"
+status "--deny outside every root" 125
+[ ! -e "$P/never" ] && pass || fail "--deny outside roots: the command ran"
+
+# ---- report mode and the JSON log ----
+far --report --log "$T/report.log" -- sh -c "echo x >$O/reported"
+status "--report" 0
+[ -f "$O/reported" ] && pass || fail "--report blocked the write"
+grep -q "$O/reported" "$T/report.log" && pass || fail "--report did not log the write"
+rm -f "$O/reported"
+outside=$(snapshot "$O")
+far --log "$T/deny.log" -- sh -c "touch $O/l1; mkdir $O/l2; rm $O/f; true"
+status "--log run" 0
+untouched "--log run"
+n=$(grep -c . "$T/deny.log" 2>/dev/null)
+[ "${n:-0}" -ge 3 ] && pass || fail "--log: $n lines for 3 denials"
+if have_python; then
+	python3 - "$T/deny.log" "$O" <<'PY' && pass || fail "--log lines are not the promised JSON"
+import json, sys
+path, outside = sys.argv[1], sys.argv[2]
+lines = [l for l in open(path) if l.strip()]
+for l in lines:
+    d = json.loads(l)
+    assert isinstance(d, dict), l
+    assert "pid" in d and "op" in d, sorted(d)
+    assert outside in l, l
+seen = " ".join(lines)
+for name in ("l1", "l2", "/f"):
+    assert name in seen, name
+PY
+else
+	grep -q '^{.*"pid".*}$' "$T/deny.log" && pass || fail "--log lines are not JSON objects"
+fi
+far --quiet -- touch "$O/q"
+[ "$rc" -ne 0 ] && pass || fail "--quiet run succeeded"
+grep -q 'fashim\|fa-run\|denied' "$T/e" && fail "--quiet still printed the denial: $(cat "$T/e")" || pass
+
+# ---- roots: default, several, no implicit /tmp ----
+far -- touch "$P/default-root"
+status "no -w: the start directory" 0
+far -w "$P/src" -- touch "$P/not-a-root"
+[ "$rc" -ne 0 ] && pass || fail "-w src: wrote beside it"
+far -w "$P/src" -w "$O/sub" -- sh -c "touch $P/src/n $O/sub/n"
+status "two roots" 0
+rm -f "$O/sub/n"
+outside=$(snapshot "$O")
+far -- sh -c 'mktemp >/dev/null'
+[ "$rc" -ne 0 ] && pass || fail "mktemp in /tmp allowed without -w /tmp"
+far -w . -w /tmp -- sh -c 'rm -f "$(mktemp)"'
+status "-w /tmp" 0
+
+# ---- fa-run's own statuses ----
+far -- sh -c 'exit 3'
+status "exit status passes through" 3
+far -- /nonexistent/program
+status "command not found" 127
+far -- "$P/src/a.c"
+status "not executable" 126
+far --no-such-option -- touch "$P/bad-opt"
+status "bad option" 125
+[ ! -e "$P/bad-opt" ] && pass || fail "bad option: the command ran"
+far -w "$T/missing-root" -- touch "$P/bad-root"
+status "missing root" 125
+[ ! -e "$P/bad-root" ] && pass || fail "missing root: the command ran"
+far --symlinks=sideways -- touch "$P/bad-mode"
+status "bad symlink mode" 125
+far --exec=maybe -- touch "$P/bad-exec"
+status "bad exec mode" 125
+far
+status "no command" 125
+
+# ---- static executables cannot be confined by a preload ----
+printf '#include <stdio.h>\nint main(void){FILE*f=fopen("%s/static","w");return f?0:1;}\n' "$O" >"$T/st.c"
+if ${CC:-cc} -static -o "$T/st" "$T/st.c" 2>/dev/null; then
+	far -- "$T/st"
+	[ "$rc" -ne 0 ] && pass || fail "a static executable ran unconfined"
+	says "static refused" "static"
+	untouched "static"
+	far --allow-static -- "$T/st"
+	status "--allow-static" 0
+	rm -f "$O/static"
+else
+	echo "SKIP: static: no static libc to link with" >&2
+fi
+
+finish
