@@ -1,0 +1,873 @@
+/*
+ * check.c - the judge: which path is checked for an operation, how it is
+ * resolved under the symlink mode, and the verdict.
+ *
+ * The common case costs one system call. The path is made absolute
+ * (getcwd, or the real path of a dirfd), its root is found by comparing
+ * strings component-wise, and the parent is opened beneath the root's
+ * pinned fd with RESOLVE_NO_SYMLINKS. If that works, no symlink lies on the
+ * way, so the lexical path is the real one and deny subtrees can be judged
+ * on the string. Only a symlink ('..' after a symlink, a link in the
+ * parent, a final link for a write) sends the check down the slow path,
+ * where the mode decides: trust resolves like realpath, beneath lets the
+ * kernel keep the walk under the root, nofollow refuses.
+ *
+ * Everything here is pure code and raw system calls into caller-provided
+ * (stack) buffers: async-signal-safe, no locks, no allocation.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+void fa__decide(struct fa_decision *d, enum fa_verdict v, enum fa_why why, int root, int err)
+{
+	d->verdict = v;
+	d->why = why;
+	d->root = root;
+	d->err = err;
+}
+
+static void set_path(struct fa_decision *d, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= sizeof d->path)
+		n = sizeof d->path - 1;
+	memcpy(d->path, s, n);
+	d->path[n] = 0;
+}
+
+/* Reject what no resolution can help: bad policy, empty, overlong. */
+int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d)
+{
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+	d->path[0] = 0;
+	if (!fa__policy_ok(p)) {
+		fa__decide(d, FA_REJECT, FA_WHY_ERROR, -1, EINVAL);
+		return -EINVAL;
+	}
+	if (!path || !*path) {
+		fa__decide(d, FA_REJECT, FA_WHY_EMPTY, -1, ENOENT);
+		return -ENOENT;
+	}
+	if (strnlen(path, PATH_MAX) >= PATH_MAX) {
+		fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
+		memcpy(d->path, path, 64);
+		strcpy(d->path + 64, "...");
+		return -ENAMETOOLONG;
+	}
+	if (p->unrestricted) {
+		set_path(d, path);
+		return 1;
+	}
+	return 0;
+}
+
+const char *fa__cwd(struct fa__jctx *c)
+{
+	if (c->cwdlen == 0) {
+		int r = fa__sys_getcwd(c->cwd, sizeof c->cwd);
+
+		/* A removed or unreachable cwd holds nothing: no root there. */
+		if (r < 0 || c->cwd[0] != '/')
+			c->cwdlen = -1;
+		else
+			c->cwdlen = (int)strlen(c->cwd);
+	}
+	return c->cwdlen > 0 ? c->cwd : NULL;
+}
+
+ssize_t fa__absolute(int dirfd, const char *path, char *out, size_t len, enum fa_why *why)
+{
+	ssize_t n;
+
+	*why = FA_WHY_NONE;
+	if (path[0] == '/') {
+		n = (ssize_t)strlen(path);
+		if ((size_t)n >= len)
+			return -ENAMETOOLONG;
+		memcpy(out, path, (size_t)n + 1);
+		return n;
+	}
+	if (dirfd == AT_FDCWD) {
+		n = fa__fd_path(AT_FDCWD, out, len);
+		if (n < 0) {
+			*why = FA_WHY_ERROR;
+			return n;
+		}
+	} else {
+		int type = fa__sys_type(dirfd, "", 1);
+
+		if (type < 0 || type != S_IFDIR) {
+			*why = FA_WHY_BAD_FD;
+			return type < 0 ? type : -ENOTDIR;
+		}
+		n = fa__fd_path(dirfd, out, len);
+		if (n < 0) {
+			*why = FA_WHY_BAD_FD;
+			return n;
+		}
+		if (n > 10 && memcmp(out + n - 10, " (deleted)", 10) == 0) {
+			struct statx st;
+
+			/* Either a removed directory, or one really named "x (deleted)". */
+			if (fa__sys_statx(dirfd, "", AT_EMPTY_PATH, STATX_NLINK, &st) < 0 ||
+			    st.stx_nlink == 0) {
+				*why = FA_WHY_BAD_FD;
+				return -ENOENT;
+			}
+		}
+	}
+	if (*path)
+		n = fa__join(out, (size_t)n, path, out, len);
+	if (n < 0)
+		*why = FA_WHY_TOO_LONG;
+	return n;
+}
+
+int fa__find_root(struct fa__jctx *c, const char *path, size_t plen, size_t *rootlen)
+{
+	const fa_policy *p = c->p;
+	int i, best = -1;
+	size_t bestlen = 0;
+
+	for (i = 0; i < p->nroots; i++) {
+		const struct fa__ent *e = &p->roots[i];
+		const char *s = fa__str(p, e);
+		size_t n = e->len;
+
+		if (e->cwd) {
+			s = fa__cwd(c);
+			if (!s)
+				continue;
+			n = (size_t)c->cwdlen;
+		}
+		if ((best < 0 || n > bestlen) && fa__within(path, plen, s, n)) {
+			best = i;
+			bestlen = n;
+		}
+	}
+	if (rootlen)
+		*rootlen = bestlen;
+	return best;
+}
+
+void fa__res_close(struct fa__res *r)
+{
+	if (r->pfd_owned && r->pfd >= 0)
+		fa__sys_close(r->pfd);
+	r->pfd = -1;
+	r->pfd_owned = 0;
+}
+
+/* The base fd and relative path for opening path beneath its root. */
+static int root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen,
+		     const char **rel)
+{
+	const struct fa__ent *e = &c->p->roots[root];
+
+	*rel = path + rootlen;
+	if (rootlen == 1)
+		*rel = path + 1;	/* the root is "/" */
+	while (**rel == '/')
+		(*rel)++;
+	if (!**rel)
+		*rel = ".";
+	if (e->cwd)
+		return AT_FDCWD;
+	return e->fd;	/* -1: a root that did not exist when sealed */
+}
+
+/* Copy path without '.' and empty components (keeping '..'). */
+static ssize_t clean(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *s = in;
+
+	out[o++] = '/';
+	while (*s) {
+		const char *b;
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		b = s;
+		while (*s && *s != '/')
+			s++;
+		n = (size_t)(s - b);
+		if (n == 0 || (n == 1 && b[0] == '.'))
+			continue;
+		if (o > 1)
+			out[o++] = '/';
+		if (o + n + 1 >= len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, b, n);
+		o += n;
+	}
+	out[o] = 0;
+	return (ssize_t)o;
+}
+
+static void res_init(struct fa__res *r)
+{
+	r->pfd = -1;
+	r->pfd_owned = 0;
+	r->root = -1;
+	r->err = 0;
+	r->why = FA_WHY_NONE;
+}
+
+static void res_fd(struct fa__res *r, int fd, int owned)
+{
+	fa__res_close(r);
+	r->pfd = fd;
+	r->pfd_owned = owned;
+}
+
+/* Errors that say "this does not exist (yet)": judge the string. */
+static int absent(int e)
+{
+	return e == -ENOENT || e == -ENOTDIR || e == -EACCES || e == -ENAMETOOLONG;
+}
+
+/* trust, a symlink on the way: where does the directory really lie? */
+static void resolve_trust(struct fa__jctx *c, const char *path, struct fa__res *r)
+{
+	char real[PATH_MAX];
+	int missing, fd;
+	ssize_t n = fa__realpath_prefix(path, real, sizeof real, &missing);
+
+	if (n < 0) {
+		r->err = (int)-n;
+		r->why = n == -ELOOP ? FA_WHY_MAGICLINK : FA_WHY_ERROR;
+		return;
+	}
+	memcpy(r->path, real, (size_t)n + 1);
+	if (missing) {
+		r->err = ENOENT;
+		return;
+	}
+	/* Pin exactly what was judged: the real path has no link left in it. */
+	fd = fa__open(AT_FDCWD, real, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+		      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd >= 0)
+		res_fd(r, fd, 1);
+	else if (fd == -ELOOP)
+		r->err = EAGAIN, r->why = FA_WHY_ERROR;	/* swapped for a link just now */
+	else
+		r->err = -fd;
+}
+
+/* beneath, a symlink on the way: let the kernel keep it under the root. */
+static void resolve_beneath(struct fa__jctx *c, int base, const char *rel, struct fa__res *r)
+{
+	char real[PATH_MAX];
+	int fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			  RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	ssize_t n;
+
+	if (fd == -EXDEV) {
+		r->why = FA_WHY_SYMLINK;
+		return;
+	}
+	if (fd == -ELOOP) {
+		r->why = FA_WHY_MAGICLINK;
+		return;
+	}
+	if (fd < 0) {
+		r->err = -fd;
+		if (!absent(fd))
+			r->why = FA_WHY_ERROR;
+		return;
+	}
+	n = fa__fd_path(fd, real, sizeof real);
+	if (n < 0) {
+		fa__sys_close(fd);
+		r->err = (int)-n;
+		r->why = FA_WHY_ERROR;
+		return;
+	}
+	memcpy(r->path, real, (size_t)n + 1);
+	res_fd(r, fd, 1);
+}
+
+/*
+ * Resolve a directory path that contains no '..' (r->path holds it,
+ * cleaned): the fast path, then the mode's slow path on a symlink.
+ */
+static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
+{
+	int mode = c->p->symlinks, root, base, fd;
+	size_t plen = strlen(r->path), rootlen;
+	const char *rel;
+	unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+
+	root = fa__find_root(c, r->path, plen, &rootlen);
+	if (root < 0 && mode != FA_SYM_TRUST)
+		return;	/* outside; nothing to resolve */
+	if (root >= 0) {
+		base = root_base(c, root, r->path, rootlen, &rel);
+		if (base == -1) {
+			base = AT_FDCWD;
+			rel = r->path;
+		} else {
+			how |= RESOLVE_BENEATH;
+			if (rel[0] == '.' && !rel[1]) {
+				res_fd(r, base, 0);
+				return;
+			}
+		}
+	} else {
+		base = AT_FDCWD;
+		rel = r->path;
+	}
+	fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
+	if (fd == -EBADF && base != AT_FDCWD) {
+		/* The pinned root fd was closed by the program: go by the string. */
+		base = AT_FDCWD;
+		rel = r->path;
+		how &= ~(unsigned)RESOLVE_BENEATH;
+		fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
+	}
+	if (fd >= 0) {
+		res_fd(r, fd, 1);
+		return;
+	}
+	if (fd != -ELOOP && fd != -EXDEV) {
+		r->err = -fd;
+		if (!absent(fd))
+			r->why = FA_WHY_ERROR;
+		return;
+	}
+	switch (mode) {
+	case FA_SYM_NOFOLLOW:
+		r->why = FA_WHY_SYMLINK;
+		return;
+	case FA_SYM_BENEATH:
+		if (!(how & RESOLVE_BENEATH)) {
+			r->why = FA_WHY_SYMLINK;	/* no pinned root to stay beneath */
+			return;
+		}
+		resolve_beneath(c, base, rel, r);
+		return;
+	default:
+		resolve_trust(c, r->path, r);
+		return;
+	}
+}
+
+void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r)
+{
+	char buf[PATH_MAX];
+	int mode = c->p->symlinks;
+	ssize_t n;
+
+	res_init(r);
+	if (!fa__has_dotdot(raw)) {
+		if (clean(raw, r->path, PATH_MAX) < 0)
+			goto toolong;
+		resolve_plain(c, r);
+		return;
+	}
+	/* A '..' after a symlink climbs from the link's target, not lexically. */
+	n = fa__fold_abs(raw, r->path, PATH_MAX);
+	if (n < 0)
+		goto toolong;
+	if (mode == FA_SYM_NOFOLLOW) {
+		int fd = fa__open(AT_FDCWD, raw, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+		if (fd >= 0)
+			res_fd(r, fd, 1);	/* no link anywhere: the fold is exact */
+		else if (fd == -ELOOP)
+			r->why = FA_WHY_SYMLINK;
+		else
+			r->err = -fd;
+		return;
+	}
+	if (mode == FA_SYM_BENEATH) {
+		size_t rootlen;
+		int root = fa__find_root(c, r->path, (size_t)n, &rootlen);
+		const char *rel;
+		int base;
+
+		if (root < 0)
+			return;	/* outside even lexically */
+		if (clean(raw, buf, sizeof buf) < 0)
+			goto toolong;
+		base = root_base(c, root, buf, rootlen, &rel);
+		if (base != -1 && fa__within(buf, strlen(buf), c->p->roots[root].cwd ?
+					     c->cwd : fa__str(c->p, &c->p->roots[root]), rootlen)) {
+			resolve_beneath(c, base, rel, r);
+			return;
+		}
+		/* Climbs in from outside the root: resolve the climb like trust. */
+	}
+	{
+		/* Resolve up to the last '..' for real, then append the rest. */
+		char head[PATH_MAX];
+		const char *s = raw, *cut = raw;
+		int missing;
+
+		while (*s) {
+			const char *b;
+
+			while (*s == '/')
+				s++;
+			b = s;
+			while (*s && *s != '/')
+				s++;
+			if (s - b == 2 && b[0] == '.' && b[1] == '.')
+				cut = s;
+		}
+		if ((size_t)(cut - raw) >= sizeof head)
+			goto toolong;
+		memcpy(head, raw, (size_t)(cut - raw));
+		head[cut - raw] = 0;
+		n = fa__realpath_prefix(head, buf, sizeof buf, &missing);
+		if (n < 0) {
+			r->err = (int)-n;
+			r->why = n == -ELOOP ? FA_WHY_MAGICLINK : FA_WHY_ERROR;
+			return;
+		}
+		if (*cut && fa__join(buf, (size_t)n, cut, buf, sizeof buf) < 0)
+			goto toolong;
+		if (clean(buf, r->path, PATH_MAX) < 0)
+			goto toolong;
+		if (missing) {
+			r->err = ENOENT;
+			return;
+		}
+		resolve_plain(c, r);
+		return;
+	}
+toolong:
+	r->err = ENAMETOOLONG;
+	r->why = FA_WHY_TOO_LONG;
+}
+
+/*
+ * Resolve the parent of raw and name its final component. name/nlen point
+ * into raw; "/" has the name "." (it is its own parent).
+ */
+void fa__resolve_parent(struct fa__jctx *c, const char *raw, struct fa__res *r,
+			const char **name, size_t *nlen)
+{
+	char dir[PATH_MAX];
+	size_t dlen;
+
+	fa__split(raw, &dlen, name, nlen);
+	if (*nlen == 0) {
+		*name = ".";
+		*nlen = 1;
+	}
+	memcpy(dir, raw, dlen);
+	dir[dlen] = 0;
+	if (dlen == 0)
+		strcpy(dir, "/");
+	fa__resolve_dir(c, dir, r);
+}
+
+/* path = dir + "/" + name, folded when name is "." or "..". */
+static int target_path(const char *dir, const char *name, size_t nlen, char *out, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	size_t dl = strlen(dir);
+
+	if (nlen > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(tmp, name, nlen);
+	tmp[nlen] = 0;
+	if (fa__join(dir, dl, tmp, out, len) < 0)
+		return -ENAMETOOLONG;
+	if ((nlen == 1 && name[0] == '.') || (nlen == 2 && name[0] == '.' && name[1] == '.')) {
+		char f[PATH_MAX];
+
+		if (fa__fold_abs(out, f, sizeof f) < 0)
+			return -ENAMETOOLONG;
+		strcpy(out, f);
+	}
+	return 0;
+}
+
+/*
+ * The verdict on a resolved target. parent: the real directory holding it
+ * (rule "parent"), or NULL (rule "self": the target itself must be inside).
+ */
+static enum fa_verdict verdict(struct fa__jctx *c, const char *parent, const char *target,
+			       int protect, enum fa_why outside, struct fa_decision *d)
+{
+	const fa_policy *p = c->p;
+	const char *judged = parent ? parent : target;
+	size_t tlen = strlen(target);
+	int i, root = fa__find_root(c, judged, strlen(judged), NULL);
+
+	set_path(d, target);
+	if (root < 0) {
+		fa__decide(d, FA_DENY, p->nroots ? outside : FA_WHY_NO_ROOTS, -1, d->err);
+		return FA_DENY;
+	}
+	for (i = 0; protect && i < p->ndeny; i++) {
+		const struct fa__ent *e = &p->deny[i];
+
+		if (fa__within(fa__str(p, e), e->len, target, tlen) &&
+		    fa__find_root(c, target, tlen, NULL) >= 0) {
+			fa__decide(d, FA_DENY, FA_WHY_PROTECTS_DENY, root, d->err);
+			return FA_DENY;
+		}
+	}
+	for (i = 0; i < p->ndeny; i++) {
+		const struct fa__ent *e = &p->deny[i];
+
+		if (fa__within(target, tlen, fa__str(p, e), e->len)) {
+			fa__decide(d, FA_DENY, FA_WHY_DENY_SUBTREE, root, d->err);
+			return FA_DENY;
+		}
+	}
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, d->err);
+	return FA_ALLOW;
+}
+
+enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
+			      struct fa_decision *d, struct fa__pinned *keep)
+{
+	char cur[PATH_MAX], target[PATH_MAX];
+	char pbuf[PATH_MAX];
+	struct fa__res r;
+	const char *name;
+	size_t nlen;
+	int links = 0, first = 1;
+	enum fa_verdict v;
+
+	r.path = pbuf;
+	d->err = 0;
+	if (keep) {
+		keep->fd = -1;
+		keep->owned = 0;
+		keep->followed = 0;
+	}
+	if (strlen(abs) >= sizeof cur) {
+		fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
+		return FA_REJECT;
+	}
+	strcpy(cur, abs);
+	for (;;) {
+		fa__resolve_parent(c, cur, &r, &name, &nlen);
+		if (r.why != FA_WHY_NONE) {
+			set_path(d, r.path);
+			fa__decide(d, r.why == FA_WHY_TOO_LONG ? FA_REJECT : FA_DENY, r.why, -1, r.err);
+			fa__res_close(&r);
+			return d->verdict;
+		}
+		if (target_path(r.path, name, nlen, target, sizeof target) < 0) {
+			fa__res_close(&r);
+			fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
+			return FA_REJECT;
+		}
+		if (first && keep) {
+			/* The caller acts on the original name in its checked parent. */
+			keep->fd = r.pfd;
+			keep->owned = r.pfd_owned;
+			keep->err = r.err;
+			r.pfd_owned = 0;
+		}
+		first = 0;
+		if (!rule->follow || r.pfd < 0 || (nlen <= 2 && name[0] == '.' &&
+						   (nlen == 1 || name[1] == '.')))
+			break;
+		{
+			char nm[NAME_MAX + 1], link[PATH_MAX];
+			ssize_t n;
+
+			memcpy(nm, name, nlen);
+			nm[nlen] = 0;
+			if (fa__sys_type(r.pfd, nm, 0) != S_IFLNK)
+				break;
+			if (c->p->symlinks == FA_SYM_NOFOLLOW) {
+				set_path(d, target);
+				fa__decide(d, FA_DENY, FA_WHY_SYMLINK, -1, 0);
+				fa__res_close(&r);
+				return FA_DENY;
+			}
+			n = fa__sys_readlinkat(r.pfd, nm, link, sizeof link - 1);
+			if (n <= 0 || ++links > FA__MAX_LINKS) {
+				set_path(d, target);
+				fa__decide(d, FA_DENY, FA_WHY_ERROR, -1, n < 0 ? (int)-n : ELOOP);
+				fa__res_close(&r);
+				return FA_DENY;
+			}
+			link[n] = 0;
+			if (link[0] == '/' && c->p->symlinks == FA_SYM_BENEATH) {
+				set_path(d, target);
+				fa__decide(d, FA_DENY, FA_WHY_SYMLINK, -1, 0);
+				fa__res_close(&r);
+				return FA_DENY;
+			}
+			if (link[0] == '/') {
+				strcpy(cur, link);
+			} else if (fa__join(r.path, strlen(r.path), link, cur, sizeof cur) < 0) {
+				fa__res_close(&r);
+				fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
+				return FA_REJECT;
+			}
+			if (keep)
+				keep->followed = 1;
+			fa__res_close(&r);
+		}
+	}
+	d->err = r.err;
+	if (rule->self)
+		v = verdict(c, NULL, target, rule->protect, rule->outside, d);
+	else
+		v = verdict(c, r.path, target, rule->protect, rule->outside, d);
+	fa__res_close(&r);
+	return v;
+}
+
+/* Write-class exceptions: already-open writable fds, devices and FIFOs. */
+static int write_exception(struct fa__jctx *c, int dirfd, const char *path, const char *abs,
+			   struct fa_decision *d)
+{
+	int n = fa__fd_alias(abs, fa__sys_getpid());
+	int type;
+
+	if (n >= 0) {
+		int fl = fa__sys_fcntl(n, F_GETFL, 0);
+
+		if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_PATH)) {
+			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+			return 1;
+		}
+		return 0;
+	}
+	type = fa__sys_type(dirfd, path, 1);
+	if (type == S_IFCHR || type == S_IFIFO) {
+		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+		return 1;
+	}
+	return 0;
+}
+
+void fa__rule_for(enum fa_op op, struct fa__rule *rule)
+{
+	memset(rule, 0, sizeof *rule);
+	rule->outside = FA_WHY_OUTSIDE;
+	switch (op) {
+	case FA_OP_WRITE:
+		rule->follow = 1;
+		break;
+	case FA_OP_ATTR:
+		/* chmod, chown and setxattr act on a link's target. */
+		rule->follow = 1;
+		rule->protect = 1;
+		break;
+	case FA_OP_REMOVE:
+	case FA_OP_RENAME:
+	case FA_OP_EXCHANGE:
+		rule->protect = 1;
+		break;
+	case FA_OP_DIR:
+	case FA_OP_CHDIR:
+		rule->self = 1;
+		rule->follow = 1;
+		break;
+	case FA_OP_LINK:
+		rule->self = 1;
+		rule->follow = 1;
+		rule->outside = FA_WHY_LINK_TARGET;
+		break;
+	default:
+		break;
+	}
+}
+
+enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, int write,
+			      int dirfd, const char *path, struct fa_decision *d)
+{
+	char abs[PATH_MAX];
+	enum fa_why why;
+	ssize_t n = fa__absolute(dirfd, path, abs, sizeof abs, &why);
+	enum fa_verdict v;
+
+	if (n < 0) {
+		set_path(d, path);
+		fa__decide(d, why == FA_WHY_TOO_LONG ? FA_REJECT : FA_REJECT, why, -1, (int)-n);
+		return FA_REJECT;
+	}
+	v = fa__judge_abs(c, abs, rule, d, NULL);
+	if (v == FA_DENY && write && write_exception(c, dirfd, path, abs, d))
+		return FA_ALLOW;
+	return v;
+}
+
+enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+			 struct fa_decision *d)
+{
+	struct fa__jctx c;
+	struct fa__rule rule;
+	int r = fa__precheck(p, path, d);
+
+	if (r != 0)
+		return d->verdict;
+	c.p = p;
+	c.cwdlen = 0;
+	if (op == FA_OP_SYMLINK)
+		op = FA_OP_CREATE;
+	fa__rule_for(op, &rule);
+	return fa__check_one(&c, &rule, op == FA_OP_WRITE, dirfd, path, d);
+}
+
+/* The path an fd names, for hard-link sources given as an fd. */
+static int fd_source(int dirfd, const char *path, char *out, size_t len)
+{
+	int n;
+	ssize_t r;
+
+	if (!*path)
+		n = dirfd;
+	else
+		n = fa__fd_alias(path, fa__sys_getpid());
+	if (n < 0 && n != AT_FDCWD)
+		return 0;
+	r = fa__fd_path(n, out, len);
+	return r < 0 ? (int)r : 1;
+}
+
+enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const char *path1,
+			  int dirfd2, const char *path2, struct fa_decision *d1,
+			  struct fa_decision *d2)
+{
+	struct fa__jctx c;
+	struct fa__rule r1, r2;
+	enum fa_verdict v1, v2;
+	int pre;
+
+	c.p = p;
+	c.cwdlen = 0;
+	switch (op) {
+	case FA_OP_RENAME:
+		fa__rule_for(FA_OP_RENAME, &r1);
+		fa__rule_for(FA_OP_CREATE, &r2);
+		break;
+	case FA_OP_EXCHANGE:
+		fa__rule_for(FA_OP_EXCHANGE, &r1);
+		r2 = r1;
+		break;
+	case FA_OP_LINK:
+		fa__rule_for(FA_OP_LINK, &r1);
+		fa__rule_for(FA_OP_CREATE, &r2);
+		break;
+	case FA_OP_SYMLINK:
+		fa__rule_for(FA_OP_CREATE, &r1);
+		fa__rule_for(FA_OP_LINK, &r2);
+		break;
+	default:
+		v1 = fa_check(p, op, dirfd1, path1, d1);
+		v2 = fa_check(p, op, dirfd2, path2, d2);
+		return v1 > v2 ? v1 : v2;
+	}
+
+	/* First path. A hard-link source may be the fd itself (AT_EMPTY_PATH). */
+	if (op == FA_OP_LINK && path1 && (!*path1 || fa__fd_alias(path1, fa__sys_getpid()) >= 0)) {
+		char src[PATH_MAX];
+		int k;
+
+		pre = fa__precheck(p, "fd", d1);
+		if (pre < 0) {
+			v1 = d1->verdict;
+		} else if (pre > 0) {
+			v1 = FA_ALLOW;
+		} else if ((k = fd_source(dirfd1, path1, src, sizeof src)) <= 0) {
+			fa__decide(d1, FA_REJECT, FA_WHY_BAD_FD, -1, k < 0 ? -k : EBADF);
+			v1 = FA_REJECT;
+		} else {
+			v1 = fa__judge_abs(&c, src, &r1, d1, NULL);
+		}
+	} else {
+		pre = fa__precheck(p, path1, d1);
+		v1 = pre ? d1->verdict : fa__check_one(&c, &r1, 0, dirfd1, path1, d1);
+	}
+
+	/* Second path: a symlink's target is read relative to the new link. */
+	if (op == FA_OP_SYMLINK) {
+		char base[PATH_MAX], abs[PATH_MAX];
+		enum fa_why why;
+		ssize_t n;
+
+		pre = fa__precheck(p, path2, d2);
+		if (pre)
+			return v1 > d2->verdict ? v1 : d2->verdict;
+		if (path2[0] == '/') {
+			v2 = fa__judge_abs(&c, path2, &r2, d2, NULL);
+		} else {
+			size_t dlen, nlen;
+			const char *nm;
+
+			n = fa__absolute(dirfd1, path1, base, sizeof base, &why);
+			if (n < 0) {
+				fa__decide(d2, FA_REJECT, why, -1, (int)-n);
+				v2 = FA_REJECT;
+			} else {
+				fa__split(base, &dlen, &nm, &nlen);
+				base[dlen ? dlen : 1] = 0;
+				if (fa__join(base, strlen(base), path2, abs, sizeof abs) < 0) {
+					fa__decide(d2, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
+					v2 = FA_REJECT;
+				} else {
+					v2 = fa__judge_abs(&c, abs, &r2, d2, NULL);
+				}
+			}
+		}
+	} else {
+		pre = fa__precheck(p, path2, d2);
+		v2 = pre ? d2->verdict : fa__check_one(&c, &r2, 0, dirfd2, path2, d2);
+	}
+	return v1 > v2 ? v1 : v2;
+}
+
+enum fa_verdict fa_check_path(const fa_policy *p, const char *path, struct fa_decision *d)
+{
+	char abs[PATH_MAX], norm[PATH_MAX];
+	struct fa__jctx c;
+	struct fa__rule rule;
+	int r = fa__precheck(p, path, d);
+
+	if (r != 0)
+		return d->verdict;
+	c.p = p;
+	c.cwdlen = 0;
+	if (p->nroots == 0) {
+		set_path(d, path);
+		fa__decide(d, FA_DENY, FA_WHY_NO_ROOTS, -1, 0);
+		return FA_DENY;
+	}
+	if (path[0] == '/') {
+		if (fa__fold_abs(path, abs, sizeof abs) < 0) {
+			fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
+			return FA_REJECT;
+		}
+	} else {
+		const struct fa__ent *e = &p->roots[0];
+		const char *base = e->cwd ? fa__cwd(&c) : fa__str(p, e);
+		ssize_t n = fa_lex_normalize(path, norm, sizeof norm);
+
+		if (n == -EXDEV) {
+			set_path(d, path);
+			fa__decide(d, FA_REJECT, FA_WHY_ESCAPES, -1, 0);
+			return FA_REJECT;
+		}
+		if (n < 0 || !base || fa__join(base, strlen(base), norm, abs, sizeof abs) < 0) {
+			set_path(d, path);
+			fa__decide(d, FA_REJECT, base ? FA_WHY_TOO_LONG : FA_WHY_ERROR, -1,
+				   base ? ENAMETOOLONG : ENOENT);
+			return FA_REJECT;
+		}
+		if (!*norm)
+			strcpy(abs, base);
+	}
+	fa__rule_for(FA_OP_DIR, &rule);
+	return fa__judge_abs(&c, abs, &rule, d, NULL);
+}

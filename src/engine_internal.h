@@ -1,0 +1,155 @@
+/*
+ * engine_internal.h - what the engine's files share with each other (and
+ * with the Workspace API and the shim, which link the same convenience
+ * library). Public names are fa_*, internal ones fa__*.
+ */
+#ifndef FA_ENGINE_INTERNAL_H
+#define FA_ENGINE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "fa_policy.h"
+#include "sys.h"
+
+#define FA__MAX_ROOTS 64
+#define FA__MAX_DENY 64
+#define FA__POLICY_MAGIC 0x66617031u
+/* Bounded retry of openat2 on EAGAIN (libpathrs measured 128 as enough). */
+#define FA__EAGAIN_RETRIES 128
+/* Symlinks followed in one resolution, as the kernel's MAXSYMLINKS. */
+#define FA__MAX_LINKS 40
+
+struct fa__ent {
+	int fd;		/* pinned O_PATH directory fd, or -1 */
+	int cwd;	/* root: the live current directory */
+	int root;	/* deny: index of the root that holds it */
+	uint32_t off;	/* the path, in the pool */
+	uint32_t len;
+};
+
+/*
+ * The whole policy lives in one anonymous mapping, made read-only by
+ * fa_policy_seal(): nothing is allocated through malloc, and code running
+ * under the policy cannot loosen it by writing to it.
+ */
+struct fa_policy {
+	uint32_t magic;
+	int sealed;
+	int unrestricted;
+	int symlinks;
+	int nroots;
+	int ndeny;
+	size_t mapsize;
+	size_t used;
+	struct fa__ent roots[FA__MAX_ROOTS];
+	struct fa__ent deny[FA__MAX_DENY];
+	char pool[];
+};
+
+static inline const char *fa__str(const fa_policy *p, const struct fa__ent *e)
+{
+	return p->pool + e->off;
+}
+
+/* ---- match.c: pure string work, no I/O ---- */
+
+/* 1 if path (plen bytes) is base or lies below it, by whole components. */
+int fa__within(const char *path, size_t plen, const char *base, size_t blen);
+/*
+ * Fold an absolute path lexically ('.', '//', 'a/..', '..' at '/' stays).
+ * Returns the length, or -ENAMETOOLONG.
+ */
+ssize_t fa__fold_abs(const char *in, char *out, size_t len);
+/* 1 if some component of path is "..". */
+int fa__has_dotdot(const char *path);
+/*
+ * Split a path into its directory part and final component, ignoring
+ * trailing slashes: *dlen is the length of the directory part (0 for a
+ * bare name, 1 for "/x"), *name / *nlen the final component without
+ * trailing slashes (nlen 0 only for "/" or a path of slashes).
+ */
+void fa__split(const char *path, size_t *dlen, const char **name, size_t *nlen);
+/*
+ * /dev/fd/N, /dev/stdin|stdout|stderr, /proc/self/fd/N,
+ * /proc/thread-self/fd/N, /proc/<pid>/fd/N: N, or -1.
+ */
+int fa__fd_alias(const char *path, int pid);
+/* Join base (absolute) and rel into out; -ENAMETOOLONG if it does not fit. */
+ssize_t fa__join(const char *base, size_t blen, const char *rel, char *out, size_t len);
+/* The decimal form of n into buf; returns the length. */
+size_t fa__utoa(unsigned long n, char *buf);
+
+/* ---- resolve*.c ---- */
+
+/*
+ * Like openat2(dirfd, path, {flags, mode, resolve}), with EAGAIN retried
+ * a bounded number of times and the O_PATH walk used when openat2 is
+ * missing, refused, or forced off. Returns an fd or -errno.
+ */
+int fa__open(int dirfd, const char *path, int flags, mode_t mode, unsigned resolve);
+int fa__open_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned resolve);
+int fa__open_walk(int dirfd, const char *path, int flags, mode_t mode, unsigned resolve);
+/* 1 when fa__open takes the openat2 route. */
+int fa__openat2_usable(void);
+/* The absolute path an fd names (readlink of /proc/self/fd/N); length or -errno. */
+ssize_t fa__fd_path(int fd, char *buf, size_t len);
+/* Flags openat2 accepts (it refuses unknown bits, unlike openat). */
+int fa__openat2_flags(int flags);
+
+/* ---- policy.c ---- */
+int fa__policy_ok(const fa_policy *p);
+/* Resolve an absolute path like realpath, keeping a missing tail lexically. */
+ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing);
+
+/* ---- check.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
+
+/* Per-call state: the policy and the current directory, read at most once. */
+struct fa__jctx {
+	const fa_policy *p;
+	int cwdlen;		/* 0: not read yet; -1: unknown */
+	char cwd[PATH_MAX];
+};
+
+/* Which path an operation judges, and how. */
+struct fa__rule {
+	int self;		/* the target itself must be inside (else: its parent) */
+	int follow;		/* a final symlink is followed (per the mode) */
+	int protect;		/* the target may not be a deny dir or hold one */
+	enum fa_why outside;	/* the reason given when outside every root */
+};
+
+struct fa__res {
+	char *path;		/* PATH_MAX buffer: the real directory (best known form) */
+	int pfd;		/* its O_PATH fd, -1 if none */
+	int pfd_owned;
+	int root;
+	int err;		/* positive errno met during resolution */
+	enum fa_why why;	/* a resolution-level denial (symlink, magic link) */
+};
+
+/* The parent a checked operation acts in. */
+struct fa__pinned {
+	int fd;
+	int owned;
+	int err;		/* why there is no fd (the parent does not exist...) */
+	int followed;		/* a final symlink was followed while judging */
+};
+
+int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d);
+const char *fa__cwd(struct fa__jctx *c);
+/* The absolute form of (dirfd, path): length, or -errno with *why set. */
+ssize_t fa__absolute(int dirfd, const char *path, char *out, size_t len, enum fa_why *why);
+/* The root (longest match) that holds path, or -1. */
+int fa__find_root(struct fa__jctx *c, const char *path, size_t plen, size_t *rootlen);
+void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r);
+void fa__resolve_parent(struct fa__jctx *c, const char *raw, struct fa__res *r,
+			const char **name, size_t *nlen);
+void fa__res_close(struct fa__res *r);
+void fa__rule_for(enum fa_op op, struct fa__rule *rule);
+enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
+			      struct fa_decision *d, struct fa__pinned *keep);
+enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, int write,
+			      int dirfd, const char *path, struct fa_decision *d);
+void fa__decide(struct fa_decision *d, enum fa_verdict v, enum fa_why why, int root, int err);
+
+#endif

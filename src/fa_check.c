@@ -1,0 +1,234 @@
+/*
+ * fa-check: the policy engine as a path oracle. One JSON line per path,
+ * in PathFence's shape: allow (path, root, rel), deny (path, reason) or
+ * reject (reason).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fa_policy.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: fa-check --allow DIR [--allow DIR]... [--deny DIR]...\n"
+	      "                [--symlinks=trust|beneath|nofollow] [--portable] [--] PATH...\n"
+	      "\n"
+	      "Judge each PATH against the write roots and print one JSON line per path:\n"
+	      "  {\"input\":...,\"decision\":\"allow\",\"path\":...,\"root\":...,\"rel\":...}\n"
+	      "  {\"input\":...,\"decision\":\"deny\",\"path\":...,\"reason\":...}\n"
+	      "  {\"input\":...,\"decision\":\"reject\",\"reason\":...}\n"
+	      "A relative PATH is taken relative to the first --allow directory; '..'\n"
+	      "climbing above it is rejected (\"escapes\"). An absolute PATH is matched\n"
+	      "against every root. Symlinks are resolved per --symlinks (default trust).\n"
+	      "--portable also rejects names other systems cannot hold (CON, NUL, COM1,\n"
+	      "LPT1... with any extension, ':', a trailing dot or space).\n"
+	      "\n"
+	      "Exit status: 0 every path allowed, 1 some path denied or rejected,\n"
+	      "2 usage or policy error (nothing is judged).\n",
+	      f);
+}
+
+/*
+ * JSON string: valid UTF-8 passes through; '"', '\\' and control
+ * characters are escaped; a byte that is not part of valid UTF-8 is
+ * written as \u00XX (its Latin-1 reading), so the line stays valid JSON.
+ */
+static void json_str(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	putchar('"');
+	while (*u) {
+		unsigned c = *u;
+		size_t n = 0, i;
+
+		if (c == '"' || c == '\\') {
+			putchar('\\');
+			putchar((int)c);
+			u++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			printf("\\u%04x", c);
+			u++;
+			continue;
+		}
+		if (c < 0x80) {
+			putchar((int)c);
+			u++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		for (i = 1; n && i <= n; i++)
+			if ((u[i] & 0xc0) != 0x80)
+				n = 0;
+		/* Overlong forms and surrogates are not valid UTF-8 either. */
+		if (n == 2 && ((c == 0xe0 && u[1] < 0xa0) || (c == 0xed && u[1] >= 0xa0)))
+			n = 0;
+		if (n == 3 && ((c == 0xf0 && u[1] < 0x90) || (c == 0xf4 && u[1] >= 0x90)))
+			n = 0;
+		if (!n) {
+			printf("\\u%04x", c);
+			u++;
+			continue;
+		}
+		fwrite(u, 1, n + 1, stdout);
+		u += n + 1;
+	}
+	putchar('"');
+}
+
+static int portable_rel(const char *rel)
+{
+	const char *s = rel;
+
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n && !fa_name_portable(s, n))
+			return 0;
+		s += n + (e ? 1 : 0);
+	}
+	return 1;
+}
+
+static int judge(const fa_policy *p, const char *input, int portable)
+{
+	struct fa_decision d;
+	enum fa_verdict v = fa_check_path(p, input, &d);
+	char cwd[PATH_MAX];
+	const char *root = NULL, *rel = ".";
+
+	if (v == FA_ALLOW && d.root >= 0) {
+		size_t rl;
+
+		root = fa_policy_root(p, d.root);
+		if (root && strcmp(root, ".") == 0)
+			root = getcwd(cwd, sizeof cwd) ? cwd : NULL;
+		rl = root ? strlen(root) : 0;
+		if (root && strlen(d.path) > rl)
+			rel = d.path + rl + (root[rl - 1] == '/' ? 0 : 1);
+		if (portable && !portable_rel(rel)) {
+			v = FA_REJECT;
+			d.why = FA_WHY_PORTABLE;
+		}
+	}
+	fputs("{\"input\":", stdout);
+	json_str(input);
+	switch (v) {
+	case FA_ALLOW:
+		fputs(",\"decision\":\"allow\",\"path\":", stdout);
+		json_str(d.path);
+		if (root) {
+			fputs(",\"root\":", stdout);
+			json_str(root);
+			fputs(",\"rel\":", stdout);
+			json_str(rel);
+		}
+		break;
+	case FA_DENY:
+		fputs(",\"decision\":\"deny\",\"path\":", stdout);
+		json_str(d.path);
+		printf(",\"reason\":\"%s\"", fa_why_name(d.why));
+		break;
+	default:
+		printf(",\"decision\":\"reject\",\"reason\":\"%s\"", fa_why_name(d.why));
+		break;
+	}
+	fputs("}\n", stdout);
+	return v == FA_ALLOW ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"allow", required_argument, NULL, 'a'},
+		{"deny", required_argument, NULL, 'd'},
+		{"symlinks", required_argument, NULL, 's'},
+		{"portable", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char msg[512];
+	fa_policy *p = fa_policy_new();
+	int c, r, portable = 0, nallow = 0, status = 0, i;
+
+	if (!p) {
+		fprintf(stderr, "fa-check: cannot build a policy: %s\n", strerror(ENOMEM));
+		return 2;
+	}
+	while ((c = getopt_long(argc, argv, "+a:d:s:ph", opts, NULL)) != -1) {
+		enum fa_symlinks mode;
+
+		switch (c) {
+		case 'a':
+			r = fa_policy_add_root(p, optarg, msg, sizeof msg);
+			if (r < 0) {
+				fprintf(stderr, "fa-check: --allow %s: %s\n", optarg, msg);
+				return 2;
+			}
+			nallow++;
+			break;
+		case 'd':
+			r = fa_policy_add_deny(p, optarg, msg, sizeof msg);
+			if (r < 0) {
+				fprintf(stderr, "fa-check: --deny %s: %s\n", optarg, msg);
+				return 2;
+			}
+			break;
+		case 's':
+			if (fa_symlinks_parse(optarg, &mode) < 0) {
+				fprintf(stderr,
+					"fa-check: --symlinks: '%s' is not trust, beneath or nofollow\n",
+					optarg);
+				return 2;
+			}
+			fa_policy_set_symlinks(p, mode);
+			break;
+		case 'p':
+			portable = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!nallow) {
+		fputs("fa-check: at least one --allow DIR is required\n", stderr);
+		usage(stderr);
+		return 2;
+	}
+	if (optind >= argc) {
+		fputs("fa-check: no PATH to check\n", stderr);
+		usage(stderr);
+		return 2;
+	}
+	r = fa_policy_seal(p, 0, msg, sizeof msg);
+	if (r < 0) {
+		fprintf(stderr, "fa-check: bad policy: %s\n", msg);
+		return 2;
+	}
+	for (i = optind; i < argc; i++)
+		status |= judge(p, argv[i], portable);
+	fa_policy_free(p);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "fa-check: cannot write the answer: %s\n", strerror(errno));
+		return 2;
+	}
+	return status;
+}

@@ -1,0 +1,273 @@
+/*
+ * match.c - pure path-string work: component matching, lexical folding,
+ * portable names. No I/O, no allocation: safe anywhere, easy to test.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+int fa__within(const char *path, size_t plen, const char *base, size_t blen)
+{
+	/* "/" holds every absolute path. */
+	if (blen == 1 && base[0] == '/')
+		return plen >= 1 && path[0] == '/';
+	if (plen < blen || memcmp(path, base, blen) != 0)
+		return 0;
+	return plen == blen || path[blen] == '/';
+}
+
+ssize_t fa__fold_abs(const char *in, char *out, size_t len)
+{
+	size_t o = 1;
+	const char *s = in;
+
+	if (len < 2)
+		return -ENAMETOOLONG;
+	out[0] = '/';
+	while (*s) {
+		const char *c;
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		c = s;
+		while (*s && *s != '/')
+			s++;
+		n = (size_t)(s - c);
+		if (n == 1 && c[0] == '.')
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+			continue;
+		}
+		if (o > 1) {
+			if (o + 1 >= len)
+				return -ENAMETOOLONG;
+			out[o++] = '/';
+		}
+		if (o + n >= len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, c, n);
+		o += n;
+	}
+	out[o] = 0;
+	return (ssize_t)o;
+}
+
+ssize_t fa_lex_normalize(const char *rel, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *s = rel;
+
+	if (!rel || rel[0] == '/')
+		return -EINVAL;
+	if (len < 1)
+		return -ENAMETOOLONG;
+	while (*s) {
+		const char *c;
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		c = s;
+		while (*s && *s != '/')
+			s++;
+		n = (size_t)(s - c);
+		if (n == 1 && c[0] == '.')
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (o == 0)
+				return -EXDEV;
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+			continue;
+		}
+		if (o > 0) {
+			if (o + 1 >= len)
+				return -ENAMETOOLONG;
+			out[o++] = '/';
+		}
+		if (o + n >= len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, c, n);
+		o += n;
+	}
+	out[o] = 0;
+	return (ssize_t)o;
+}
+
+int fa__has_dotdot(const char *path)
+{
+	const char *s = path;
+
+	while (*s) {
+		const char *c;
+
+		while (*s == '/')
+			s++;
+		c = s;
+		while (*s && *s != '/')
+			s++;
+		if (s - c == 2 && c[0] == '.' && c[1] == '.')
+			return 1;
+	}
+	return 0;
+}
+
+void fa__split(const char *path, size_t *dlen, const char **name, size_t *nlen)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	if (end == 1 && path[0] == '/') {
+		*dlen = 1;
+		*name = path + 1;
+		*nlen = 0;
+		return;
+	}
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	*name = path + start;
+	*nlen = end - start;
+	/* The directory part keeps no trailing slash, except the root itself. */
+	end = start;
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	*dlen = end;
+}
+
+static int parse_uint(const char *s, const char **end)
+{
+	long n = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	while (*s >= '0' && *s <= '9') {
+		n = n * 10 + (*s - '0');
+		if (n > 0x7fffffff)
+			return -1;
+		s++;
+	}
+	*end = s;
+	return (int)n;
+}
+
+int fa__fd_alias(const char *path, int pid)
+{
+	const char *s, *e;
+	int n;
+
+	if (strcmp(path, "/dev/stdin") == 0)
+		return 0;
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	if (strncmp(path, "/dev/fd/", 8) == 0) {
+		s = path + 8;
+	} else if (strncmp(path, "/proc/", 6) == 0) {
+		s = path + 6;
+		if (strncmp(s, "self/", 5) == 0) {
+			s += 5;
+		} else if (strncmp(s, "thread-self/", 12) == 0) {
+			s += 12;
+		} else {
+			n = parse_uint(s, &e);
+			if (n < 0 || n != pid || *e != '/')
+				return -1;
+			s = e + 1;
+		}
+		if (strncmp(s, "fd/", 3) != 0)
+			return -1;
+		s += 3;
+	} else {
+		return -1;
+	}
+	n = parse_uint(s, &e);
+	if (n < 0 || *e)
+		return -1;
+	return n;
+}
+
+ssize_t fa__join(const char *base, size_t blen, const char *rel, char *out, size_t len)
+{
+	size_t rlen = strlen(rel);
+	size_t need = blen + 1 + rlen + 1;
+
+	if (need > len)
+		return -ENAMETOOLONG;
+	if (out != base)
+		memmove(out, base, blen);
+	if (blen == 0 || out[blen - 1] != '/')
+		out[blen++] = '/';
+	memcpy(out + blen, rel, rlen + 1);
+	return (ssize_t)(blen + rlen);
+}
+
+size_t fa__utoa(unsigned long n, char *buf)
+{
+	char tmp[24];
+	size_t i = 0, j;
+
+	do {
+		tmp[i++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	for (j = 0; j < i; j++)
+		buf[j] = tmp[i - 1 - j];
+	buf[i] = 0;
+	return i;
+}
+
+static int upper(int c)
+{
+	return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+}
+
+int fa_name_portable(const char *name, size_t len)
+{
+	static const char *const reserved[] = {"CON", "PRN", "AUX", "NUL"};
+	size_t base = 0, i;
+
+	if (len == 0)
+		return 0;
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 1;
+	for (i = 0; i < len; i++)
+		if (name[i] == ':' || name[i] == '/' || name[i] == 0)
+			return 0;
+	if (name[len - 1] == '.' || name[len - 1] == ' ')
+		return 0;
+	/* Windows reserves the device names whatever extension follows. */
+	while (base < len && name[base] != '.')
+		base++;
+	/* "CON .txt" is CON too: trailing spaces of the stem are ignored. */
+	while (base > 0 && name[base - 1] == ' ')
+		base--;
+	if (base == 3) {
+		for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+			if (upper(name[0]) == reserved[i][0] && upper(name[1]) == reserved[i][1] &&
+			    upper(name[2]) == reserved[i][2])
+				return 0;
+	}
+	if (base == 4 && name[3] >= '1' && name[3] <= '9') {
+		if ((upper(name[0]) == 'C' && upper(name[1]) == 'O' && upper(name[2]) == 'M') ||
+		    (upper(name[0]) == 'L' && upper(name[1]) == 'P' && upper(name[2]) == 'T'))
+			return 0;
+	}
+	return 1;
+}

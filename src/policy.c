@@ -1,0 +1,529 @@
+/*
+ * policy.c - building, sealing, printing and parsing a policy.
+ *
+ * Building happens once, before any check, so it may format messages with
+ * snprintf and read $HOME; it still opens nothing through libc. Sealing
+ * resolves every root and deny subtree once (realpath semantics through the
+ * engine's own resolver), pins each existing root with an O_PATH fd, and
+ * makes the arena read-only.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine_internal.h"
+
+/* Every string may be stored twice: as given, then as resolved. */
+#define POOL_SIZE ((size_t)2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) * PATH_MAX)
+
+static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msg && msglen) {
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+fa_policy *fa_policy_new(void)
+{
+	size_t size = sizeof(struct fa_policy) + POOL_SIZE;
+	fa_policy *p;
+
+	size = (size + 4095) & ~(size_t)4095;
+	p = fa__sys_mmap(size, PROT_READ | PROT_WRITE);
+	if (!p)
+		return NULL;
+	p->magic = FA__POLICY_MAGIC;
+	p->mapsize = size;
+	p->symlinks = FA_SYM_TRUST;
+	p->used = 1;	/* offset 0 holds "" */
+	return p;
+}
+
+void fa_policy_free(fa_policy *p)
+{
+	int i;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return;
+	for (i = 0; i < p->nroots; i++)
+		if (p->roots[i].fd >= 0)
+			fa__sys_close(p->roots[i].fd);
+	fa__sys_munmap(p, p->mapsize);
+}
+
+int fa__policy_ok(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC && p->sealed;
+}
+
+static int pool_add(fa_policy *p, const char *s, size_t n, uint32_t *off)
+{
+	if (p->used + n + 1 > POOL_SIZE)
+		return -ENOSPC;
+	memcpy(p->pool + p->used, s, n);
+	p->pool[p->used + n] = 0;
+	*off = (uint32_t)p->used;
+	p->used += n + 1;
+	return 0;
+}
+
+/* "~" expansion and absolutisation of a path given by the user. */
+static int absolute(const char *path, char *out, size_t len, char *msg, size_t msglen)
+{
+	size_t n;
+
+	if (!path || !*path)
+		return fail(msg, msglen, -EINVAL, "empty path");
+	if (strchr(path, '\n'))
+		return fail(msg, msglen, -EINVAL, "path contains a newline");
+	if (path[0] == '~') {
+		const char *home = getenv("HOME");
+
+		if (path[1] && path[1] != '/')
+			return fail(msg, msglen, -EINVAL, "%s: only ~ and ~/ are expanded", path);
+		if (!home || home[0] != '/')
+			return fail(msg, msglen, -EINVAL, "%s: $HOME is not an absolute path", path);
+		n = strlen(home);
+		if (n + strlen(path + 1) + 1 > len)
+			return fail(msg, msglen, -ENAMETOOLONG, "%s: path too long", path);
+		memcpy(out, home, n);
+		strcpy(out + n, path + 1);
+		return 0;
+	}
+	if (path[0] == '/') {
+		if (strlen(path) + 1 > len)
+			return fail(msg, msglen, -ENAMETOOLONG, "path too long");
+		strcpy(out, path);
+		return 0;
+	}
+	if (fa__sys_getcwd(out, len) < 0 || out[0] != '/')
+		return fail(msg, msglen, -ENOENT, "%s: the current directory is unknown", path);
+	if (fa__join(out, strlen(out), path, out, len) < 0)
+		return fail(msg, msglen, -ENAMETOOLONG, "%s: path too long", path);
+	return 0;
+}
+
+static int add(fa_policy *p, struct fa__ent *tab, int *count, int max, const char *what,
+	       const char *path, char *msg, size_t msglen)
+{
+	char abs[PATH_MAX];
+	struct fa__ent *e;
+	int r;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return fail(msg, msglen, -EINVAL, "not a policy");
+	if (p->sealed)
+		return fail(msg, msglen, -EBUSY, "the policy is sealed");
+	if (*count >= max)
+		return fail(msg, msglen, -ENOSPC, "too many %s (at most %d)", what, max);
+	r = absolute(path, abs, sizeof abs, msg, msglen);
+	if (r < 0)
+		return r;
+	e = &tab[*count];
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+	e->root = -1;
+	e->len = (uint32_t)strlen(abs);
+	if (pool_add(p, abs, e->len, &e->off) < 0)
+		return fail(msg, msglen, -ENOSPC, "policy is full");
+	(*count)++;
+	return 0;
+}
+
+int fa_policy_add_root(fa_policy *p, const char *path, char *msg, size_t msglen)
+{
+	return add(p, p->roots, &p->nroots, FA__MAX_ROOTS, "roots", path, msg, msglen);
+}
+
+int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
+{
+	return add(p, p->deny, &p->ndeny, FA__MAX_DENY, "deny subtrees", path, msg, msglen);
+}
+
+int fa_policy_add_cwd_root(fa_policy *p)
+{
+	struct fa__ent *e;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return -EINVAL;
+	if (p->sealed)
+		return -EBUSY;
+	if (p->nroots >= FA__MAX_ROOTS)
+		return -ENOSPC;
+	e = &p->roots[p->nroots];
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+	e->root = -1;
+	e->cwd = 1;
+	if (pool_add(p, ".", 1, &e->off) < 0)
+		return -ENOSPC;
+	e->len = 1;
+	p->nroots++;
+	return 0;
+}
+
+void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode)
+{
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed && (unsigned)mode <= FA_SYM_NOFOLLOW)
+		p->symlinks = mode;
+}
+
+void fa_policy_set_unrestricted(fa_policy *p)
+{
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed)
+		p->unrestricted = 1;
+}
+
+ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing)
+{
+	char head[PATH_MAX], tail[PATH_MAX];
+	size_t hlen = strlen(abs), tlen = 0;
+	ssize_t n;
+
+	*missing = 0;
+	if (hlen >= sizeof head)
+		return -ENAMETOOLONG;
+	memcpy(head, abs, hlen + 1);
+	tail[0] = 0;
+	for (;;) {
+		int fd = fa__open(AT_FDCWD, head, O_PATH | O_CLOEXEC, 0, RESOLVE_NO_MAGICLINKS);
+		size_t dlen, nlen;
+		const char *name;
+
+		if (fd >= 0) {
+			n = fa__fd_path(fd, out, len);
+			fa__sys_close(fd);
+			if (n < 0)
+				return n;
+			break;
+		}
+		if (fd != -ENOENT && fd != -ENOTDIR)
+			return fd;
+		/* Keep what does not exist (yet) as it was written. */
+		*missing = 1;
+		fa__split(head, &dlen, &name, &nlen);
+		if (nlen == 0) {
+			out[0] = '/';
+			out[1] = 0;
+			n = 1;
+			break;
+		}
+		if (tlen + nlen + 2 > sizeof tail)
+			return -ENAMETOOLONG;
+		memmove(tail + nlen + 1, tail, tlen + 1);
+		memcpy(tail, name, nlen);
+		tail[nlen] = tlen ? '/' : 0;
+		tlen += nlen + (tlen ? 1 : 0);
+		tail[tlen] = 0;
+		head[dlen] = 0;
+		if (dlen == 0) {
+			head[0] = '.';
+			head[1] = 0;
+		}
+	}
+	if (tlen) {
+		char joined[PATH_MAX];
+
+		if (fa__join(out, (size_t)n, tail, joined, sizeof joined) < 0)
+			return -ENAMETOOLONG;
+		n = fa__fold_abs(joined, out, len);
+	}
+	return n;
+}
+
+/* Put the pinned fd out of the way of programs that close or dup2 onto low fds. */
+static int high_fd(int fd)
+{
+	unsigned long soft = 0;
+	long want = 1000;
+	int nfd;
+
+	if (fa__sys_nofile_limit(&soft) == 0 && soft < 1100)
+		want = soft > 64 ? (long)soft - 32 : 10;
+	nfd = fa__sys_fcntl(fd, F_DUPFD_CLOEXEC, want);
+	if (nfd < 0)
+		return fd;
+	fa__sys_close(fd);
+	return nfd;
+}
+
+static void unpin_all(fa_policy *p)
+{
+	int i;
+
+	for (i = 0; i < p->nroots; i++)
+		if (p->roots[i].fd >= 0) {
+			fa__sys_close(p->roots[i].fd);
+			p->roots[i].fd = -1;
+		}
+}
+
+int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
+{
+	char real[PATH_MAX], cwd[PATH_MAX];
+	int i, j, r, missing, havecwd = 0;
+	ssize_t n;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return fail(msg, msglen, -EINVAL, "not a policy");
+	if (p->sealed)
+		return 0;
+	if (p->unrestricted && p->ndeny)
+		return fail(msg, msglen, -EINVAL,
+			    "deny subtrees need write roots; an unrestricted policy has none");
+	for (i = 0; i < p->nroots; i++) {
+		struct fa__ent *e = &p->roots[i];
+		const char *given = fa__str(p, e);
+
+		if (e->cwd)
+			continue;
+		n = fa__realpath_prefix(given, real, sizeof real, &missing);
+		if (n < 0) {
+			r = fail(msg, msglen, (int)n, "root %s: %s", given, strerror((int)-n));
+			goto bad;
+		}
+		if (missing && require_existing) {
+			r = fail(msg, msglen, -ENOENT, "root %s does not exist", given);
+			goto bad;
+		}
+		if (!missing) {
+			int fd = fa__open(AT_FDCWD, real, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+					  RESOLVE_NO_SYMLINKS);
+
+			if (fd < 0) {
+				r = fail(msg, msglen, fd, "root %s: %s", given,
+					 fd == -ENOTDIR ? "not a directory" : strerror(-fd));
+				goto bad;
+			}
+			e->fd = high_fd(fd);
+		}
+		if (pool_add(p, real, (size_t)n, &e->off) < 0) {
+			r = fail(msg, msglen, -ENOSPC, "policy is full");
+			goto bad;
+		}
+		e->len = (uint32_t)n;
+	}
+	for (i = 0; i < p->ndeny; i++) {
+		struct fa__ent *e = &p->deny[i];
+		const char *given = fa__str(p, e);
+
+		n = fa__realpath_prefix(given, real, sizeof real, &missing);
+		if (n < 0) {
+			r = fail(msg, msglen, (int)n, "deny %s: %s", given, strerror((int)-n));
+			goto bad;
+		}
+		e->root = -1;
+		for (j = 0; j < p->nroots && e->root < 0; j++) {
+			const struct fa__ent *rt = &p->roots[j];
+			const char *rs = fa__str(p, rt);
+			size_t rl = rt->len;
+
+			if (rt->cwd) {
+				if (!havecwd) {
+					if (fa__sys_getcwd(cwd, sizeof cwd) < 0 || cwd[0] != '/') {
+						r = fail(msg, msglen, -ENOENT,
+							 "the current directory is unknown");
+						goto bad;
+					}
+					havecwd = 1;
+				}
+				rs = cwd;
+				rl = strlen(cwd);
+			}
+			if ((size_t)n > rl && fa__within(real, (size_t)n, rs, rl))
+				e->root = j;
+		}
+		if (e->root < 0) {
+			r = fail(msg, msglen, -EINVAL,
+				 "deny subtree %s is not inside any allowed root", given);
+			goto bad;
+		}
+		if (pool_add(p, real, (size_t)n, &e->off) < 0) {
+			r = fail(msg, msglen, -ENOSPC, "policy is full");
+			goto bad;
+		}
+		e->len = (uint32_t)n;
+	}
+	p->sealed = 1;
+	/* From here on the policy is data nobody can change, not even by mistake. */
+	fa__sys_mprotect(p, p->mapsize, PROT_READ);
+	return 0;
+bad:
+	unpin_all(p);
+	return r;
+}
+
+const char *fa_symlinks_name(enum fa_symlinks mode)
+{
+	switch (mode) {
+	case FA_SYM_TRUST:
+		return "trust";
+	case FA_SYM_BENEATH:
+		return "beneath";
+	case FA_SYM_NOFOLLOW:
+		return "nofollow";
+	}
+	return "unknown";
+}
+
+int fa_symlinks_parse(const char *s, enum fa_symlinks *out)
+{
+	if (!s)
+		return -EINVAL;
+	if (strcmp(s, "trust") == 0)
+		*out = FA_SYM_TRUST;
+	else if (strcmp(s, "beneath") == 0)
+		*out = FA_SYM_BENEATH;
+	else if (strcmp(s, "nofollow") == 0)
+		*out = FA_SYM_NOFOLLOW;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int put(char *buf, size_t len, size_t *o, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = b ? strlen(b) : 0;
+
+	if (*o + la + lb + 2 > len)
+		return -ENAMETOOLONG;
+	memcpy(buf + *o, a, la);
+	*o += la;
+	if (b) {
+		memcpy(buf + *o, b, lb);
+		*o += lb;
+	}
+	buf[(*o)++] = '\n';
+	buf[*o] = 0;
+	return 0;
+}
+
+ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return -EINVAL;
+	if (len)
+		buf[0] = 0;
+	if (put(buf, len, &o, "symlinks ", fa_symlinks_name(p->symlinks)) < 0)
+		return -ENAMETOOLONG;
+	if (p->unrestricted && put(buf, len, &o, "unrestricted", NULL) < 0)
+		return -ENAMETOOLONG;
+	for (i = 0; i < p->nroots; i++) {
+		const struct fa__ent *e = &p->roots[i];
+		int r = e->cwd ? put(buf, len, &o, "cwdroot", NULL)
+			       : put(buf, len, &o, "root ", fa__str(p, e));
+
+		if (r < 0)
+			return -ENAMETOOLONG;
+	}
+	for (i = 0; i < p->ndeny; i++)
+		if (put(buf, len, &o, "deny ", fa__str(p, &p->deny[i])) < 0)
+			return -ENAMETOOLONG;
+	return (ssize_t)o;
+}
+
+int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen)
+{
+	const char *s = text;
+	int lineno = 0, r;
+
+	if (!p || p->magic != FA__POLICY_MAGIC || !text)
+		return fail(msg, msglen, -EINVAL, "no policy text");
+	if (p->sealed)
+		return fail(msg, msglen, -EBUSY, "the policy is sealed");
+	while (*s) {
+		char line[PATH_MAX + 32], sub[256];
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		lineno++;
+		if (n >= sizeof line)
+			return fail(msg, msglen, -EINVAL, "policy line %d: too long", lineno);
+		memcpy(line, s, n);
+		line[n] = 0;
+		s += n + (e ? 1 : 0);
+		if (n == 0 || line[0] == '#')
+			continue;
+		if (strncmp(line, "symlinks ", 9) == 0) {
+			enum fa_symlinks m;
+
+			if (fa_symlinks_parse(line + 9, &m) < 0)
+				return fail(msg, msglen, -EINVAL,
+					    "policy line %d: unknown symlink mode '%.64s'", lineno,
+					    line + 9);
+			p->symlinks = m;
+		} else if (strcmp(line, "unrestricted") == 0) {
+			p->unrestricted = 1;
+		} else if (strcmp(line, "cwdroot") == 0) {
+			if ((r = fa_policy_add_cwd_root(p)) < 0)
+				return fail(msg, msglen, r, "policy line %d: %s", lineno,
+					    strerror(-r));
+		} else if (strncmp(line, "root /", 6) == 0 || strncmp(line, "deny /", 6) == 0) {
+			r = line[0] == 'r' ? fa_policy_add_root(p, line + 5, sub, sizeof sub)
+					   : fa_policy_add_deny(p, line + 5, sub, sizeof sub);
+			if (r < 0)
+				return fail(msg, msglen, r, "policy line %d: %s", lineno, sub);
+		} else {
+			return fail(msg, msglen, -EINVAL,
+				    "policy line %d: not understood: '%.64s'", lineno, line);
+		}
+	}
+	return 0;
+}
+
+int fa_policy_nroots(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->nroots : 0;
+}
+
+const char *fa_policy_root(const fa_policy *p, int i)
+{
+	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->nroots)
+		return NULL;
+	return fa__str(p, &p->roots[i]);
+}
+
+int fa_policy_ndeny(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->ndeny : 0;
+}
+
+const char *fa_policy_deny(const fa_policy *p, int i)
+{
+	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->ndeny)
+		return NULL;
+	return fa__str(p, &p->deny[i]);
+}
+
+enum fa_symlinks fa_policy_symlinks(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? (enum fa_symlinks)p->symlinks : FA_SYM_TRUST;
+}
+
+int fa_policy_root_fd(const fa_policy *p, int i)
+{
+	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->nroots)
+		return -1;
+	return p->roots[i].fd;
+}
+
+int fa_policy_unrestricted(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC && p->unrestricted;
+}

@@ -1,0 +1,334 @@
+/*
+ * use.c - check = use: the operation runs on exactly what was judged.
+ *
+ * A write-open is one openat2 beneath the pinned root in the common case:
+ * the kernel refuses symlinks, magic links and escapes while it opens, so
+ * there is no window between the check and the open. Entry-changing calls
+ * get the pinned parent fd and run as op(pin.fd, pin.name). A denial
+ * returns -EACCES before anything touches the file system.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+static int write_class(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY ||
+	       (flags & (O_CREAT | O_TRUNC | O_APPEND)) ||
+	       (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* Deny-subtree test on a lexical path (no symlinks on it): 1 if inside one. */
+static int in_deny(const fa_policy *p, const char *path, size_t len)
+{
+	int i;
+
+	for (i = 0; i < p->ndeny; i++)
+		if (fa__within(path, len, fa__str(p, &p->deny[i]), p->deny[i].len))
+			return 1;
+	return 0;
+}
+
+/*
+ * The one-syscall route: no '..', a pinned root holds the path, no deny
+ * subtree on the string. Returns the fd or -errno, or 1 to take the slow
+ * route (a symlink or an escape on the way, or nothing pinned).
+ */
+static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode,
+		     struct fa_decision *d)
+{
+	const fa_policy *p = c->p;
+	size_t plen, rootlen;
+	const char *rel;
+	int root, base, fd, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	ssize_t n;
+
+	if (fa__has_dotdot(abs))
+		return 1;
+	n = fa__fold_abs(abs, d->path, sizeof d->path);
+	if (n < 0)
+		return 1;
+	plen = (size_t)n;
+	root = fa__find_root(c, d->path, plen, &rootlen);
+	if (root < 0 || in_deny(p, d->path, plen))
+		return 1;
+	if (p->roots[root].cwd) {
+		base = AT_FDCWD;
+	} else {
+		base = p->roots[root].fd;
+		if (base < 0)
+			return 1;
+	}
+	rel = d->path + (rootlen == 1 ? 1 : rootlen);
+	while (*rel == '/')
+		rel++;
+	if (!*rel) {
+		if (!tmpfile)
+			return 1;	/* the root itself: its parent is outside */
+		rel = ".";
+	}
+	fd = fa__open(base, rel, flags, mode,
+		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd == -ELOOP || fd == -EXDEV || fd == -EBADF)
+		return 1;
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, fd < 0 ? -fd : 0);
+	return fd;
+}
+
+/* Devices and FIFOs change no directory entry: open them, never create. */
+static int open_device(int dirfd, const char *path, int flags)
+{
+	int type = fa__sys_type(dirfd, path, !(flags & O_NOFOLLOW));
+	int fd;
+
+	if (type != S_IFCHR && type != S_IFIFO)
+		return -EACCES;
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		return -EEXIST;
+	fd = fa__sys_openat(dirfd, path, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0);
+	if (fd < 0)
+		return fd;
+	type = fa__sys_type(fd, "", 0);
+	if (type != S_IFCHR && type != S_IFIFO) {
+		/* Swapped for a file between the look and the open. */
+		fa__sys_close(fd);
+		return -EACCES;
+	}
+	return fd;
+}
+
+/*
+ * /dev/fd/N and friends: a descriptor already open for writing may be
+ * reopened; a read-only one is judged as a write to what it names.
+ * Returns an fd, -errno, or 1 when path is no such alias.
+ */
+static int open_alias(struct fa__jctx *c, int dirfd, const char *path, const char *abs,
+		      int flags, mode_t mode, struct fa_decision *d)
+{
+	char named[PATH_MAX];
+	struct fa__rule rule;
+	int n = fa__fd_alias(abs, fa__sys_getpid()), fl;
+	ssize_t len;
+
+	if (n < 0)
+		return 1;
+	fl = fa__sys_fcntl(n, F_GETFL, 0);
+	if (fl < 0) {
+		fa__decide(d, FA_REJECT, FA_WHY_BAD_FD, -1, ENOENT);
+		return -ENOENT;
+	}
+	if ((fl & O_ACCMODE) != O_RDONLY && !(fl & O_PATH)) {
+		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+		return fa__sys_openat(dirfd, path, flags, mode);
+	}
+	len = fa__fd_path(n, named, sizeof named);
+	if (len < 0) {
+		fa__decide(d, FA_DENY, FA_WHY_MAGICLINK, -1, 0);
+		return -EACCES;
+	}
+	fa__rule_for(FA_OP_WRITE, &rule);
+	if (fa__judge_abs(c, named, &rule, d, NULL) != FA_ALLOW)
+		return -EACCES;
+	return fa__sys_openat(dirfd, path, flags, mode);
+}
+
+int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
+	      struct fa_decision *d)
+{
+	char abs[PATH_MAX];
+	struct fa__jctx c;
+	struct fa__rule rule;
+	struct fa__pinned pin;
+	const char *name;
+	char nm[NAME_MAX + 2];
+	size_t dlen, nlen;
+	enum fa_why why;
+	int r, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	ssize_t n;
+
+	if (!write_class(flags)) {
+		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+		d->path[0] = 0;
+		return fa__sys_openat(dirfd, path, flags, mode);
+	}
+	r = fa__precheck(p, path, d);
+	if (r < 0)
+		return d->verdict == FA_REJECT && d->why == FA_WHY_ERROR ? -EACCES : r;
+	if (r > 0)
+		return fa__sys_openat(dirfd, path, flags, mode);
+	c.p = p;
+	c.cwdlen = 0;
+	n = fa__absolute(dirfd, path, abs, sizeof abs, &why);
+	if (n < 0) {
+		fa__decide(d, FA_REJECT, why, -1, (int)-n);
+		return (int)n;
+	}
+	r = open_fast(&c, abs, flags, mode, d);
+	if (r != 1)
+		return r;
+
+	r = open_alias(&c, dirfd, path, abs, flags, mode, d);
+	if (r != 1)
+		return r;
+	fa__rule_for(tmpfile ? FA_OP_DIR : FA_OP_WRITE, &rule);
+	if (fa__judge_abs(&c, abs, &rule, d, &pin) != FA_ALLOW) {
+		if (pin.owned)
+			fa__sys_close(pin.fd);
+		if (d->verdict == FA_REJECT)
+			return d->err ? -d->err : -EACCES;
+		r = open_device(dirfd, path, flags);
+		if (r >= 0)
+			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+		return r;
+	}
+	if (pin.fd < 0 && pin.fd != AT_FDCWD)
+		return pin.err ? -pin.err : -ENOENT;
+
+	/* Open the original name in the directory that was judged. */
+	fa__split(abs, &dlen, &name, &nlen);
+	if (nlen == 0 || nlen > NAME_MAX) {
+		r = nlen ? -ENAMETOOLONG : -EISDIR;
+		goto out;
+	}
+	memcpy(nm, name, nlen);
+	nm[nlen] = 0;
+	if (name[nlen] == '/')
+		strcpy(nm + nlen, "/");	/* keep the kernel's answer for "f/" */
+	switch (p->symlinks) {
+	case FA_SYM_NOFOLLOW:
+		r = fa__open(pin.fd, nm, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		break;
+	case FA_SYM_BENEATH:
+		if (pin.followed && d->root >= 0) {
+			/* Open the judged target beneath its root, where the kernel keeps it. */
+			const struct fa__ent *e = &p->roots[d->root];
+			size_t rootlen = e->cwd ? (size_t)c.cwdlen : e->len;
+			const char *rel = d->path + (rootlen == 1 ? 1 : rootlen);
+			int base = e->cwd ? AT_FDCWD : e->fd;
+
+			while (*rel == '/')
+				rel++;
+			if (base == -1) {
+				r = -EACCES;
+				break;
+			}
+			r = fa__open(base, *rel ? rel : ".", flags, mode,
+				     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		} else {
+			r = fa__open(pin.fd, nm, flags, mode,
+				     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		}
+		break;
+	default:
+		/* trust: the pre-existing layout is trusted, a final link followed. */
+		r = fa__open(pin.fd, nm, flags, mode, RESOLVE_NO_MAGICLINKS);
+		break;
+	}
+out:
+	if (pin.owned)
+		fa__sys_close(pin.fd);
+	return r;
+}
+
+int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+		  struct fa_pin *pin, struct fa_decision *d)
+{
+	char abs[PATH_MAX];
+	struct fa__jctx c;
+	struct fa__rule rule;
+	struct fa__pinned kept;
+	enum fa_why why;
+	size_t dlen, nlen;
+	const char *name;
+	ssize_t n;
+	int r;
+
+	pin->fd = -1;
+	pin->owned = 0;
+	pin->name = path;
+	pin->buf[0] = 0;
+	r = fa__precheck(p, path, d);
+	if (r < 0)
+		return d->verdict == FA_REJECT && d->why == FA_WHY_ERROR ? -EACCES : r;
+	if (r > 0) {
+		pin->fd = dirfd;
+		return 0;
+	}
+	c.p = p;
+	c.cwdlen = 0;
+	n = fa__absolute(dirfd, path, abs, sizeof abs, &why);
+	if (n < 0) {
+		fa__decide(d, FA_REJECT, why, -1, (int)-n);
+		return (int)n;
+	}
+	if (op == FA_OP_SYMLINK)
+		op = FA_OP_CREATE;
+	fa__rule_for(op, &rule);
+	/* The pinned directory holds the entry: the rule is "parent" here. */
+	if (rule.self && op != FA_OP_DIR && op != FA_OP_CHDIR)
+		rule.self = 0;
+	if (fa__judge_abs(&c, abs, &rule, d, &kept) != FA_ALLOW) {
+		if (kept.owned)
+			fa__sys_close(kept.fd);
+		if (d->verdict == FA_DENY && op == FA_OP_WRITE) {
+			/* truncate("/dev/null") and the like: devices and writable fds. */
+			struct fa_decision alt;
+
+			if (fa__check_one(&c, &rule, 1, dirfd, path, &alt) == FA_ALLOW) {
+				*d = alt;
+				pin->fd = dirfd;
+				return 0;
+			}
+		}
+		return d->verdict == FA_REJECT && d->err ? -d->err : -EACCES;
+	}
+	if (kept.fd < 0 && kept.fd != AT_FDCWD)
+		return kept.err ? -kept.err : -ENOENT;
+	pin->fd = kept.fd;
+	pin->owned = kept.owned;
+	fa__split(path, &dlen, &name, &nlen);
+	if (nlen == 0) {
+		strcpy(pin->buf, ".");
+		pin->name = pin->buf;
+	} else {
+		/* The final component with its trailing slashes, as the caller wrote it. */
+		pin->name = name;
+	}
+	return 0;
+}
+
+void fa_unpin(struct fa_pin *pin)
+{
+	if (pin->owned && pin->fd >= 0)
+		fa__sys_close(pin->fd);
+	pin->fd = -1;
+	pin->owned = 0;
+}
+
+enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin *pin,
+					const char *target, struct fa_decision *d)
+{
+	char base[PATH_MAX], abs[PATH_MAX];
+	struct fa__jctx c;
+	struct fa__rule rule;
+	ssize_t n;
+	int r = fa__precheck(p, target, d);
+
+	if (r != 0)
+		return d->verdict;
+	c.p = p;
+	c.cwdlen = 0;
+	fa__rule_for(FA_OP_LINK, &rule);
+	if (target[0] == '/')
+		return fa__judge_abs(&c, target, &rule, d, NULL);
+	n = fa__fd_path(pin->fd, base, sizeof base);
+	if (n < 0 || fa__join(base, (size_t)n, target, abs, sizeof abs) < 0) {
+		fa__decide(d, FA_REJECT, n < 0 ? FA_WHY_BAD_FD : FA_WHY_TOO_LONG, -1,
+			   n < 0 ? (int)-n : ENAMETOOLONG);
+		return FA_REJECT;
+	}
+	return fa__judge_abs(&c, abs, &rule, d, NULL);
+}
