@@ -29,11 +29,9 @@ fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON)
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
 	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
-.PHONY: fastaudit-stage
 
 clean-local: fastaudit-unstage
 fastaudit-unstage:
 	-rm -f pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
 	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON)
-.PHONY: fastaudit-unstage
 endif

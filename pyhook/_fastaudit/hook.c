@@ -103,18 +103,36 @@ static int importing_allowed_module(PyObject *allowed)
 	return hit;
 }
 
+static int on_stack(const char *mod, const char *qual)
+{
+	PyFrameObject *f = PyEval_GetFrame(), *b;
+	int hit = 0;
+
+	Py_XINCREF(f);
+	while (f && !hit) {
+		hit = fa_frame_is(f, mod, qual);
+		b = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = b;
+	}
+	Py_XDECREF(f);
+	return hit;
+}
+
 /*
  * asyncio's default executor names its threads "asyncio_N" and starts them
- * from BaseEventLoop.run_in_executor (DNS lookups need this); no other
- * thread start is let through.
+ * from BaseEventLoop.run_in_executor (DNS lookups need this). When that
+ * executor exists, asyncio.run() ends by joining it from a helper thread
+ * started in shutdown_default_executor. No other thread start passes.
  */
 static int executor_thread(PyObject *args)
 {
 	PyObject *t, *name;
-	PyFrameObject *f, *b;
 	const char *s;
-	int ok = 0;
+	int named;
 
+	if (on_stack("asyncio.base_events", "BaseEventLoop.shutdown_default_executor"))
+		return 1;
 	if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
 		return 0;
 	t = PyObject_GetAttr(PyTuple_GET_ITEM(args, 0), str_self);
@@ -129,22 +147,10 @@ static int executor_thread(PyObject *args)
 		return 0;
 	}
 	s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
-	ok = s && !strncmp(s, "asyncio_", 8);
+	named = s && !strncmp(s, "asyncio_", 8);
 	Py_DECREF(name);
 	PyErr_Clear();
-	if (!ok)
-		return 0;
-	ok = 0;
-	f = PyEval_GetFrame();
-	Py_XINCREF(f);
-	while (f && !ok) {
-		ok = fa_frame_is(f, "asyncio.base_events", "BaseEventLoop.run_in_executor");
-		b = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = b;
-	}
-	Py_XDECREF(f);
-	return ok;
+	return named && on_stack("asyncio.base_events", "BaseEventLoop.run_in_executor");
 }
 
 static int env_denied(PyObject *key)

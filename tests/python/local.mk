@@ -1,1 +1,13 @@
-# tests/python: targets are added here
+# tests/python: pytest suites for the fastaudit package, one PY_TESTS entry each.
+if WITH_PYTHON
+PY_TESTS += \
+	tests/python/test_api.py \
+	tests/python/test_paths.py \
+	tests/python/test_events.py \
+	tests/python/test_context.py \
+	tests/python/test_monitor.py \
+	tests/python/test_imports.py
+endif
+EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt \
+	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
+	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py

@@ -1,0 +1,183 @@
+"""Shared fixtures for the fastaudit tests.
+
+Entry points are read once, by the first mk_audit() of the process, so the
+fake distribution that declares them is put on sys.path when this file is
+imported, before any test runs. The native test modules (a plain C
+extension and a Cython module) are compiled once per session.
+"""
+import os
+import sys
+import sysconfig
+import tempfile
+import textwrap
+
+import pytest
+
+MON = sys.version_info >= (3, 12)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+_site = tempfile.mkdtemp(prefix='fa-test-site-')
+
+
+def _write(rel, text):
+    path = os.path.join(_site, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(textwrap.dedent(text))
+
+
+_write('fastaudit_testpkg-1.0.dist-info/METADATA',
+       'Metadata-Version: 2.1\nName: fastaudit-testpkg\nVersion: 1.0\n')
+_write('fastaudit_testpkg-1.0.dist-info/entry_points.txt', '''
+    [fastaudit_safe_native]
+    probe = fa_safe_probe
+
+    [fastaudit_import_allow]
+    importer = fa_importer
+
+    [fastaudit_monitor_hook]
+    testhooks = fa_testhooks:monitor
+
+    [fastaudit_audit_hook]
+    testhooks = fa_testhooks:audit
+''')
+_write('fa_testhooks.py', '''
+    import sys
+    seen = []
+
+    def monitor(caller, callee, fn, code, off, data, calls):
+        seen.append(callee)
+        if callee == 'fa_probe.hook_suppressed':
+            return False
+        if callee == 'fa_probe.hook_disabled':
+            return sys.monitoring.DISABLE
+
+    def audit(event, args, frame, msg, data, calls):
+        return event == 'fa_test.allowed_by_package_hook'
+''')
+# Import-time side effects that raise sensitive events.
+_SIDE_EFFECT = '''
+    def f():
+        return 1
+    f.__code__ = (lambda: 2).__code__
+    VALUE = f()
+'''
+_write('fa_importer/__init__.py', _SIDE_EFFECT)
+_write('fa_importer/sub.py', _SIDE_EFFECT)
+_write('fa_badimport.py', _SIDE_EFFECT)
+_write('fa_hostimport.py', _SIDE_EFFECT)
+_write('fa_lateimport.py', _SIDE_EFFECT)
+sys.path.insert(0, _site)
+
+_PROBE_C = r'''
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdio.h>
+
+static PyObject *noop(PyObject *m, PyObject *a) { Py_RETURN_NONE; }
+
+/* A write no audit event announces: only the call monitor sees it. */
+static PyObject *write_file(PyObject *m, PyObject *args)
+{
+    const char *path, *data;
+    FILE *f;
+    if (!PyArg_ParseTuple(args, "ss", &path, &data))
+        return NULL;
+    f = fopen(path, "w");
+    if (!f)
+        return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+    fputs(data, f);
+    fclose(f);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"noop", noop, METH_NOARGS, NULL},
+    {"hook_suppressed", noop, METH_NOARGS, NULL},
+    {"hook_disabled", noop, METH_NOARGS, NULL},
+    {"write_file", write_file, METH_VARARGS, NULL},
+    {NULL},
+};
+
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, MODNAME_S, NULL, -1, methods};
+
+PyMODINIT_FUNC INITFUNC(void) { return PyModule_Create(&def); }
+'''
+
+_PYX = '''
+def cy_add(a, b):
+    return a + b
+'''
+
+
+@pytest.fixture(scope='session')
+def native_mods(tmp_path_factory):
+    """fa_probe (undeclared C), fa_safe_probe (declared safe), fa_cy (Cython)."""
+    from setuptools import Distribution, Extension
+    from setuptools.command.build_ext import build_ext
+    out = tmp_path_factory.mktemp('native')
+    src = out / 'probe.c'
+    src.write_text(_PROBE_C)
+    exts = [Extension(name, [str(src)], define_macros=[
+                ('MODNAME_S', f'"{name}"'), ('INITFUNC', f'PyInit_{name}')])
+            for name in ('fa_probe', 'fa_safe_probe')]
+    try:
+        from Cython.Build import cythonize
+        (out / 'fa_cy.pyx').write_text(_PYX)
+        exts += cythonize([str(out / 'fa_cy.pyx')], quiet=True,
+                          compiler_directives={'language_level': 3})
+    except ImportError:
+        pass
+    dist = Distribution({'name': 'fa-native-probe', 'ext_modules': exts})
+    cmd = build_ext(dist)
+    cmd.build_lib = str(out)
+    cmd.build_temp = str(out / 'tmp')
+    cmd.ensure_finalized()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(1), os.dup(2)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        cmd.run()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(devnull)
+    sys.path.insert(0, str(out))
+    import fa_probe
+    import fa_safe_probe
+    try:
+        import fa_cy
+    except ImportError:
+        fa_cy = None
+    return fa_probe, fa_safe_probe, fa_cy
+
+
+@pytest.fixture
+def root(tmp_path):
+    d = tmp_path / 'root'
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def outside(tmp_path):
+    d = tmp_path / 'outside'
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def mk():
+    """mk_audit with call monitoring wherever this Python has it."""
+    from fastaudit import mk_audit
+
+    def make(roots, **kw):
+        kw.setdefault('monitor_calls', MON)
+        return mk_audit(roots, **kw)
+    return make
+
+
+def pytest_report_header(config):
+    import fastaudit
+    return f'fastaudit from {os.path.dirname(fastaudit.__file__)}; ext {sysconfig.get_config_var("EXT_SUFFIX")}'
