@@ -1,0 +1,70 @@
+#!/bin/sh
+# run.sh - the shim benchmark table from one run of bench-shim per setting:
+# bare libc, the shim loaded with no policy, the shim checking a policy
+# (openat2 and the fallback walk), and the naive realpath+prefix pattern.
+# Settings are interleaved ROUNDS times and the lowest median kept, so a
+# noisy neighbour moves all columns alike. Ratios are against bare.
+#
+#   BENCH=build/bench/shim/bench-shim FA_SHIM=build/src/.libs/libfashim.so \
+#       bench/shim/run.sh [ROUNDS]
+set -eu
+
+: "${BENCH:?path of the bench-shim binary}"
+: "${FA_SHIM:?path of libfashim.so}"
+ROUNDS=${1:-7}
+
+# tmpfs by default: the figures are the shim's cost, not the disk's.
+base=${BENCH_DIR:-/dev/shm}
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+dir=$(mktemp -d "$base/fa-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+dir=$(cd "$dir" && pwd -P)
+root=$dir/root
+mkdir -p "$root"
+
+run() {	# run SETTING: "NAME NS" lines, prefixed with the setting
+	case $1 in
+	bare) "$BENCH" "$root" ;;
+	nopolicy) env LD_PRELOAD="$FA_SHIM" "$BENCH" "$root" ;;
+	checked) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" "$BENCH" "$root" ;;
+	fallback) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" FA_FORCE_FALLBACK=1 "$BENCH" "$root" ;;
+	naive) "$BENCH" "$root" naive ;;
+	esac | sed "s/^/$1 /"
+}
+
+# The order rotates each round, so no setting always runs first.
+set -- bare nopolicy checked fallback naive
+i=0
+while [ "$i" -lt "$ROUNDS" ]; do
+	for s in "$@"; do
+		run "$s"
+	done
+	first=$1
+	shift
+	set -- "$@" "$first"
+	i=$((i + 1))
+done >"$dir/raw"
+
+echo "shim benchmark: ns per call (best batch of $ROUNDS interleaved runs), ratio to bare libc"
+echo "$(uname -sr), $(nproc) CPUs, glibc $(ldd --version | head -1 | sed 's/.* //'), files on $(df -T "$dir" | awk 'NR == 2 { print $2 }')"
+awk '
+	{ k = $1 " " $2; if (!(k in best) || $3 < best[k]) best[k] = $3; ops[$2] = 1; order[$2] = order[$2] ? order[$2] : ++n }
+	END {
+		target["write-open-d1"] = "nopolicy<=1.02 checked<=1.10"
+		target["write-open-d5"] = "nopolicy<=1.02 checked<=1.10"
+		target["read-open-d5"] = "nopolicy<=1.02 checked<=1.02"
+		target["unlink"] = "checked<=1.30"
+		target["rename"] = "checked<=1.30"
+		target["mkdir"] = "-"
+		printf "%-14s %8s %16s %16s %16s %16s  %s\n", "op", "bare", "shim,no-policy", "shim,checked", "checked,fallback", "naive-realpath", "target"
+		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j) {
+			b = best["bare " op]
+			printf "%-14s %8.0f", op, b
+			split("nopolicy checked fallback naive", cols, " ")
+			for (c = 1; c <= 4; c++) {
+				v = best[cols[c] " " op]
+				printf " %8.0f (%5.2fx)", v, v / b
+			}
+			printf "  %s\n", target[op]
+		}
+	}' "$dir/raw"
