@@ -117,7 +117,7 @@ int fa_ws_atomic_write(fa_ws *ws, const char *rel, const void *data, size_t len,
 		return rc;
 	if (!wp.len || wp.slash)
 		return fa__ws_fail(ws, "atomic_write", rel, EISDIR, FA_WHY_NONE);
-	if ((rc = fa__ws_pin(ws, "atomic_write", FA_OP_WRITE, &wp, &pin)) < 0)
+	if ((rc = fa__ws_pin(ws, "atomic_write", FA_OP_REMOVE, &wp, &pin)) < 0)
 		return rc;
 	tmp[0] = 0;
 	if (fstatat(pin.fd, pin.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {

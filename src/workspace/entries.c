@@ -65,12 +65,16 @@ int fa_ws_mkdir(fa_ws *ws, const char *rel, mode_t mode, int parents, int exist_
 		return exist_ok ? fa__ws_ok() : fa__ws_fail(ws, "mkdir", rel, EEXIST, FA_WHY_NONE);
 	if (parents) {
 		/* each ancestor is pinned and created beneath the root in turn */
+		size_t base = strlen(wp.abs) - wp.len;
+
 		part = wp;
 		for (c = strchr(part.norm, '/'); c; c = strchr(c + 1, '/')) {
-			*c = 0;
 			part.len = (size_t)(c - part.norm);
+			*c = 0;
+			part.abs[base + part.len] = 0;
 			rc = mkdir_one(ws, &part, 0777, 1);
 			*c = '/';
+			part.abs[base + part.len] = '/';
 			if (rc < 0)
 				return rc;
 		}
@@ -165,9 +169,13 @@ int fa_ws_link(fa_ws *ws, const char *from, const char *to)
 		return fa__ws_fail(ws, "link", from, EPERM, FA_WHY_NONE);
 	if (!b.len)
 		return fa__ws_fail(ws, "link", to, EEXIST, FA_WHY_NONE);
-	/* the source is judged like a write to it: a deny subtree cannot leak out */
-	if ((rc = fa__ws_pin(ws, "link", FA_OP_WRITE, &a, &pa)) < 0)
+	/* the entry itself is linked: its parent is pinned, a deny subtree stays in */
+	if ((rc = fa__ws_pin(ws, "link", FA_OP_CREATE, &a, &pa)) < 0)
 		return rc;
+	if (fa__ws_denied(ws, pa.fd, pa.name)) {
+		fa_unpin(&pa);
+		return fa__ws_fail(ws, "link", from, EACCES, FA_WHY_DENY_SUBTREE);
+	}
 	if ((rc = fa__ws_pin(ws, "link", FA_OP_CREATE, &b, &pb)) < 0) {
 		fa_unpin(&pa);
 		return rc;
@@ -244,9 +252,11 @@ int fa_ws_stat(fa_ws *ws, const char *rel, struct stat *st, int follow)
 			return fa__ws_fail(ws, "stat", rel, errno, FA_WHY_NONE);
 		return fa__ws_ok();
 	}
-	if ((rc = fa__ws_pin(ws, "stat", FA_OP_WRITE, &wp, &pin)) < 0)
+	if ((rc = fa__ws_pin(ws, "stat", FA_OP_CREATE, &wp, &pin)) < 0)
 		return rc;
-	if (fstatat(pin.fd, pin.name, st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fa__ws_denied(ws, pin.fd, pin.name))
+		rc = fa__ws_fail(ws, "stat", rel, EACCES, FA_WHY_DENY_SUBTREE);
+	else if (fstatat(pin.fd, pin.name, st, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = fa__ws_fail(ws, "stat", rel, errno, FA_WHY_NONE);
 	fa_unpin(&pin);
 	return rc < 0 ? rc : fa__ws_ok();
@@ -263,10 +273,11 @@ ssize_t fa_ws_readlink(fa_ws *ws, const char *rel, char *buf, size_t len)
 		return rc;
 	if (!wp.len || wp.slash)
 		return fa__ws_fail(ws, "readlink", rel, EINVAL, FA_WHY_NONE);
-	if ((rc = fa__ws_pin(ws, "readlink", FA_OP_WRITE, &wp, &pin)) < 0)
+	if ((rc = fa__ws_pin(ws, "readlink", FA_OP_CREATE, &wp, &pin)) < 0)
 		return rc;
-	n = readlinkat(pin.fd, pin.name, buf, len);
-	if (n < 0)
+	if (fa__ws_denied(ws, pin.fd, pin.name))
+		n = fa__ws_fail(ws, "readlink", rel, EACCES, FA_WHY_DENY_SUBTREE);
+	else if ((n = readlinkat(pin.fd, pin.name, buf, len)) < 0)
 		n = fa__ws_fail(ws, "readlink", rel, errno, FA_WHY_NONE);
 	fa_unpin(&pin);
 	if (n >= 0)

@@ -23,9 +23,6 @@
 
 #include "ws_internal.h"
 
-/* Symlinks followed for one final component, as the kernel's MAXSYMLINKS. */
-#define WS_MAX_HOPS 40
-
 static int fail_open(const char *root, int err, enum fa_why why, const char *msg,
 		     struct fa_ws_error *out)
 {
@@ -188,6 +185,7 @@ int fa__ws_lex(const fa_ws *ws, const char *op, const char *rel, struct ws_path 
 	wp->slash = 0;
 	wp->len = 0;
 	wp->norm[0] = 0;
+	wp->abs[0] = 0;
 	if (!rel || !*rel)
 		return fa__ws_fail(ws, op, "", ENOENT, FA_WHY_EMPTY);
 	if (rel[0] == '/')
@@ -206,6 +204,9 @@ int fa__ws_lex(const fa_ws *ws, const char *op, const char *rel, struct ws_path 
 	if (r < 0)
 		return fa__ws_fail(ws, op, rel, (int)-r, FA_WHY_ERROR);
 	wp->len = (size_t)r;
+	if (snprintf(wp->abs, sizeof wp->abs, "%s%s%s", ws->root,
+		     r && strcmp(ws->root, "/") ? "/" : "", wp->norm) >= (int)sizeof wp->abs)
+		return fa__ws_fail(ws, op, rel, ENAMETOOLONG, FA_WHY_TOO_LONG);
 	if (ws->flags & FA_WS_PORTABLE) {
 		const char *c = wp->norm, *e;
 
@@ -221,112 +222,103 @@ int fa__ws_lex(const fa_ws *ws, const char *op, const char *rel, struct ws_path 
 
 /* ---- the kernel step --------------------------------------------------- */
 
+/*
+ * The engine is given the absolute form root + norm: it recognises the root
+ * by its string and resolves the rest beneath the root's pinned fd, so a
+ * root renamed meanwhile is still the directory used (and no readlink of a
+ * dirfd is needed to find out where a lookup starts).
+ */
 int fa__ws_pin(const fa_ws *ws, const char *op, enum fa_op fop, const struct ws_path *wp,
 	       struct fa_pin *pin)
 {
 	struct fa_decision d;
 	int rc;
 
-	rc = fa_pin_parent(ws->pol, fop, ws->rootfd, wp->norm, pin, &d);
+	rc = fa_pin_parent(ws->pol, fop, AT_FDCWD, wp->abs, pin, &d);
 	if (rc < 0)
 		return fa__ws_engine_fail(ws, op, wp->given, rc, &d);
+	if (pin->fd == AT_FDCWD) {
+		/* an exception for devices: never a directory of this workspace */
+		fa_unpin(pin);
+		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_OUTSIDE);
+	}
+	return 0;
+}
+
+static unsigned resolve_flags(const fa_ws *ws)
+{
+	if (ws->symlinks == FA_SYM_NOFOLLOW)
+		return RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	return RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+}
+
+/* Why did a confined open fail? The engine's judgement of the path itself. */
+static int explain(const fa_ws *ws, const char *op, const struct ws_path *wp, int err)
+{
+	struct fa_decision d;
+
+	if (fa_check_path(ws->pol, wp->len ? wp->norm : ".", &d) != FA_ALLOW)
+		return fa__ws_fail(ws, op, wp->given, EACCES,
+				   d.why == FA_WHY_NONE ? FA_WHY_ERROR : d.why);
+	if (err == EXDEV)       /* the kernel saw an escape the judge did not */
+		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_SYMLINK);
+	return fa__ws_fail(ws, op, wp->given, err, FA_WHY_NONE);
+}
+
+/*
+ * 1 if what fd names (or its entry 'name', when given) lies in a deny
+ * subtree, judged on the real path the kernel reports for the fd.
+ */
+int fa__ws_denied(const fa_ws *ws, int fd, const char *name)
+{
+	char real[PATH_MAX];
+	ssize_t n;
+	int i;
+
+	if (!fa_policy_ndeny(ws->pol))
+		return 0;
+	n = fa__fd_path(fd, real, sizeof real);
+	if (n < 0)
+		return 1;
+	if (name && (n = fa__join(real, (size_t)n, name, real, sizeof real)) < 0)
+		return 1;
+	for (i = 0; i < fa_policy_ndeny(ws->pol); i++) {
+		const char *d = fa_policy_deny(ws->pol, i);
+
+		if (fa__within(real, (size_t)n, d, strlen(d)))
+			return 1;
+	}
 	return 0;
 }
 
 /*
- * A final symlink met while opening: replace the last component of cur by
- * the link's text and normalise again, so that the next round resolves the
- * target from the root fd like any other path. An absolute or climbing
- * target leaves the root.
+ * Opens that change nothing (reads, O_PATH, directories to list) are not
+ * judged by fa_openat, which passes them through; here they are confined
+ * the same way: one lookup by the engine's resolver beneath the root fd.
  */
-static int splice_link(const fa_ws *ws, const char *op, const struct ws_path *wp,
-		       const struct fa_pin *pin, char *cur)
-{
-	char target[PATH_MAX], joined[2 * PATH_MAX];
-	char *slash;
-	ssize_t n;
-
-	n = readlinkat(pin->fd, pin->name, target, sizeof target - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = 0;
-	if (ws->symlinks == FA_SYM_NOFOLLOW)
-		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_SYMLINK);
-	if (target[0] == '/')
-		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_SYMLINK);
-	slash = strrchr(cur, '/');
-	if (slash)
-		snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - cur), cur, target);
-	else
-		snprintf(joined, sizeof joined, "%s", target);
-	n = fa_lex_normalize(joined, cur, PATH_MAX);
-	if (n == -EXDEV || n == -EINVAL)
-		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_SYMLINK);
-	if (n < 0)
-		return fa__ws_fail(ws, op, wp->given, (int)-n, FA_WHY_NONE);
-	return 1;
-}
-
 int fa__ws_open_final(const fa_ws *ws, const char *op, const struct ws_path *wp, int flags,
 		      mode_t mode)
 {
-	char cur[PATH_MAX];
-	struct fa_pin pin;
-	struct ws_path step;
-	int hops, fd, rc, e;
-	int follow = !(flags & O_NOFOLLOW);
+	int fd;
 
-	memcpy(cur, wp->norm, wp->len + 1);
-	for (hops = 0;; hops++) {
-		if (!cur[0]) {
-			fd = openat(ws->rootfd, ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC, mode);
-			if (fd < 0)
-				return fa__ws_fail(ws, op, wp->given, errno, FA_WHY_NONE);
-			return fd;
-		}
-		step.given = wp->given;
-		step.slash = 0;
-		step.len = strlen(cur);
-		memcpy(step.norm, cur, step.len + 1);
-		rc = fa__ws_pin(ws, op, FA_OP_WRITE, &step, &pin);
-		if (rc < 0)
-			return rc;
-		fd = openat(pin.fd, pin.name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-		e = errno;
-		if (fd >= 0 && (flags & O_PATH) && follow) {
-			struct stat st;
-
-			/* O_PATH|O_NOFOLLOW opens the link itself rather than failing */
-			if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
-				close(fd);
-				fd = -1;
-				e = ELOOP;
-			}
-		}
-		if (fd >= 0) {
-			fa_unpin(&pin);
-			return fd;
-		}
-		if (!follow || (e != ELOOP && e != ENOTDIR)) {
-			fa_unpin(&pin);
-			return fa__ws_fail(ws, op, wp->given, e, FA_WHY_NONE);
-		}
-		if (hops >= WS_MAX_HOPS) {
-			fa_unpin(&pin);
-			return fa__ws_fail(ws, op, wp->given, ELOOP, FA_WHY_NONE);
-		}
-		rc = splice_link(ws, op, wp, &pin, cur);
-		fa_unpin(&pin);
-		if (rc == -EINVAL)      /* not a symlink: the open's own error stands */
-			return fa__ws_fail(ws, op, wp->given, e, FA_WHY_NONE);
-		if (rc < 0)
-			return rc;
+	fd = fa__open(ws->rootfd, wp->len ? wp->norm : ".", flags | O_CLOEXEC, mode,
+		      resolve_flags(ws));
+	/* a refusal, or a missing path that a deny subtree would refuse anyway */
+	if (fd == -ELOOP || fd == -EXDEV || fd == -EACCES ||
+	    (fd < 0 && fa_policy_ndeny(ws->pol)))
+		return explain(ws, op, wp, -fd);
+	if (fd < 0)
+		return fa__ws_fail(ws, op, wp->given, -fd, FA_WHY_NONE);
+	if (fa__ws_denied(ws, fd, NULL)) {
+		close(fd);
+		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_DENY_SUBTREE);
 	}
+	return fd;
 }
 
 static int is_write(int flags)
 {
-	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) ||
 	       (flags & O_TMPFILE) == O_TMPFILE;
 }
 
@@ -342,15 +334,19 @@ int fa_ws_openat(fa_ws *ws, const char *rel, int flags, mode_t mode)
 		return fa__ws_fail(ws, "open", rel, EISDIR, FA_WHY_NONE);
 	if (wp.slash)
 		flags |= O_DIRECTORY;
-	if (is_write(flags)) {
-		fd = fa_openat(ws->pol, ws->rootfd, wp.len ? wp.norm : ".", flags | O_CLOEXEC, mode,
-			       &d);
-		if (fd < 0)
-			return fa__ws_engine_fail(ws, "open", rel, fd, &d);
-	} else {
+	if (!is_write(flags)) {
 		fd = fa__ws_open_final(ws, "open", &wp, flags, mode);
-		if (fd < 0)
-			return fd;
+		if (fd >= 0)
+			fa__ws_ok();
+		return fd;
+	}
+	fd = fa_openat(ws->pol, AT_FDCWD, wp.abs, flags | O_CLOEXEC, mode, &d);
+	if (fd < 0)
+		return fa__ws_engine_fail(ws, "open", rel, fd, &d);
+	if (d.root < 0) {
+		/* the engine's exception for devices and open fds is not for a workspace */
+		close(fd);
+		return fa__ws_fail(ws, "open", rel, EACCES, FA_WHY_OUTSIDE);
 	}
 	fa__ws_ok();
 	return fd;

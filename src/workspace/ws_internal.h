@@ -2,7 +2,7 @@
 #ifndef FA_WS_INTERNAL_H
 #define FA_WS_INTERNAL_H
 
-#include "fa_policy.h"
+#include "engine_internal.h"
 #include "workspace/fa_workspace.h"
 
 struct fa_ws {
@@ -19,6 +19,7 @@ struct ws_path {
 	int slash;              /* ended in '/' (or "/."): must name a directory */
 	size_t len;
 	char norm[PATH_MAX];    /* "" names the root itself */
+	char abs[PATH_MAX];     /* root + norm: what the engine judges */
 };
 
 /* Record the outcome of an operation; they return -err (or 0). */
@@ -32,9 +33,14 @@ int fa__ws_engine_fail(const fa_ws *ws, const char *op, const char *path, int rc
 
 /* The lexical step: relative, no '..' above the root, portable if asked. */
 int fa__ws_lex(const fa_ws *ws, const char *op, const char *rel, struct ws_path *wp);
-/* Pin the parent of wp (which must not be the root) for an engine operation class. */
+/*
+ * Pin the parent of wp (which must not be the root) for an engine operation
+ * class. The pin's name points into wp, which must outlive it.
+ */
 int fa__ws_pin(const fa_ws *ws, const char *op, enum fa_op fop, const struct ws_path *wp,
 	       struct fa_pin *pin);
+/* 1 if fd (or its entry name) lies in a deny subtree. */
+int fa__ws_denied(const fa_ws *ws, int fd, const char *name);
 /* Open the object wp names itself, following a final symlink only inside the root. */
 int fa__ws_open_final(const fa_ws *ws, const char *op, const struct ws_path *wp, int flags,
 		      mode_t mode);

@@ -1,0 +1,452 @@
+/*
+ * fastaudit._workspace: the Workspace API for Python.
+ *
+ * A thin binding: every decision and every system call is made by the C
+ * library in src/workspace/; this file converts arguments and errors and
+ * wraps descriptors in ordinary file objects.
+ *
+ * Single-phase initialisation with process-wide state: workspaces are
+ * process resources (pinned descriptors) and the module keeps no state
+ * that would differ between interpreters, so it declares no support for
+ * isolated subinterpreters rather than pretend to it.
+ */
+#include "config.h"
+
+#include "wsmodule.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+PyObject *fa__ws_escape_error;
+static PyObject *io_open;
+static PyObject *safe_open_cache;      /* (root, symlinks) -> Workspace */
+
+#define SAFE_OPEN_CACHE_MAX 64
+
+PyObject *
+fa__ws_raise(void)
+{
+    const struct fa_ws_error *e = fa_ws_last_error();
+    PyObject *exc = NULL, *path = NULL, *root = NULL, *reason = NULL;
+    char msg[3 * PATH_MAX];
+
+    path = PyUnicode_DecodeFSDefault(e->path);
+    if (path == NULL) {
+        return NULL;
+    }
+    if (e->err == EACCES && e->why != FA_WHY_NONE) {
+        fa_ws_strerror(e, msg, sizeof msg);
+        root = PyUnicode_DecodeFSDefault(e->root);
+        reason = PyUnicode_FromString(fa_ws_why_name(e->why));
+        if (root == NULL || reason == NULL) {
+            goto exit;
+        }
+        exc = PyObject_CallFunction(fa__ws_escape_error, "isO", EACCES, msg, path);
+        if (exc == NULL
+            || PyObject_SetAttrString(exc, "path", path) < 0
+            || PyObject_SetAttrString(exc, "root", root) < 0
+            || PyObject_SetAttrString(exc, "reason", reason) < 0)
+        {
+            goto exit;
+        }
+        PyErr_SetObject(fa__ws_escape_error, exc);
+    }
+    else if (e->err == EINVAL && e->detail[0]) {
+        fa_ws_strerror(e, msg, sizeof msg);
+        PyErr_SetString(PyExc_ValueError, msg);
+    }
+    else {
+        errno = e->err ? e->err : EIO;
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+    }
+exit:
+    Py_XDECREF(exc);
+    Py_XDECREF(path);
+    Py_XDECREF(root);
+    Py_XDECREF(reason);
+    return NULL;
+}
+
+int
+fa__ws_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames, const char *const *names, int npos, int nreq,
+             PyObject **out)
+{
+    Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int n, j;
+
+    for (n = 0; names[n]; n++) {
+        out[n] = NULL;
+    }
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() takes at most %d positional arguments (%zd given)",
+                     fname, npos, nargs);
+        return -1;
+    }
+    for (i = 0; i < nargs; i++) {
+        out[i] = args[i];
+    }
+    for (i = 0; i < nkw; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+
+        for (j = 0; j < n; j++) {
+            if (PyUnicode_CompareWithASCIIString(key, names[j]) == 0) {
+                break;
+            }
+        }
+        if (j == n) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got an unexpected keyword argument '%U'", fname, key);
+            return -1;
+        }
+        if (out[j] != NULL) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got multiple values for argument '%s'", fname, names[j]);
+            return -1;
+        }
+        out[j] = args[nargs + i];
+    }
+    for (j = 0; j < nreq; j++) {
+        if (out[j] == NULL) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() missing required argument '%s'", fname, names[j]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyObject *
+fa__ws_fspath(PyObject *obj)
+{
+    PyObject *bytes = NULL;
+
+    if (!PyUnicode_FSConverter(obj, &bytes)) {
+        return NULL;
+    }
+    return bytes;
+}
+
+/*
+ * io.open's mode rules, applied before anything is opened: an invalid
+ * mode must not create or truncate the file first.
+ */
+static int
+mode_flags(PyObject *modeobj, int text_args, PyObject *buffering, int *flags)
+{
+    const char *mode, *c;
+    int creating = 0, reading = 0, writing = 0, appending = 0, updating = 0;
+    int text = 0, binary = 0;
+
+    mode = PyUnicode_AsUTF8(modeobj);
+    if (mode == NULL) {
+        return -1;
+    }
+    for (c = mode; *c; c++) {
+        int *seen;
+
+        switch (*c) {
+        case 'x': seen = &creating; break;
+        case 'r': seen = &reading; break;
+        case 'w': seen = &writing; break;
+        case 'a': seen = &appending; break;
+        case '+': seen = &updating; break;
+        case 't': seen = &text; break;
+        case 'b': seen = &binary; break;
+        default: seen = NULL; break;
+        }
+        if (seen == NULL || *seen) {
+            PyErr_Format(PyExc_ValueError, "invalid mode: '%s'", mode);
+            return -1;
+        }
+        *seen = 1;
+    }
+    if (text && binary) {
+        PyErr_SetString(PyExc_ValueError, "can't have text and binary mode at once");
+        return -1;
+    }
+    if (creating + reading + writing + appending != 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "must have exactly one of create/read/write/append mode");
+        return -1;
+    }
+    if (binary && text_args) {
+        PyErr_SetString(PyExc_ValueError,
+                        "binary mode doesn't take an encoding, errors or newline argument");
+        return -1;
+    }
+    if (!binary && buffering != NULL && PyLong_Check(buffering)
+        && PyLong_AsLong(buffering) == 0)
+    {
+        PyErr_SetString(PyExc_ValueError, "can't have unbuffered text I/O");
+        return -1;
+    }
+    *flags = updating ? O_RDWR : (reading ? O_RDONLY : O_WRONLY);
+    if (writing) {
+        *flags |= O_CREAT | O_TRUNC;
+    }
+    else if (creating) {
+        *flags |= O_CREAT | O_EXCL;
+    }
+    else if (appending) {
+        *flags |= O_CREAT | O_APPEND;
+    }
+    return 0;
+}
+
+PyObject *
+fa__ws_open_file(WorkspaceObject *self, PyObject *path, PyObject *mode,
+                 PyObject *buffering, PyObject *encoding, PyObject *errors,
+                 PyObject *newline)
+{
+    PyObject *bytes, *fdobj, *file, *fargs[7];
+    PyThreadState *ts;
+    int flags, fd, text_args;
+
+    static PyObject *read_mode;
+
+    if (mode == NULL) {
+        if (read_mode == NULL && (read_mode = PyUnicode_InternFromString("r")) == NULL) {
+            return NULL;
+        }
+        mode = read_mode;
+    }
+    text_args = (encoding != NULL && encoding != Py_None)
+                || (errors != NULL && errors != Py_None)
+                || (newline != NULL && newline != Py_None);
+    if (!PyUnicode_Check(mode)) {
+        PyErr_Format(PyExc_TypeError, "open() argument 'mode' must be str, not %.200s",
+                     Py_TYPE(mode)->tp_name);
+        return NULL;
+    }
+    if (mode_flags(mode, text_args, buffering, &flags) < 0) {
+        return NULL;
+    }
+    bytes = fa__ws_fspath(path);
+    if (bytes == NULL) {
+        return NULL;
+    }
+    if (fa__ws_enter(self) < 0) {
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    ts = PyEval_SaveThread();
+    fd = fa_ws_openat(self->ws, PyBytes_AS_STRING(bytes), flags, 0666);
+    PyEval_RestoreThread(ts);
+    fa__ws_leave(self);
+    Py_DECREF(bytes);
+    if (fd < 0) {
+        return fa__ws_raise();
+    }
+    fdobj = PyLong_FromLong(fd);
+    if (fdobj == NULL) {
+        close(fd);
+        return NULL;
+    }
+    fargs[0] = fdobj;
+    fargs[1] = mode;
+    fargs[2] = buffering;
+    fargs[3] = encoding;
+    fargs[4] = errors;
+    fargs[5] = newline;
+    for (int i = 2; i < 6; i++) {
+        if (fargs[i] == NULL) {
+            fargs[i] = i == 2 ? NULL : Py_None;
+        }
+    }
+    if (fargs[2] == NULL) {
+        static PyObject *minus_one;
+
+        if (minus_one == NULL && (minus_one = PyLong_FromLong(-1)) == NULL) {
+            Py_DECREF(fdobj);
+            close(fd);
+            return NULL;
+        }
+        fargs[2] = minus_one;
+    }
+    file = PyObject_Vectorcall(io_open, fargs, 6, NULL);
+    Py_DECREF(fdobj);
+    if (file == NULL) {
+        close(fd);
+    }
+    return file;
+}
+
+static PyObject *
+safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"root", "relpath", "mode", "buffering", "encoding",
+                                        "errors", "newline", "symlinks", NULL};
+    PyObject *a[8], *key = NULL, *ws = NULL, *res = NULL;
+    enum fa_symlinks sym = FA_SYM_BENEATH;
+    struct stat st;
+    PyObject *rootb = NULL;
+
+    if (fa__ws_parse("safe_open", args, nargs, kwnames, names, 7, 2, a) < 0) {
+        return NULL;
+    }
+    if (a[7] != NULL && a[7] != Py_None) {
+        const char *s = PyUnicode_Check(a[7]) ? PyUnicode_AsUTF8(a[7]) : NULL;
+
+        if (s == NULL || fa_ws_symlinks_parse(s, &sym) < 0) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError,
+                             "symlinks must be 'trust', 'beneath' or 'nofollow', not %R",
+                             a[7]);
+            }
+            return NULL;
+        }
+    }
+    rootb = fa__ws_fspath(a[0]);
+    if (rootb == NULL) {
+        return NULL;
+    }
+    key = Py_BuildValue("(Oi)", rootb, (int)sym);
+    if (key == NULL) {
+        goto exit;
+    }
+    /*
+     * A cached workspace is reused only while the root path still names the
+     * directory it pinned: a root deleted and made again is pinned afresh.
+     */
+    ws = PyDict_GetItemWithError(safe_open_cache, key);
+    if (ws != NULL) {
+        Py_INCREF(ws);
+        if (stat(PyBytes_AS_STRING(rootb), &st) == 0) {
+            struct stat pinned;
+            WorkspaceObject *w = (WorkspaceObject *)ws;
+
+            if (w->ws == NULL || fstat(fa_ws_root_fd(w->ws), &pinned) != 0
+                || pinned.st_ino != st.st_ino || pinned.st_dev != st.st_dev)
+            {
+                Py_CLEAR(ws);
+            }
+        }
+        else {
+            Py_CLEAR(ws);
+        }
+        if (ws == NULL && PyDict_DelItem(safe_open_cache, key) < 0) {
+            goto exit;
+        }
+    }
+    else if (PyErr_Occurred()) {
+        goto exit;
+    }
+    if (ws == NULL) {
+        ws = fa__ws_new(a[0], sym);
+        if (ws == NULL) {
+            goto exit;
+        }
+        if (PyDict_GET_SIZE(safe_open_cache) >= SAFE_OPEN_CACHE_MAX) {
+            PyDict_Clear(safe_open_cache);
+        }
+        if (PyDict_SetItem(safe_open_cache, key, ws) < 0) {
+            goto exit;
+        }
+    }
+    res = fa__ws_open_file((WorkspaceObject *)ws, a[1], a[2], a[3], a[4], a[5], a[6]);
+exit:
+    Py_XDECREF(rootb);
+    Py_XDECREF(key);
+    Py_XDECREF(ws);
+    return res;
+}
+
+static PyObject *
+force_fallback(PyObject *module, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+
+    if (on < 0) {
+        return NULL;
+    }
+    fa_ws_force_fallback(on);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+uses_openat2(PyObject *module, PyObject *unused)
+{
+    return PyBool_FromLong(fa_ws_uses_openat2());
+}
+
+static PyMethodDef ws_methods[] = {
+    {"safe_open", (PyCFunction)(void (*)(void))safe_open, METH_FASTCALL | METH_KEYWORDS,
+     PyDoc_STR("safe_open(root, relpath, mode='r', buffering=-1, encoding=None, "
+               "errors=None, newline=None, *, symlinks='beneath')\n--\n\n"
+               "Open relpath beneath root, resolved by the kernel beneath a pinned\n"
+               "descriptor of root; returns an ordinary file object.")},
+    {"_force_fallback", force_fallback, METH_O,
+     PyDoc_STR("Resolve with the O_NOFOLLOW walk instead of openat2 (tests).")},
+    {"_uses_openat2", uses_openat2, METH_NOARGS,
+     PyDoc_STR("True when paths are resolved with openat2.")},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef ws_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "fastaudit._workspace",
+    .m_doc = "Files beneath a pinned root directory (the C half of fastaudit.workspace).",
+    .m_size = -1,
+    .m_methods = ws_methods,
+};
+
+PyMODINIT_FUNC PyInit__workspace(void);
+
+PyMODINIT_FUNC
+PyInit__workspace(void)
+{
+    PyObject *m = NULL, *io = NULL;
+    const char *env = getenv("FA_FORCE_FALLBACK");
+
+    if (env != NULL && env[0] == '1') {
+        fa_ws_force_fallback(1);
+    }
+    m = PyModule_Create(&ws_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    io = PyImport_ImportModule("io");
+    if (io == NULL) {
+        goto error;
+    }
+    Py_XSETREF(io_open, PyObject_GetAttrString(io, "open"));
+    Py_DECREF(io);
+    if (io_open == NULL) {
+        goto error;
+    }
+    if (fa__ws_escape_error == NULL) {
+        fa__ws_escape_error = PyErr_NewExceptionWithDoc(
+            "fastaudit.workspace.WorkspaceEscapeError",
+            "A path that would leave the workspace, or that the workspace refuses.\n\n"
+            "Attributes: path (as given), root (the workspace root) and reason\n"
+            "(the engine's name: 'escapes', 'absolute', 'symlink', 'magic-link',\n"
+            "'mount-crossing', 'deny-subtree', 'not-portable', ...).",
+            PyExc_PermissionError, NULL);
+        if (fa__ws_escape_error == NULL) {
+            goto error;
+        }
+    }
+    if (PyModule_AddObjectRef(m, "WorkspaceEscapeError", fa__ws_escape_error) < 0) {
+        goto error;
+    }
+    if (safe_open_cache == NULL && (safe_open_cache = PyDict_New()) == NULL) {
+        goto error;
+    }
+    if (fa__ws_init_type(m) < 0) {
+        goto error;
+    }
+    if (PyModule_AddIntConstant(m, "SYMLINKS_TRUST", FA_SYM_TRUST) < 0
+        || PyModule_AddIntConstant(m, "SYMLINKS_BENEATH", FA_SYM_BENEATH) < 0
+        || PyModule_AddIntConstant(m, "SYMLINKS_NOFOLLOW", FA_SYM_NOFOLLOW) < 0)
+    {
+        goto error;
+    }
+    return m;
+error:
+    Py_DECREF(m);
+    return NULL;
+}
