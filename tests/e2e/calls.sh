@@ -271,7 +271,13 @@ both fchmodat . f 600 -- . ../out/f 600
 # A read-only descriptor is judged by the file it names.
 both fchmod "$IN/f" 600 -- "$OUT/f" 600
 both lchmod "$IN/f" 600 -- "$OUT/f" 600
+# Following a symlink to a file outside changes the file outside.
+deny chmod "$IN/lnk_out" 600
+deny chown "$IN/lnk_out"
+deny fchownat "$IN" lnk_out 0
+deny fchmodat "$IN" lnk_out 600
 both chown "$IN/f" -- "$OUT/f"
+# Not following it changes only the link, which is inside.
 both lchown "$IN/lnk_out" -- "$OUT/f"
 both fchownat "$IN" f 0 -- "$OUT" f 0
 both fchownat "$IN" lnk_out SYMLINK_NOFOLLOW -- "$OUT" f SYMLINK_NOFOLLOW
@@ -307,12 +313,14 @@ root /tmp" allow $fn
 done
 
 # ---- POSIX IPC names live in /dev/shm, a directory like any other ----
-both sem_open "/fa-e2e-sem-$$" -- "/fa-e2e-sem-$$"
-both shm_open "/fa-e2e-shm-$$" -- "/fa-e2e-shm-$$"
+for fn in sem_open shm_open; do
+	deny $fn "/fa-e2e-$fn-$$"
+	plain $fn "/fa-e2e-$fn-$$"
+done
 POL="root $IN
-root /dev/shm" allow sem_open "/fa-e2e-sem-$$"
+root /dev/shm" allow sem_open "/fa-e2e-sem_open-$$"
 POL="root $IN
-root /dev/shm" allow shm_open "/fa-e2e-shm-$$"
+root /dev/shm" allow shm_open "/fa-e2e-shm_open-$$"
 
 # ---- sockets ----
 both bind "$IN/sock" -- "$OUT/sock"
@@ -376,6 +384,11 @@ policy "root $IN"
 deny open /proc/self/cwd/../out/new "WRONLY|CREAT"
 deny open "/proc/self/root$OUT/new" "WRONLY|CREAT"
 allow open /proc/self/fd/1 WRONLY
+allow open /dev/stdout WRONLY
+# Upgrading a read-only descriptor to writing is a write to what it names.
+both reopen "$IN/f" "WRONLY|TRUNC" -- "$OUT/f" "WRONLY|TRUNC"
+both reopen_devfd "$IN/f" "WRONLY|APPEND" -- "$OUT/f" "WRONLY|APPEND"
+allow reopen "$OUT/f" RDONLY
 
 # ---- process creation: by exec policy, not by path ----
 ECHOS=$'/bin/echo\n/usr/bin/echo\n/bin/sh\n/usr/bin/sh\n/bin/dash\n/usr/bin/dash'

@@ -177,6 +177,23 @@ CASE(fortify_openat) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = 
 /* glibc exports these aliases of open(); programs can call them. */
 CASE(__open) { errno = SENTINEL; return fd_result(__open(A(0), parse_flags(A(1)), 0644)); }
 CASE(__open64) { errno = SENTINEL; return fd_result(__open64(A(0), parse_flags(A(1)), 0644)); }
+/*
+ * Hold PATH open read-only, then open it again for writing through the
+ * magic link PREFIX/N (/proc/self/fd or /dev/fd): an upgrade, judged like
+ * any write to the file.
+ */
+static int reopen(const char *prefix, const char *path, int flags)
+{
+	char p[64];
+	int fd = ro_fd(path);
+
+	snprintf(p, sizeof p, "%s/%d", prefix, fd);
+	errno = SENTINEL;
+	return fd_result(open(p, flags, 0644));
+}
+
+CASE(reopen) { return reopen("/proc/self/fd", A(0), parse_flags(A(1))); }
+CASE(reopen_devfd) { return reopen("/dev/fd", A(0), parse_flags(A(1))); }
 CASE(creat) { errno = SENTINEL; return fd_result(creat(A(0), 0644)); }
 CASE(creat64) { errno = SENTINEL; return fd_result(creat64(A(0), 0644)); }
 CASE(fopen) { errno = SENTINEL; return file_result(fopen(A(0), A(1))); }
@@ -658,7 +675,7 @@ static const struct {
 	ENTRY(open, 2), ENTRY(open64, 2), ENTRY(openat, 3), ENTRY(openat64, 3),
 	ENTRY(__open_2, 2), ENTRY(__open64_2, 2), ENTRY(__openat_2, 3), ENTRY(__openat64_2, 3),
 	ENTRY(fortify_open, 2), ENTRY(fortify_openat, 3),
-	ENTRY(__open, 2), ENTRY(__open64, 2),
+	ENTRY(__open, 2), ENTRY(__open64, 2), ENTRY(reopen, 2), ENTRY(reopen_devfd, 2),
 	ENTRY(creat, 1), ENTRY(creat64, 1), ENTRY(fopen, 2), ENTRY(fopen64, 2),
 	ENTRY(freopen, 2), ENTRY(freopen64, 2),
 	ENTRY(truncate, 2), ENTRY(truncate64, 2), ENTRY(ftruncate, 2),
