@@ -1,1 +1,9 @@
-# tests/unit: targets are added here
+# Unit tests of the policy engine (cmocka, TAP output), and fa-check's lines.
+if HAVE_CMOCKA
+check_PROGRAMS += %D%/test_escape
+%C%_test_escape_SOURCES = %D%/test_escape.c %D%/tree.c %D%/tree.h
+%C%_test_escape_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_escape_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_escape
+endif
