@@ -125,12 +125,17 @@ static PyObject *owner_mod(PyObject *fn, PyObject *obj)
 	mro = Py_TYPE(obj)->tp_mro;
 	for (i = 0; mro && i < PyTuple_GET_SIZE(mro) && !r; i++) {
 		PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-		PyObject *m = cls->tp_dict ? PyDict_GetItemWithError(cls->tp_dict, nm) : NULL;
-		if (m && !PyFunction_Check(m))
-			r = getattr_opt((PyObject *)cls, str_module);
+		/* static builtin types keep their dict per interpreter (3.12+) */
+		PyObject *d = PyType_GetDict(cls);
+		PyObject *m = d ? PyDict_GetItemWithError(d, nm) : NULL;
+		int native = m && !PyFunction_Check(m);
+
+		Py_XDECREF(d);
 		PyErr_Clear();
-		if (m && !r)
+		if (native) {
+			r = getattr_opt((PyObject *)cls, str_module);
 			break;
+		}
 	}
 	Py_DECREF(nm);
 	return r;
