@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BATCH 200
-#define REPS 25
+#define BATCH 100
+#define REPS 60
 
 static char root[PATH_MAX];
 static size_t rootlen;

@@ -11,7 +11,7 @@ set -eu
 
 : "${BENCH:?path of the bench-shim binary}"
 : "${FA_SHIM:?path of libfashim.so}"
-ROUNDS=${1:-7}
+ROUNDS=${1:-11}
 
 # tmpfs by default: the figures are the shim's cost, not the disk's.
 base=${BENCH_DIR:-/dev/shm}
