@@ -177,12 +177,12 @@ static int follow(struct walk *w, int fd)
 		    (target[0] == '/' || strchr(target, ':')))
 			return -ELOOP;
 	}
+	/* What follows the link's name still starts with its '/', if anything. */
 	rest = strlen(w->rem);
-	if ((size_t)n + 1 + rest + 1 > sizeof w->rem)
+	if ((size_t)n + rest + 1 > sizeof w->rem)
 		return -ENAMETOOLONG;
-	memmove(w->rem + n + 1, w->rem, rest + 1);
+	memmove(w->rem + n, w->rem, rest + 1);
 	memcpy(w->rem, target, (size_t)n);
-	w->rem[n] = '/';
 	if (target[0] == '/') {
 		int root;
 

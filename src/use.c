@@ -70,8 +70,16 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 			return 1;	/* the root itself: its parent is outside */
 		rel = ".";
 	}
+	if (abs[strlen(abs) - 1] == '/') {
+		/* "f/" keeps the kernel's answer (EISDIR, ENOTDIR), never a new "f". */
+		if (plen + 2 > sizeof d->path)
+			return 1;
+		d->path[plen] = '/';
+		d->path[plen + 1] = 0;
+	}
 	fd = fa__open(base, rel, flags, mode,
 		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	d->path[plen] = 0;
 	if (fd == -ELOOP || fd == -EXDEV || fd == -EBADF)
 		return 1;
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, fd < 0 ? -fd : 0);

@@ -5,5 +5,10 @@ check_PROGRAMS += %D%/test_escape
 %C%_test_escape_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_escape_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
-C_TESTS += %D%/test_escape
+check_PROGRAMS += %D%/test_use
+%C%_test_use_SOURCES = %D%/test_use.c %D%/tree.c %D%/tree.h
+%C%_test_use_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_use_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_escape %D%/test_use
 endif
