@@ -1,1 +1,33 @@
-# src/shim: targets are added here
+# libfashim.so: the LD_PRELOAD shim, and fa-run, which starts a command under it.
+lib_LTLIBRARIES += src/libfashim.la
+src_libfashim_la_SOURCES = src/shim/symbols.def src/shim/wrap.h src/shim/shim_internal.h \
+	src/shim/env.c src/shim/bridge.c src/shim/report.c src/shim/check.c \
+	src/shim/open.c src/shim/generated.c src/shim/dirent.c src/shim/attr.c \
+	src/shim/tmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/elf.c \
+	src/shim/syscall.c src/shim/fd.c
+src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
+	-Wl,--version-script=$(srcdir)/src/shim/libfashim.map
+src_libfashim_la_LIBADD = src/libfaengine.la -ldl
+EXTRA_src_libfashim_la_DEPENDENCIES = $(srcdir)/src/shim/libfashim.map
+EXTRA_DIST += src/shim/libfashim.map
+
+# The .la is of no use to anyone preloading the shim.
+install-exec-hook: fa-shim-install-exec-hook
+fa-shim-install-exec-hook:
+	rm -f $(DESTDIR)$(libdir)/libfashim.la
+uninstall-hook: fa-shim-uninstall-hook
+fa-shim-uninstall-hook:
+	rm -f $(DESTDIR)$(libdir)/libfashim.so
+.PHONY: fa-shim-install-exec-hook fa-shim-uninstall-hook
+
+bin_PROGRAMS += fa-run
+fa_run_SOURCES = src/run/fa_run.c src/shim/elf.c
+fa_run_CPPFLAGS = $(AM_CPPFLAGS) -DFA_LIBDIR='"$(libdir)"'
+fa_run_LDADD = src/libfaengine.la
+if FA_SANITIZERS
+# An ASan-built shim needs the ASan runtime first in LD_PRELOAD.
+fa_run_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
+endif
+dist_man_MANS += doc/fa-run.1
+EXTRA_DIST += examples

@@ -1,0 +1,390 @@
+/*
+ * fa-run - run a command with its writes and execs confined.
+ *
+ * Everything is validated before the command starts: the roots and deny
+ * subtrees are resolved and sealed by the engine (they must exist), the
+ * programs of --allow-exec are found on PATH now, the log file must be
+ * writable, the shim must exist. Then fa-run replaces itself with the
+ * command, LD_PRELOAD and the FA_* policy variables in its environment,
+ * so the command's exit status is fa-run's.
+ *
+ * Exit status: the command's; 125 for fa-run's own errors; 126 when the
+ * command was found but cannot run; 127 when it was not found.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fa_policy.h"
+#include "shim/shim_internal.h"
+
+#define EXIT_FAIL 125
+#define EXIT_CANNOT 126
+#define EXIT_NOTFOUND 127
+
+#ifndef FA_LIBDIR
+#define FA_LIBDIR "/usr/local/lib"
+#endif
+
+static const char *prog = "fa-run";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: fa-run [OPTION]... [--] COMMAND [ARG]...\n"
+"Run COMMAND with its writes confined to the given directories and its\n"
+"program starts governed by policy. Children stay confined.\n"
+"\n"
+"  -w, --write DIR         allow writes beneath DIR (repeatable); with none,\n"
+"                          the directory fa-run starts in; no implicit /tmp\n"
+"      --deny DIR          deny writes beneath DIR, a subtree of a write root\n"
+"      --exec=MODE         allow (default): programs may start;\n"
+"                          deny: no program may start\n"
+"      --allow-exec PROG   only the listed programs may start (repeatable;\n"
+"                          PROG is looked up on PATH now)\n"
+"      --allow-static      allow starting static and set-user-ID programs,\n"
+"                          which the preload cannot follow\n"
+"      --symlinks=MODE     trust (default), beneath or nofollow\n"
+"      --report            report what would be denied, deny nothing\n"
+"      --log FILE          append one JSON line per denial to FILE\n"
+"      --quiet             no message on stderr for a denial\n"
+"      --help              show this help and exit\n"
+"      --version           show the version and exit\n"
+"\n"
+"A denied call fails with EACCES (Permission denied) and changes nothing.\n"
+"Environment: FA_SHIM overrides the shim to preload.\n"
+"Exit status: COMMAND's; 125 if fa-run fails; 126 if COMMAND cannot be\n"
+"run; 127 if COMMAND is not found.\n");
+}
+
+static __attribute__((noreturn, format(printf, 2, 3))) void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* PROG as execvp would find it; returns 0 and fills out, or -errno. */
+static int find_program(const char *name, char *out, size_t len)
+{
+	const char *path, *p, *end;
+	char buf[PATH_MAX];
+	struct stat st;
+	int err = ENOENT;
+
+	if (!*name)
+		return -ENOENT;
+	if (strchr(name, '/')) {
+		if (snprintf(out, len, "%s", name) >= (int)len)
+			return -ENAMETOOLONG;
+		return access(out, F_OK) ? -errno : 0;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(end - p), p,
+			     end > p ? "/" : "", name) < (int)sizeof(buf) &&
+		    !stat(buf, &st) && S_ISREG(st.st_mode)) {
+			if (!access(buf, X_OK)) {
+				snprintf(out, len, "%s", buf);
+				return 0;
+			}
+			err = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return -err;
+}
+
+static const char *find_shim(char *buf, size_t len)
+{
+	const char *env = getenv("FA_SHIM");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (access(env, R_OK))
+			die(EXIT_FAIL, "FA_SHIM=%s: %s", env, strerror(errno));
+		return env;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if (snprintf(buf, len, "%.*s/src/.libs/libfashim.so",
+				     (int)(len - 32), self) < (int)len && !access(buf, R_OK))
+				return buf;
+		}
+	}
+	snprintf(buf, len, "%s/libfashim.so", FA_LIBDIR);
+	if (access(buf, R_OK))
+		die(EXIT_FAIL, "cannot find libfashim.so (looked in the build tree and %s)", FA_LIBDIR);
+	return buf;
+}
+
+/* The shim first (after the ASan runtime it needs), then what was there. */
+static void set_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = strlen(shim) + (old ? strlen(old) : 0) + PATH_MAX + 4;
+	char *v = malloc(n), *copy, *tok, *save = NULL;
+
+	if (!v)
+		die(EXIT_FAIL, "out of memory");
+	v[0] = '\0';
+#ifdef FA_ASAN_LIB
+	strcat(v, FA_ASAN_LIB);
+	strcat(v, " ");
+#endif
+	strcat(v, shim);
+	if (old) {
+		copy = strdup(old);
+		if (!copy)
+			die(EXIT_FAIL, "out of memory");
+		for (tok = strtok_r(copy, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
+			if (!strcmp(tok, shim))
+				continue;
+#ifdef FA_ASAN_LIB
+			if (!strcmp(tok, FA_ASAN_LIB))
+				continue;
+#endif
+			strcat(v, " ");
+			strcat(v, tok);
+		}
+		free(copy);
+	}
+	if (setenv("LD_PRELOAD", v, 1))
+		die(EXIT_FAIL, "cannot set LD_PRELOAD: %s", strerror(errno));
+	free(v);
+}
+
+static void set(const char *name, const char *value)
+{
+	if (setenv(name, value, 1))
+		die(EXIT_FAIL, "cannot set %s: %s", name, strerror(errno));
+}
+
+/* An absolute path for the log, which must be appendable now. */
+static char *log_path(const char *given)
+{
+	char cwd[PATH_MAX], *abs;
+	int fd;
+
+	if (given[0] == '/') {
+		abs = strdup(given);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			die(EXIT_FAIL, "--log %s: cannot get the current directory: %s", given,
+			    strerror(errno));
+		if (asprintf(&abs, "%s/%s", cwd, given) < 0)
+			abs = NULL;
+	}
+	if (!abs)
+		die(EXIT_FAIL, "out of memory");
+	fd = open(abs, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		die(EXIT_FAIL, "--log %s: %s", given, strerror(errno));
+	close(fd);
+	return abs;
+}
+
+enum {
+	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
+	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option options[] = {
+	{ "write", required_argument, NULL, 'w' },
+	{ "deny", required_argument, NULL, OPT_DENY },
+	{ "exec", required_argument, NULL, OPT_EXEC },
+	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
+	{ "allow-static", no_argument, NULL, OPT_ALLOW_STATIC },
+	{ "symlinks", required_argument, NULL, OPT_SYMLINKS },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	char msg[512], shimbuf[PATH_MAX], found[PATH_MAX], canon[PATH_MAX];
+	char *allow = NULL, *logfile = NULL, *text;
+	size_t allowlen = 0;
+	const char *exec_mode = NULL, *shim;
+	enum fa_symlinks sym = FA_SYM_TRUST;
+	int nroots = 0, report = 0, quiet = 0, allow_static = 0, c, r, fd;
+	fa_policy *p;
+	ssize_t n;
+
+	p = fa_policy_new();
+	if (!p)
+		die(EXIT_FAIL, "out of memory");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+w:", options, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (fa_policy_add_root(p, optarg, msg, sizeof(msg)) < 0)
+				die(EXIT_FAIL, "-w %s: %s", optarg, msg);
+			nroots++;
+			break;
+		case OPT_DENY:
+			if (fa_policy_add_deny(p, optarg, msg, sizeof(msg)) < 0)
+				die(EXIT_FAIL, "--deny %s: %s", optarg, msg);
+			break;
+		case OPT_EXEC:
+			if (strcmp(optarg, "allow") && strcmp(optarg, "deny"))
+				die(EXIT_FAIL, "--exec=%s: expected allow or deny", optarg);
+			if (allow)
+				die(EXIT_FAIL, "--exec=%s cannot be combined with --allow-exec", optarg);
+			exec_mode = optarg;
+			break;
+		case OPT_ALLOW_EXEC: {
+			char *na;
+
+			if (exec_mode)
+				die(EXIT_FAIL, "--allow-exec cannot be combined with --exec=%s", exec_mode);
+			r = find_program(optarg, found, sizeof(found));
+			if (r < 0)
+				die(EXIT_FAIL, "--allow-exec %s: %s", optarg, strerror(-r));
+			if (!realpath(found, canon))
+				die(EXIT_FAIL, "--allow-exec %s: %s", optarg, strerror(errno));
+			na = realloc(allow, allowlen + strlen(canon) + 2);
+			if (!na)
+				die(EXIT_FAIL, "out of memory");
+			allow = na;
+			if (allowlen)
+				allow[allowlen++] = '\n';
+			strcpy(allow + allowlen, canon);
+			allowlen += strlen(canon);
+			break;
+		}
+		case OPT_ALLOW_STATIC:
+			allow_static = 1;
+			break;
+		case OPT_SYMLINKS:
+			if (fa_symlinks_parse(optarg, &sym) < 0)
+				die(EXIT_FAIL, "--symlinks=%s: expected trust, beneath or nofollow", optarg);
+			break;
+		case OPT_REPORT:
+			report = 1;
+			break;
+		case OPT_LOG:
+			free(logfile);
+			logfile = log_path(optarg);
+			break;
+		case OPT_QUIET:
+			quiet = 1;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("fa-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return 0;
+		default:
+			if (optopt && optopt < 256)
+				die(EXIT_FAIL, "invalid option -- '%c'\nTry 'fa-run --help'.", optopt);
+			die(EXIT_FAIL, "invalid option '%s'\nTry 'fa-run --help'.", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		die(EXIT_FAIL, "no command given\nTry 'fa-run --help'.");
+
+	if (!nroots) {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			die(EXIT_FAIL, "cannot get the current directory: %s", strerror(errno));
+		if (fa_policy_add_root(p, cwd, msg, sizeof(msg)) < 0)
+			die(EXIT_FAIL, "%s: %s", cwd, msg);
+	}
+	fa_policy_set_symlinks(p, sym);
+	msg[0] = '\0';
+	if (fa_policy_seal(p, 1, msg, sizeof(msg)) < 0)
+		die(EXIT_FAIL, "%s", msg[0] ? msg : "cannot build the policy");
+	text = malloc(1 << 18);
+	if (!text)
+		die(EXIT_FAIL, "out of memory");
+	n = fa_policy_format(p, text, 1 << 18);
+	if (n < 0)
+		die(EXIT_FAIL, "the policy is too large to pass on");
+
+	/* The command itself: it must exist, and a static one would escape the preload. */
+	r = find_program(argv[optind], found, sizeof(found));
+	if (r < 0)
+		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
+	fd = open(found, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		enum fa_prog_kind k = fa_prog_inspect(fd, canon, sizeof(canon));
+
+		close(fd);
+		if (k == FA_PROG_OK && canon[0] == '/') {
+			fd = open(canon, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				k = fa_prog_inspect(fd, NULL, 0);
+				close(fd);
+			}
+		}
+		if (!allow_static && k == FA_PROG_STATIC)
+			die(EXIT_CANNOT, "%s: static binary: a preload cannot follow it "
+			    "(use --allow-static to run it unconfined)", found);
+		if (!allow_static && k == FA_PROG_SETID)
+			die(EXIT_CANNOT, "%s: set-user/group-ID binary: a preload cannot follow it "
+			    "(use --allow-static to run it unconfined)", found);
+	}
+
+	if (getenv("FA_POLICY"))
+		fprintf(stderr, "%s: already running under a policy: the outer policy still applies\n",
+			prog);
+	shim = find_shim(shimbuf, sizeof(shimbuf));
+	unsetenv("FA_EXEC_ALLOW");
+	unsetenv("FA_REPORT");
+	unsetenv("FA_QUIET");
+	unsetenv("FA_LOG");
+	unsetenv("FA_ALLOW_STATIC");
+	set("FA_POLICY", text);
+	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
+	if (allow)
+		set("FA_EXEC_ALLOW", allow);
+	if (report)
+		set("FA_REPORT", "1");
+	if (quiet)
+		set("FA_QUIET", "1");
+	if (logfile)
+		set("FA_LOG", logfile);
+	if (allow_static)
+		set("FA_ALLOW_STATIC", "1");
+	set_preload(shim);
+#ifdef FA_ASAN_LIB
+	if (!getenv("ASAN_OPTIONS"))
+		set("ASAN_OPTIONS", "detect_leaks=0");
+#endif
+	fa_policy_free(p);
+	free(text);
+
+	execvp(argv[optind], argv + optind);
+	r = errno;
+	die(r == ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(r));
+}

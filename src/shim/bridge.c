@@ -1,0 +1,300 @@
+/*
+ * bridge.c - what the host (the fastaudit extension) tells the shim about
+ * the code running on each thread, and what the shim tells it back.
+ *
+ * Each thread has a slot with its audit context. A count of the threads
+ * whose slot holds a context (plus one while a resolver is registered) is
+ * part of fa_gate, so a process with no context anywhere pays one branch.
+ * Approvals are one-shot and per thread: the host saw the operation, its
+ * host policy said yes, and the next libc call of that class on exactly
+ * that path skips the context check (never the process policy).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "wrap.h"
+
+__thread struct fa_tls fa_tls;
+
+static fa_ctx_resolver resolver;
+
+static void gate_add(int n)
+{
+	__atomic_add_fetch(&fa_gate, n, __ATOMIC_SEQ_CST);
+}
+
+/* Keep the thread's count in the gate in step with its slot. */
+static void slot_store(const struct fa_thread_ctx *c)
+{
+	int want = c && c->policy != NULL;
+
+	if (c)
+		fa_tls.ctx = *c;
+	else
+		memset(&fa_tls.ctx, 0, sizeof(fa_tls.ctx));
+	if (want && !fa_tls.counted) {
+		fa_tls.counted = 1;
+		gate_add(1);
+	} else if (!want && fa_tls.counted) {
+		fa_tls.counted = 0;
+		gate_add(-1);
+	}
+}
+
+static void set_thread(const struct fa_thread_ctx *c)
+{
+	int e = errno;
+
+	slot_store(c);
+	if (!c || !c->policy)
+		fa_tls.nappr = 0;
+	errno = e;
+}
+
+static void set_resolver(fa_ctx_resolver fn)
+{
+	fa_ctx_resolver old = __atomic_exchange_n(&resolver, fn, __ATOMIC_SEQ_CST);
+
+	if (!old && fn)
+		gate_add(1);
+	else if (old && !fn)
+		gate_add(-1);
+}
+
+/* FNV-1a: approvals keep a digest, not the path, so the slot stays small. */
+static uint64_t digest(const char *s, uint32_t *len)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint32_t n = 0;
+
+	for (; s[n]; n++)
+		h = (h ^ (unsigned char)s[n]) * 1099511628211ull;
+	*len = n;
+	return h;
+}
+
+static void add_approval(int op, const char *path)
+{
+	struct fa_approval *a;
+	int e = errno;
+
+	if (!path)
+		return;
+	if (fa_tls.nappr == FA_NAPPROVALS) {
+		memmove(fa_tls.appr, fa_tls.appr + 1, sizeof(fa_tls.appr[0]) * (FA_NAPPROVALS - 1));
+		fa_tls.nappr--;
+	}
+	a = &fa_tls.appr[fa_tls.nappr++];
+	a->op = op;
+	a->hash = digest(path, &a->len);
+	errno = e;
+}
+
+static void approve(enum fa_op op, const char *path)
+{
+	add_approval((int)op, path);
+}
+
+static void approve_exec(const char *path)
+{
+	add_approval(-1, path);
+}
+
+static void clear_approvals(void)
+{
+	fa_tls.nappr = 0;
+}
+
+/* Take a matching approval if one is pending. */
+static int take_approval(int op, const char *path)
+{
+	uint32_t len;
+	uint64_t h;
+	int i;
+
+	if (!fa_tls.nappr || !path)
+		return 0;
+	h = digest(path, &len);
+	for (i = 0; i < fa_tls.nappr; i++) {
+		if (fa_tls.appr[i].op != op || fa_tls.appr[i].len != len || fa_tls.appr[i].hash != h)
+			continue;
+		memmove(fa_tls.appr + i, fa_tls.appr + i + 1,
+			sizeof(fa_tls.appr[0]) * (size_t)(fa_tls.nappr - i - 1));
+		fa_tls.nappr--;
+		return 1;
+	}
+	return 0;
+}
+
+/* Ask the host for the current answer; keep the cached one if it cannot say. */
+static void refresh(void)
+{
+	fa_ctx_resolver fn = __atomic_load_n(&resolver, __ATOMIC_ACQUIRE);
+	struct fa_thread_ctx c;
+
+	if (!fn)
+		return;
+	memset(&c, 0, sizeof(c));
+	fa_tls.guard++;
+	if (fn(&c))
+		slot_store(&c);
+	fa_tls.guard--;
+}
+
+void fa_pols_get(struct fa_pols *pp, int op, const char *path)
+{
+	if (FA_UNLIKELY(fa_init_state != 2))
+		fa_init();
+	pp->proc = fa_proc.policy;
+	pp->ctx = NULL;
+	pp->ctx_exec_denied = 0;
+	if (__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0)
+		return;
+	refresh();
+	if (!fa_tls.ctx.policy)
+		return;
+	if (fa_tls.call_approved || take_approval(op, path))
+		return;
+	pp->ctx = fa_tls.ctx.policy;
+}
+
+void fa_call_approve(enum fa_op op, const char *path)
+{
+	fa_tls.call_approved = 0;
+	if (__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0 || !fa_tls.nappr)
+		return;
+	refresh();
+	if (fa_tls.ctx.policy)
+		fa_tls.call_approved = take_approval((int)op, path);
+}
+
+void fa_call_done(void)
+{
+	fa_tls.call_approved = 0;
+}
+
+/* 1 if the thread's context forbids starting this program. */
+int fa_ctx_exec_denied(const char *path)
+{
+	if (FA_UNLIKELY(fa_init_state != 2))
+		fa_init();
+	refresh();
+	if (!fa_tls.ctx.policy || fa_tls.ctx.exec_allowed)
+		return 0;
+	return !take_approval(-1, path);
+}
+
+static const fa_policy *process_policy(void)
+{
+	if (fa_init_state != 2)
+		fa_init();
+	return fa_proc.policy;
+}
+
+static int recent_denials(struct fa_denial *out, int max)
+{
+	return fa_recent(out, max);
+}
+
+static uint64_t denial_count(void)
+{
+	return fa_ndenials();
+}
+
+static const struct fa_bridge bridge = {
+	.version = FA_BRIDGE_VERSION,
+	.size = sizeof(struct fa_bridge),
+	.engine_abi = FA_ENGINE_ABI,
+	.set_thread = set_thread,
+	.set_resolver = set_resolver,
+	.approve = approve,
+	.approve_exec = approve_exec,
+	.clear_approvals = clear_approvals,
+	.recent_denials = recent_denials,
+	.denial_count = denial_count,
+	.process_policy = process_policy,
+};
+
+
+const struct fa_bridge *fa_bridge_v1(void)
+{
+	return &bridge;
+}
+
+/*
+ * pthread_create: the new thread starts in its creator's context. The
+ * hand-over record comes from a small static pool (mmap when it runs out),
+ * never from the application's malloc.
+ */
+struct handover {
+	int used;
+	void *(*start)(void *);
+	void *arg;
+	struct fa_thread_ctx ctx;
+	int mapped;
+};
+
+#define NHANDOVER 64
+static struct handover pool[NHANDOVER];
+
+static struct handover *handover_get(void)
+{
+	struct handover *h;
+	int i;
+
+	for (i = 0; i < NHANDOVER; i++) {
+		if (!__atomic_exchange_n(&pool[i].used, 1, __ATOMIC_ACQUIRE)) {
+			pool[i].mapped = 0;
+			return &pool[i];
+		}
+	}
+	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED)
+		return NULL;
+	h->mapped = 1;
+	return h;
+}
+
+static void handover_put(struct handover *h)
+{
+	if (h->mapped)
+		munmap(h, sizeof(*h));
+	else
+		__atomic_store_n(&h->used, 0, __ATOMIC_RELEASE);
+}
+
+static void *trampoline(void *p)
+{
+	struct handover *h = p;
+	void *(*start)(void *) = h->start;
+	void *arg = h->arg;
+	void *ret;
+
+	slot_store(&h->ctx);
+	handover_put(h);
+	ret = start(arg);
+	slot_store(NULL);
+	return ret;
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+	struct handover *h;
+	int rc;
+
+	if (FA_GATE_OPEN() || !fa_tls.ctx.policy || FA_GUARDED())
+		return FA_REAL(pthread_create)(t, attr, start, arg);
+	h = handover_get();
+	if (!h)
+		return EAGAIN;
+	h->start = start;
+	h->arg = arg;
+	h->ctx = fa_tls.ctx;
+	rc = FA_REAL(pthread_create)(t, attr, trampoline, h);
+	if (rc)
+		handover_put(h);
+	return rc;
+}

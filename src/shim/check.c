@@ -1,0 +1,231 @@
+/*
+ * check.c - one call judged under every policy that applies to it.
+ *
+ * Two policies can apply at once: the process policy (fa-run) and the
+ * audit context of the calling thread. Both must allow. The first one
+ * both judges and pins (or opens), so that what is checked is what is
+ * used; the second judges the pinned parent by fd, which names the same
+ * directory whatever happens to the path meanwhile. A write-open under
+ * both is the exception: the context judges the path, then the process
+ * policy's fa_openat() opens it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "wrap.h"
+
+static void event_init(struct fa_event *ev, const char *call, enum fa_op op,
+		       const char *path, const char *other, void *ra)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->call = call;
+	ev->op = fa_op_name(op);
+	ev->path = path;
+	ev->path2 = other;
+	ev->flags = -1;
+	ev->mode = -1;
+	ev->ra = ra;
+}
+
+/* A refusal by the engine, as opposed to an errno from the file system. */
+static int refused(int rc, const struct fa_decision *d)
+{
+	return rc == -EACCES && d->verdict != FA_ALLOW;
+}
+
+static int deny(struct fa_event *ev, const fa_policy *p, const struct fa_decision *d,
+		int from_context)
+{
+	ev->d = d;
+	ev->why = fa_why_name(d->why);
+	ev->text = fa_why_text(d->why);
+	ev->policy = p;
+	ev->from_context = from_context;
+	return fa_report(ev);
+}
+
+static void spin_plain(struct fa_spin *s, int dirfd, const char *path)
+{
+	s->pinned = 0;
+	s->fd = dirfd;
+	s->name = path;
+}
+
+/* "dir/" stays "name/" so that the kernel still insists on a directory. */
+static void spin_use_pin(struct fa_spin *s, const char *path)
+{
+	size_t n = strlen(path), k;
+
+	s->pinned = 1;
+	s->fd = s->pin.fd;
+	s->name = s->pin.name;
+	if (n == 0 || path[n - 1] != '/')
+		return;
+	k = strlen(s->pin.name);
+	if (k == 0 || s->pin.name[k - 1] == '/' || k + 2 > sizeof(s->nbuf))
+		return;
+	memcpy(s->nbuf, s->pin.name, k);
+	s->nbuf[k] = '/';
+	s->nbuf[k + 1] = '\0';
+	s->name = s->nbuf;
+}
+
+int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		const char *other, struct fa_spin *s, void *ra)
+{
+	struct fa_pols pp;
+	struct fa_decision d;
+	struct fa_event ev;
+	const fa_policy *first, *second;
+	int rc;
+
+	spin_plain(s, dirfd, path);
+	fa_pols_get(&pp, op, path);
+	if (!pp.proc && !pp.ctx)
+		return 0;
+	first = pp.proc ? pp.proc : pp.ctx;
+	second = pp.proc ? pp.ctx : NULL;
+	event_init(&ev, call, op, path, other, ra);
+
+	d.verdict = FA_ALLOW;
+	rc = fa_pin_parent(first, op, dirfd, path, &s->pin, &d);
+	if (refused(rc, &d))
+		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
+	if (rc < 0)
+		return rc;
+	spin_use_pin(s, path);
+	if (second) {
+		d.verdict = FA_ALLOW;
+		if (fa_check(second, op, s->pin.fd, s->pin.name, &d) != FA_ALLOW &&
+		    deny(&ev, second, &d, 1)) {
+			fa_unpin_call(s);
+			return -EACCES;
+		}
+	}
+	return 0;
+}
+
+void fa_unpin_call(struct fa_spin *s)
+{
+	if (s->pinned)
+		fa_unpin(&s->pin);
+	s->pinned = 0;
+}
+
+int fa_open_call(const char *call, int dirfd, const char *path, int flags,
+		 mode_t mode, void *ra)
+{
+	struct fa_pols pp;
+	struct fa_decision d;
+	struct fa_event ev;
+	const fa_policy *opener;
+	enum fa_op op = (flags & O_TMPFILE) == O_TMPFILE ? FA_OP_DIR : FA_OP_WRITE;
+	int fd;
+
+	fa_pols_get(&pp, op, path);
+	if (!pp.proc && !pp.ctx)
+		return FA_PASS;
+	event_init(&ev, call, op, path, NULL, ra);
+	ev.flags = flags;
+	ev.mode = fa_needs_mode(flags) ? (int)mode : -1;
+	opener = pp.proc ? pp.proc : pp.ctx;
+	if (pp.proc && pp.ctx) {
+		d.verdict = FA_ALLOW;
+		if (fa_check(pp.ctx, op, dirfd, path, &d) != FA_ALLOW &&
+		    d.why != FA_WHY_ERROR && deny(&ev, pp.ctx, &d, 1))
+			return -EACCES;
+	}
+	d.verdict = FA_ALLOW;
+	fd = fa_openat(opener, dirfd, path, flags, mode, &d);
+	if (refused(fd, &d))
+		return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
+	return fd;
+}
+
+int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		  int flags, void *ra)
+{
+	struct fa_pols pp;
+	struct fa_decision d;
+	struct fa_event ev;
+	const fa_policy *pol[2];
+	int i;
+
+	fa_pols_get(&pp, op, path);
+	if (!pp.proc && !pp.ctx)
+		return FA_PASS;
+	pol[0] = pp.proc;
+	pol[1] = pp.ctx;
+	event_init(&ev, call, op, path, NULL, ra);
+	ev.flags = flags;
+	for (i = 0; i < 2; i++) {
+		if (!pol[i])
+			continue;
+		d.verdict = FA_ALLOW;
+		if (fa_check(pol[i], op, dirfd, path, &d) == FA_ALLOW)
+			continue;
+		if (d.why == FA_WHY_ERROR && d.err > 0)
+			return -d.err;
+		if (deny(&ev, pol[i], &d, i == 1))
+			return -EACCES;
+	}
+	return 0;
+}
+
+int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
+		   int dirfd2, const char *path2, void *ra)
+{
+	struct fa_pols pp;
+	struct fa_decision d1, d2;
+	struct fa_event ev;
+	const fa_policy *pol[2];
+	int i;
+
+	fa_pols_get(&pp, op, path1);
+	if (!pp.proc && !pp.ctx)
+		return FA_PASS;
+	pol[0] = pp.proc;
+	pol[1] = pp.ctx;
+	event_init(&ev, call, op, path1, path2, ra);
+	for (i = 0; i < 2; i++) {
+		const struct fa_decision *bad;
+
+		if (!pol[i])
+			continue;
+		d1.verdict = d2.verdict = FA_ALLOW;
+		if (fa_check2(pol[i], op, dirfd1, path1, dirfd2, path2, &d1, &d2) == FA_ALLOW)
+			continue;
+		bad = d1.verdict != FA_ALLOW ? &d1 : &d2;
+		if (bad->why == FA_WHY_ERROR && bad->err > 0)
+			return -bad->err;
+		if (bad == &d2)
+			ev.resolved2 = d2.path;
+		if (deny(&ev, pol[i], bad, i == 1))
+			return -EACCES;
+	}
+	return 0;
+}
+
+/*
+ * fchmod/fchown/f*xattr act on the inode an fd names; that inode's entry
+ * is judged like the path call would judge it. An fd that names no entry
+ * (pipe, socket, memfd, a deleted file) changes nothing a policy covers.
+ */
+int fa_fd_call(const char *call, int fd, void *ra)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	struct fa_pols pp;
+
+	fa_pols_get(&pp, FA_OP_ATTR, NULL);
+	if (!pp.proc && !pp.ctx)
+		return FA_PASS;
+	n = fa_fd_path(fd, path, sizeof(path));
+	if (n <= 0 || path[0] != '/')
+		return FA_PASS;
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+		return FA_PASS;
+	return fa_check_call(call, FA_OP_ATTR, AT_FDCWD, path, -1, ra);
+}

@@ -1,0 +1,277 @@
+/*
+ * env.c - the process policy, read from the environment once.
+ *
+ * The constructor runs before main() because programs such as env(1)
+ * clear the environment before their first write; a wrapper reached
+ * earlier (another library's constructor) runs the same code first.
+ * Anything malformed is fatal: a guard that cannot read its policy must
+ * not run the program unconfined.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+/* Not initialised yet: every call takes the slow path until fa_init(). */
+int fa_gate = 1;
+int fa_init_state;
+struct fa_proc fa_proc = { .pin_lo = 0x80000000u };
+
+#define FA_SYM(name, ret, fail, params, args, ...) fa_real_t_##name fa_real_##name;
+#include "symbols.def"
+#undef FA_SYM
+
+static const char *const sym_names[] = {
+#define FA_SYM(name, ret, fail, params, args, ...) #name,
+#include "symbols.def"
+#undef FA_SYM
+};
+
+static void **const sym_slots[] = {
+#define FA_SYM(name, ret, fail, params, args, ...) (void **)&fa_real_##name,
+#include "symbols.def"
+#undef FA_SYM
+};
+
+static void say(const char *a, const char *b, const char *c)
+{
+	struct fa_buf m;
+	char buf[1024];
+
+	m.p = buf;
+	m.len = 0;
+	m.cap = sizeof(buf);
+	fa_puts(&m, a);
+	fa_puts(&m, b);
+	fa_puts(&m, c);
+	fa_putc(&m, '\n');
+	(void)!write(2, m.p, m.len);
+}
+
+void *fa_resolve(const char *name)
+{
+	void *p;
+
+	fa_tls.guard++;
+	p = dlsym(RTLD_NEXT, name);
+	fa_tls.guard--;
+	if (!p) {
+		say("libfashim: cannot find the real ", name, "() in the libraries after the shim");
+		abort();
+	}
+	return p;
+}
+
+/*
+ * Names libc may lack (__xmknod is a compatibility symbol since 2.33)
+ * stay NULL here; their wrappers never call them directly.
+ */
+void fa_resolve_all(void)
+{
+	size_t i;
+
+	fa_tls.guard++;
+	for (i = 0; i < sizeof(sym_names) / sizeof(sym_names[0]); i++)
+		if (!*sym_slots[i])
+			*sym_slots[i] = dlsym(RTLD_NEXT, sym_names[i]);
+	fa_tls.guard--;
+}
+
+/* ---- a bump allocator on mmap: policy strings live as long as the process ---- */
+static char *arena;
+static size_t arena_left;
+
+void *fa_arena_alloc(size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n > arena_left) {
+		size_t sz = n > 65536 ? n : 65536;
+		char *a = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			return NULL;
+		arena = a;
+		arena_left = sz;
+	}
+	p = arena;
+	arena += n;
+	arena_left -= n;
+	return p;
+}
+
+char *fa_arena_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = fa_arena_alloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+static __attribute__((noreturn)) void invalid(const char *var, const char *why)
+{
+	struct fa_buf m;
+	char buf[1024];
+
+	m.p = buf;
+	m.len = 0;
+	m.cap = sizeof(buf);
+	fa_puts(&m, "libfashim: invalid ");
+	fa_puts(&m, var);
+	fa_puts(&m, ": ");
+	fa_puts(&m, why);
+	fa_putc(&m, '\n');
+	(void)!write(2, m.p, m.len);
+	_exit(125);
+}
+
+static int flag_var(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v || !strcmp(v, "0"))
+		return 0;
+	if (!strcmp(v, "1"))
+		return 1;
+	invalid(name, "expected 0 or 1");
+}
+
+static void read_exec(void)
+{
+	const char *v = getenv("FA_EXEC"), *l, *s;
+	char *copy, *line, *save = NULL;
+	int n = 0;
+
+	if (!v)
+		return;
+	fa_proc.active = 1;
+	if (!strcmp(v, "allow"))
+		fa_proc.exec = FA_EXEC_ALLOW;
+	else if (!strcmp(v, "deny"))
+		fa_proc.exec = FA_EXEC_DENY;
+	else if (!strcmp(v, "list"))
+		fa_proc.exec = FA_EXEC_LIST;
+	else
+		invalid("FA_EXEC", "expected allow, deny or list");
+	l = getenv("FA_EXEC_ALLOW");
+	if (fa_proc.exec != FA_EXEC_LIST) {
+		if (l && *l)
+			invalid("FA_EXEC_ALLOW", "set while FA_EXEC is not 'list'");
+		return;
+	}
+	if (!l)
+		l = "";
+	for (s = l; *s; s++)
+		n += *s == '\n';
+	fa_proc.exec_allow = fa_arena_alloc(sizeof(char *) * (size_t)(n + 1));
+	copy = fa_arena_strdup(l);
+	if (!fa_proc.exec_allow || !copy)
+		invalid("FA_EXEC_ALLOW", "out of memory");
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '/')
+			invalid("FA_EXEC_ALLOW", "program paths must be absolute");
+		fa_proc.exec_allow[fa_proc.nexec_allow++] = line;
+	}
+}
+
+static void read_policy(void)
+{
+	const char *v = getenv("FA_POLICY");
+	char msg[512];
+	fa_policy *p;
+	int i, fd, n = 0, lo = 0, hi = 0;
+
+	if (!v)
+		return;
+	fa_proc.active = 1;
+	p = fa_policy_new();
+	if (!p)
+		invalid("FA_POLICY", "out of memory");
+	msg[0] = '\0';
+	if (fa_policy_parse(p, v, msg, sizeof(msg)) < 0)
+		invalid("FA_POLICY", msg[0] ? msg : "cannot parse");
+	msg[0] = '\0';
+	if (fa_policy_seal(p, 0, msg, sizeof(msg)) < 0)
+		invalid("FA_POLICY", msg[0] ? msg : "cannot resolve the roots");
+	fa_proc.policy = p;
+	for (i = 0; i < fa_policy_nroots(p); i++) {
+		fd = fa_policy_root_fd(p, i);
+		if (fd < 0)
+			continue;
+		if (!n || fd < lo)
+			lo = fd;
+		if (!n || fd > hi)
+			hi = fd;
+		n++;
+	}
+	if (n) {
+		fa_proc.pin_lo = (unsigned)lo;
+		fa_proc.pin_span = (unsigned)(hi - lo);
+		fa_proc.npinned = n;
+	}
+}
+
+/* What children get back whatever environment they are started with. */
+static void snapshot_env(void)
+{
+	extern char **environ;
+	char **e;
+	int n = 0;
+	Dl_info info;
+
+	for (e = environ; e && *e; e++)
+		n += !strncmp(*e, "FA_", 3);
+	fa_proc.fa_env = fa_arena_alloc(sizeof(char *) * (size_t)(n + 1));
+	if (!fa_proc.fa_env)
+		invalid("FA_POLICY", "out of memory");
+	for (e = environ; e && *e; e++) {
+		if (!strncmp(*e, "FA_", 3) && strchr(*e, '='))
+			fa_proc.fa_env[fa_proc.nfa_env++] = fa_arena_strdup(*e);
+		else if (!strncmp(*e, "LD_PRELOAD=", 11))
+			fa_proc.ld_preload = fa_arena_strdup(*e);
+	}
+	fa_tls.guard++;
+	if (dladdr((void *)fa_bridge_v1, &info) && info.dli_fname)
+		fa_proc.self = fa_arena_strdup(info.dli_fname);
+	fa_tls.guard--;
+}
+
+void fa_init(void)
+{
+	int expect = 0;
+
+	if (!__atomic_compare_exchange_n(&fa_init_state, &expect, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	fa_resolve_all();
+	if (flag_var("FA_FORCE_FALLBACK"))
+		fa_resolve_force_fallback(1);
+	read_policy();
+	read_exec();
+	fa_proc.report = flag_var("FA_REPORT");
+	fa_proc.quiet = flag_var("FA_QUIET");
+	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC");
+	fa_proc.log = getenv("FA_LOG");
+	if (fa_proc.log) {
+		if (fa_proc.log[0] != '/')
+			invalid("FA_LOG", "the log file must be an absolute path");
+		fa_proc.log = fa_arena_strdup(fa_proc.log);
+	}
+	if (fa_proc.active)
+		snapshot_env();
+	__atomic_store_n(&fa_init_state, 2, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&fa_gate, fa_proc.active ? 0 : -1, __ATOMIC_SEQ_CST);
+}
+
+__attribute__((constructor)) static void fa_shim_ctor(void)
+{
+	fa_init();
+}

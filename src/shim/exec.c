@@ -1,0 +1,594 @@
+/*
+ * exec.c - the exec family: judge the program, then start it with the
+ * shim and the policy in its environment whatever envp the caller built.
+ *
+ * Everything here may run in a vfork child: no malloc, no change to
+ * environ or to any other shared state, only stack memory and syscalls.
+ * The new envp is built on the stack; the array stays valid until the
+ * exec replaces the process (or fails and we return).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+extern char **environ;
+
+/* ---- the child's environment ---- */
+
+static const char *preload_value(void)
+{
+	return fa_proc.ld_preload ? fa_proc.ld_preload + sizeof("LD_PRELOAD=") - 1 : "";
+}
+
+static int is_sep(char c)
+{
+	return c == ' ' || c == ':';
+}
+
+static int has_token(const char *list, const char *tok, size_t n)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t k;
+
+		while (is_sep(*p))
+			p++;
+		for (k = 0; p[k] && !is_sep(p[k]); k++)
+			;
+		if (k == n && !memcmp(p, tok, n))
+			return 1;
+		p += k;
+	}
+	return 0;
+}
+
+/*
+ * LD_PRELOAD for a child: what this process started with (the shim
+ * first, as fa-run put it), the shim itself if that lacked it, then any
+ * library the caller added.
+ */
+static void merge_preload(struct fa_buf *b, const char *callers)
+{
+	const char *base = preload_value(), *p;
+
+	fa_puts(b, "LD_PRELOAD=");
+	if (fa_proc.self && !has_token(base, fa_proc.self, strlen(fa_proc.self))) {
+		fa_puts(b, fa_proc.self);
+		if (*base)
+			fa_putc(b, ' ');
+	}
+	fa_puts(b, base);
+	for (p = callers ? callers : ""; *p;) {
+		size_t k;
+
+		while (is_sep(*p))
+			p++;
+		for (k = 0; p[k] && !is_sep(p[k]); k++)
+			;
+		if (k && !has_token(base, p, k) &&
+		    !(fa_proc.self && strlen(fa_proc.self) == k && !memcmp(fa_proc.self, p, k))) {
+			fa_putc(b, ' ');
+			fa_putn(b, p, k);
+		}
+		p += k;
+	}
+}
+
+static const char *callers_preload(char *const envp[])
+{
+	size_t i;
+
+	for (i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11))
+			return envp[i] + 11;
+	return NULL;
+}
+
+size_t fa_child_env_size(char *const envp[])
+{
+	size_t n = 0;
+	const char *cp = callers_preload(envp);
+
+	while (envp && envp[n])
+		n++;
+	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof("LD_PRELOAD=") +
+	       strlen(preload_value()) + (fa_proc.self ? strlen(fa_proc.self) : 0) +
+	       (cp ? strlen(cp) : 0) + 8;
+}
+
+char **fa_child_env(char *const envp[], void *mem, size_t memlen)
+{
+	size_t n = 0, i, k = 0, slots;
+	char **out = mem;
+	struct fa_buf b;
+
+	while (envp && envp[n])
+		n++;
+	slots = n + (size_t)fa_proc.nfa_env + 2;
+	if (memlen < sizeof(char *) * slots + 16)
+		return NULL;
+	b.p = (char *)(out + slots);
+	b.len = 0;
+	b.cap = memlen - sizeof(char *) * slots;
+	merge_preload(&b, callers_preload(envp));
+	if (b.len + 1 >= b.cap)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], "LD_PRELOAD=", 11))
+			out[k++] = envp[i];
+	for (i = 0; i < (size_t)fa_proc.nfa_env; i++)
+		out[k++] = (char *)fa_proc.fa_env[i];
+	out[k++] = b.p;
+	out[k] = NULL;
+	return out;
+}
+
+int fa_child_env_ok(char *const envp[])
+{
+	char want[PATH_MAX * 2];
+	struct fa_buf b = { want, 0, sizeof(want) };
+	const char *cp = callers_preload(envp);
+	size_t i, nfa = 0;
+	int j;
+
+	merge_preload(&b, cp);
+	if (!cp || strcmp(cp, want + 11))
+		return 0;
+	for (i = 0; envp && envp[i]; i++) {
+		if (strncmp(envp[i], "FA_", 3))
+			continue;
+		nfa++;
+		for (j = 0; j < fa_proc.nfa_env; j++)
+			if (!strcmp(envp[i], fa_proc.fa_env[j]))
+				break;
+		if (j == fa_proc.nfa_env)
+			return 0;
+	}
+	return nfa == (size_t)fa_proc.nfa_env;
+}
+
+/* ---- judging the program ---- */
+
+static int exec_deny(const char *call, const char *path, const char *resolved,
+		     const char *why, const char *text, int from_context, void *ra)
+{
+	struct fa_decision d;
+	struct fa_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	d.verdict = FA_DENY;
+	d.why = FA_WHY_NONE;
+	d.root = -1;
+	d.err = 0;
+	d.path[0] = '\0';
+	if (resolved) {
+		size_t n = strlen(resolved);
+
+		if (n >= sizeof(d.path))
+			n = sizeof(d.path) - 1;
+		memcpy(d.path, resolved, n);
+		d.path[n] = '\0';
+	}
+	ev.call = call;
+	ev.op = "exec";
+	ev.path = path;
+	ev.d = &d;
+	ev.flags = ev.mode = -1;
+	ev.why = why;
+	ev.text = text;
+	ev.from_context = from_context;
+	ev.ra = ra;
+	return fa_report(&ev) ? -EACCES : 0;
+}
+
+static int listed(const char *canon)
+{
+	int i;
+
+	for (i = 0; i < fa_proc.nexec_allow; i++)
+		if (!strcmp(fa_proc.exec_allow[i], canon))
+			return 1;
+	return 0;
+}
+
+/* Static or set-id: the program itself, or a script's interpreter. */
+static enum fa_prog_kind inspect_chain(int fd)
+{
+	char interp[PATH_MAX];
+	enum fa_prog_kind k = fa_prog_inspect(fd, interp, sizeof(interp));
+	int ifd;
+
+	if (k != FA_PROG_OK || interp[0] != '/')
+		return k;
+	ifd = FA_REAL(openat)(AT_FDCWD, interp, O_RDONLY | O_CLOEXEC);
+	if (ifd < 0)
+		return FA_PROG_OK;
+	k = fa_prog_inspect(ifd, NULL, 0);
+	FA_REAL(close)(ifd);
+	return k == FA_PROG_UNKNOWN ? FA_PROG_OK : k;
+}
+
+int fa_exec_check(const char *call, int dirfd, const char *path, int atflags, void *ra)
+{
+	char canon[PATH_MAX];
+	const char *shown = path && *path ? path : "(fd)";
+	enum fa_prog_kind kind;
+	int fd, own = 1, saved = errno, rc = 0;
+	int ctx_denied;
+
+	if (FA_UNLIKELY(fa_init_state != 2))
+		fa_init();
+	if (FA_GUARDED())
+		return 0;
+	ctx_denied = fa_ctx_exec_denied(path);
+	if (!fa_proc.active && !ctx_denied)
+		return 0;
+	if ((atflags & AT_EMPTY_PATH) && path && !*path) {
+		fd = dirfd;
+		own = 0;
+	} else {
+		int of = O_RDONLY | O_CLOEXEC | (atflags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0);
+
+		fd = FA_REAL(openat)(dirfd, path, of);
+		if (fd < 0 && errno == EACCES)
+			fd = FA_REAL(openat)(dirfd, path, (of & ~O_ACCMODE) | O_PATH);
+		if (fd < 0) {
+			/* The exec fails by itself with this errno; nothing to judge. */
+			errno = saved;
+			return ctx_denied ? exec_deny(call, shown, NULL, "exec-in-context",
+				"starting programs is not allowed in this audit context", 1, ra) : 0;
+		}
+	}
+	if (fa_fd_path(fd, canon, sizeof(canon)) <= 0)
+		canon[0] = '\0';
+	if (ctx_denied) {
+		rc = exec_deny(call, shown, canon, "exec-in-context",
+			       "starting programs is not allowed in this audit context", 1, ra);
+		if (rc)
+			goto out;
+	}
+	if (!fa_proc.active)
+		goto out;
+	if (fa_proc.exec == FA_EXEC_DENY) {
+		rc = exec_deny(call, shown, canon, "exec-denied", "exec denied by policy", 0, ra);
+		if (rc)
+			goto out;
+	} else if (fa_proc.exec == FA_EXEC_LIST && !listed(canon)) {
+		rc = exec_deny(call, shown, canon, "exec-not-listed",
+			       "not in the exec allow list", 0, ra);
+		if (rc)
+			goto out;
+	}
+	if (!fa_proc.allow_static) {
+		kind = inspect_chain(fd);
+		if (kind == FA_PROG_STATIC)
+			rc = exec_deny(call, shown, canon, "static-binary",
+				       "static binary: a preload cannot follow it (allow with --allow-static)",
+				       0, ra);
+		else if (kind == FA_PROG_SETID)
+			rc = exec_deny(call, shown, canon, "setid-binary",
+				       "set-user/group-ID binary: a preload cannot follow it (allow with --allow-static)",
+				       0, ra);
+	}
+out:
+	if (own)
+		FA_REAL(close)(fd);
+	errno = saved;
+	return rc;
+}
+
+/* ---- starting it ---- */
+
+#define ENV_STACK (64 * 1024)
+
+/*
+ * Run fn with the child's environment. Large environments go to mmap;
+ * in a vfork child that mapping outlives a successful exec in the
+ * parent's address space, a bounded leak accepted for the rare case.
+ */
+#define WITH_CHILD_ENV(envp, newenv, body) \
+	do { \
+		char *const *fa_src = (envp) ? (envp) : (char *const[]){ NULL }; \
+		size_t fa_sz = fa_child_env_size(fa_src); \
+		char fa_stack[fa_sz <= ENV_STACK ? fa_sz : 1]; \
+		void *fa_mem = fa_stack; \
+		char **newenv; \
+		if (fa_sz > ENV_STACK) { \
+			fa_mem = mmap(NULL, fa_sz, PROT_READ | PROT_WRITE, \
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); \
+			if (fa_mem == MAP_FAILED) { \
+				errno = ENOMEM; \
+				return -1; \
+			} \
+		} \
+		newenv = fa_child_env(fa_src, fa_mem, fa_sz); \
+		body; \
+		if (fa_mem != fa_stack) { \
+			int fa_e = errno; \
+			munmap(fa_mem, fa_sz); \
+			errno = fa_e; \
+		} \
+	} while (0)
+
+/* *denied is set when the policy, not the kernel, refused the program. */
+static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
+		     char *const argv[], char *const envp[], int flags, int *denied)
+{
+	int rc = fa_exec_check(call, dirfd, path, flags, ra);
+
+	if (rc < 0) {
+		*denied = 1;
+		errno = -rc;
+		return -1;
+	}
+	if (!fa_proc.active) {
+		if (dirfd == AT_FDCWD && !flags)
+			return FA_REAL(execve)(path, argv, envp);
+#ifdef HAVE_EXECVEAT
+		return FA_REAL(execveat)(dirfd, path, argv, envp, flags);
+#else
+		errno = ENOSYS;
+		return -1;
+#endif
+	}
+	WITH_CHILD_ENV(envp, newenv, {
+		if (dirfd == AT_FDCWD && !flags)
+			rc = FA_REAL(execve)(path, argv, newenv);
+		else
+#ifdef HAVE_EXECVEAT
+			rc = FA_REAL(execveat)(dirfd, path, argv, newenv, flags);
+#else
+			rc = -1, errno = ENOSYS;
+#endif
+	});
+	return rc;
+}
+
+static int exec_at(void *ra, const char *call, int dirfd, const char *path,
+		   char *const argv[], char *const envp[], int flags)
+{
+	int denied = 0;
+
+	return exec_at_d(ra, call, dirfd, path, argv, envp, flags, &denied);
+}
+
+int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
+		   char *const argv[], char *const envp[], int flags)
+{
+	return exec_at(ra, call, dirfd, path, argv, envp, flags);
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	if (FA_GATE_OPEN())
+		return fa_real_execve(path, argv, envp);
+	return exec_at(FA_RA(), "execve", AT_FDCWD, path, argv, envp, 0);
+}
+
+int execv(const char *path, char *const argv[])
+{
+	if (FA_GATE_OPEN())
+		return fa_real_execv(path, argv);
+	return exec_at(FA_RA(), "execv", AT_FDCWD, path, argv, environ, 0);
+}
+
+#ifdef HAVE_EXECVEAT
+int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	if (FA_GATE_OPEN())
+		return fa_real_execveat(dirfd, path, argv, envp, flags);
+	return exec_at(FA_RA(), "execveat", dirfd, path, argv, envp, flags);
+}
+#endif
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int rc;
+
+	if (FA_GATE_OPEN())
+		return fa_real_fexecve(fd, argv, envp);
+	rc = fa_exec_check("fexecve", fd, "", AT_EMPTY_PATH, FA_RA());
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	if (!fa_proc.active)
+		return FA_REAL(fexecve)(fd, argv, envp);
+	WITH_CHILD_ENV(envp, newenv, rc = FA_REAL(fexecve)(fd, argv, newenv));
+	return rc;
+}
+
+/*
+ * execvpe's search, as libc does it: each PATH entry in turn, skipping
+ * the ones where the file is missing or not permitted, and running a
+ * file the kernel will not load (ENOEXEC) through /bin/sh. A candidate
+ * the policy refuses ends the search: the program asked for is refused,
+ * not replaced by a later one.
+ */
+static int script_exec(void *ra, const char *call, const char *file, char *const argv[],
+		       char *const envp[])
+{
+	size_t argc = 0, i;
+
+	while (argv[argc])
+		argc++;
+	{
+		char *nargv[argc + 3];
+
+		nargv[0] = (char *)"/bin/sh";
+		nargv[1] = (char *)file;
+		for (i = 1; i <= argc; i++)
+			nargv[i + 1] = argv[i];
+		if (argc == 0)
+			nargv[2] = NULL;
+		return exec_at(ra, call, AT_FDCWD, "/bin/sh", nargv, envp, 0);
+	}
+}
+
+static int execvpe_slow(void *ra, const char *call, const char *file, char *const argv[],
+			char *const envp[])
+{
+	const char *path, *p, *end;
+	char buf[PATH_MAX];
+	size_t flen;
+	int got_eacces = 0, denied = 0, rc;
+
+	if (!*file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(file, '/')) {
+		rc = exec_at(ra, call, AT_FDCWD, file, argv, envp, 0);
+		if (errno == ENOEXEC)
+			rc = script_exec(ra, call, file, argv, envp);
+		return rc;
+	}
+	flen = strlen(file);
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		size_t dl;
+
+		end = strchrnul(p, ':');
+		dl = (size_t)(end - p);
+		if (dl + flen + 2 > sizeof(buf)) {
+			errno = ENAMETOOLONG;
+			if (!*end)
+				break;
+			continue;
+		}
+		memcpy(buf, p, dl);
+		if (dl)
+			buf[dl++] = '/';
+		memcpy(buf + dl, file, flen + 1);
+		exec_at_d(ra, call, AT_FDCWD, buf, argv, envp, 0, &denied);
+		if (denied)
+			return -1;
+		if (errno == ENOEXEC) {
+			script_exec(ra, call, buf, argv, envp);
+			return -1;
+		}
+		switch (errno) {
+		case EACCES:
+			got_eacces = 1;
+			/* fall through */
+		case ENOENT:
+		case ESTALE:
+		case ENOTDIR:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			return -1;
+		}
+		if (!*end)
+			break;
+	}
+	if (got_eacces)
+		errno = EACCES;
+	return -1;
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	if (FA_GATE_OPEN())
+		return fa_real_execvpe(file, argv, envp);
+	return execvpe_slow(FA_RA(), "execvpe", file, argv, envp);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	if (FA_GATE_OPEN())
+		return fa_real_execvp(file, argv);
+	return execvpe_slow(FA_RA(), "execvp", file, argv, environ);
+}
+
+/* The execl forms: the variadic list copied to a stack argv. */
+#define COUNT_ARGS(arg, n) \
+	do { \
+		va_list fa_ap; \
+		va_start(fa_ap, arg); \
+		for (n = 1; va_arg(fa_ap, const char *); n++) \
+			; \
+		va_end(fa_ap); \
+	} while (0)
+
+#define FILL_ARGS(arg, argv, n, envp) \
+	do { \
+		va_list fa_ap; \
+		size_t fa_i; \
+		va_start(fa_ap, arg); \
+		argv[0] = (char *)arg; \
+		for (fa_i = 1; fa_i <= n; fa_i++) \
+			argv[fa_i] = va_arg(fa_ap, char *); \
+		envp = va_arg(fa_ap, char *const *); \
+		va_end(fa_ap); \
+	} while (0)
+
+int execl(const char *path, const char *arg, ...)
+{
+	size_t n;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+		va_list ap;
+		size_t i;
+
+		va_start(ap, arg);
+		argv[0] = (char *)arg;
+		for (i = 1; i <= n; i++)
+			argv[i] = va_arg(ap, char *);
+		va_end(ap);
+		if (FA_GATE_OPEN())
+			return fa_real_execv(path, argv);
+		return exec_at(FA_RA(), "execl", AT_FDCWD, path, argv, environ, 0);
+	}
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	size_t n;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+		va_list ap;
+		size_t i;
+
+		va_start(ap, arg);
+		argv[0] = (char *)arg;
+		for (i = 1; i <= n; i++)
+			argv[i] = va_arg(ap, char *);
+		va_end(ap);
+		if (FA_GATE_OPEN())
+			return FA_REAL(execvp)(file, argv);
+		return execvpe_slow(FA_RA(), "execlp", file, argv, environ);
+	}
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	size_t n;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+		char *const *envp;
+
+		FILL_ARGS(arg, argv, n, envp);
+		if (FA_GATE_OPEN())
+			return FA_REAL(execve)(path, argv, envp);
+		return exec_at(FA_RA(), "execle", AT_FDCWD, path, argv, envp, 0);
+	}
+}

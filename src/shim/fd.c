@@ -1,0 +1,93 @@
+/*
+ * fd.c - the process policy's pinned root fds stay the shim's.
+ *
+ * The engine pins each root with an O_PATH fd placed high. A program that
+ * closes every descriptor it does not know (daemons, subprocess children
+ * before exec) would otherwise close them, and the next open could reuse
+ * the number: the engine would then resolve beneath the wrong directory.
+ * close/dup2/dup3/close_range refuse those fds (EBADF, as for a closed
+ * fd) or step around them; the test is one compare on a range.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+static inline int pinned(int fd)
+{
+	return (unsigned)fd - fa_proc.pin_lo <= fa_proc.pin_span;
+}
+
+static int is_root_fd(int fd)
+{
+	const fa_policy *p = fa_proc.policy;
+	int i;
+
+	if (!p || fd < 0)
+		return 0;
+	for (i = 0; i < fa_policy_nroots(p); i++)
+		if (fa_policy_root_fd(p, i) == fd)
+			return 1;
+	return 0;
+}
+
+int close(int fd)
+{
+	if (FA_UNLIKELY(pinned(fd)) && is_root_fd(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	return FA_REAL(close)(fd);
+}
+
+int dup2(int oldfd, int newfd)
+{
+	if (FA_UNLIKELY(pinned(newfd)) && is_root_fd(newfd) && oldfd != newfd) {
+		errno = EBADF;
+		return -1;
+	}
+	return FA_REAL(dup2)(oldfd, newfd);
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	if (FA_UNLIKELY(pinned(newfd)) && is_root_fd(newfd)) {
+		errno = EBADF;
+		return -1;
+	}
+	return FA_REAL(dup3)(oldfd, newfd, flags);
+}
+
+#ifdef HAVE_CLOSE_RANGE
+/* Close [first, last] except the root fds, in the pieces between them. */
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	unsigned int lo = fa_proc.pin_lo, hi = fa_proc.pin_lo + fa_proc.pin_span, fd, from;
+	int rc;
+
+	if (FA_LIKELY(!fa_proc.npinned || last < lo || first > hi))
+		return FA_REAL(close_range)(first, last, flags);
+	from = first;
+	for (fd = first > lo ? first : lo; fd <= hi && fd <= last; fd++) {
+		if (!is_root_fd((int)fd))
+			continue;
+		if (fd > from && (rc = FA_REAL(close_range)(from, fd - 1, flags)) < 0)
+			return rc;
+		from = fd + 1;
+	}
+	if (from <= last)
+		return FA_REAL(close_range)(from, last, flags);
+	return 0;
+}
+
+void closefrom(int lowfd)
+{
+	if (FA_LIKELY(!fa_proc.npinned)) {
+		FA_REAL(closefrom)(lowfd);
+		return;
+	}
+	close_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
+}
+#endif

@@ -1,0 +1,249 @@
+/*
+ * shim_internal.h - state and helpers shared by the files of libfashim.so.
+ *
+ * Nothing here is exported: the version script exports only the wrapped
+ * libc names and fa_bridge_v1.
+ */
+#ifndef FA_SHIM_INTERNAL_H
+#define FA_SHIM_INTERNAL_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "fa_bridge.h"
+#include "fa_policy.h"
+
+#define FA_HIDDEN __attribute__((visibility("hidden")))
+#define FA_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- the real functions, one pointer per line of symbols.def ---- */
+#define FA_SYM(name, ret, fail, params, args, ...) \
+	typedef ret (*fa_real_t_##name) params; \
+	extern FA_HIDDEN fa_real_t_##name fa_real_##name;
+#include "symbols.def"
+#undef FA_SYM
+
+/* Resolve one real function now; never returns NULL (aborts loudly). */
+FA_HIDDEN void *fa_resolve(const char *name);
+FA_HIDDEN void fa_resolve_all(void);
+
+/*
+ * The gate: 0 when no policy of any kind can apply (the only test on the
+ * fast path). It counts reasons to look closer: the constructor not run
+ * yet, a process policy, each thread holding a context, a resolver.
+ */
+extern FA_HIDDEN int fa_gate;
+/* Read the environment once (constructor, or first call before it). */
+FA_HIDDEN void fa_init(void);
+extern FA_HIDDEN int fa_init_state;
+#define FA_GATE_OPEN() FA_LIKELY(__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0)
+
+/* ---- process policy (env.c) ---- */
+enum fa_exec_mode { FA_EXEC_ALLOW, FA_EXEC_DENY, FA_EXEC_LIST };
+
+struct fa_proc {
+	fa_policy *policy;        /* NULL: no path policy for the process */
+	int active;               /* FA_POLICY or FA_EXEC set: injection and exec checks */
+	enum fa_exec_mode exec;
+	const char **exec_allow;  /* canonical program paths for FA_EXEC_LIST */
+	int nexec_allow;
+	int report;               /* FA_REPORT=1 */
+	int quiet;                /* FA_QUIET=1 */
+	int allow_static;         /* FA_ALLOW_STATIC=1 */
+	const char *log;          /* FA_LOG, or NULL */
+	const char *self;         /* path of libfashim.so */
+	/* Saved at start-up, re-injected into every child's environment. */
+	const char *ld_preload;   /* "LD_PRELOAD=..." as the process got it, shim included */
+	const char **fa_env;      /* "FA_...=..." entries */
+	int nfa_env;
+	/*
+	 * The range of fds the process policy pinned, for close()/dup2();
+	 * with none, pin_lo is 0x80000000 so that no valid fd falls in it.
+	 */
+	unsigned int pin_lo, pin_span;
+	int npinned;
+};
+extern FA_HIDDEN struct fa_proc fa_proc;
+
+/* Private memory that never touches the application's malloc. */
+FA_HIDDEN void *fa_arena_alloc(size_t n);
+FA_HIDDEN char *fa_arena_strdup(const char *s);
+
+/* ---- per-thread state (bridge.c) ---- */
+struct fa_approval {
+	int op;                   /* enum fa_op, or -1 for exec */
+	uint32_t len;
+	uint64_t hash;
+};
+
+#define FA_NAPPROVALS 8
+
+struct fa_tls {
+	struct fa_thread_ctx ctx;
+	int counted;              /* this thread holds one count in fa_gate */
+	int guard;                /* inside code that may call back into wrappers */
+	int nappr;
+	struct fa_approval appr[FA_NAPPROVALS];
+	int call_approved;        /* a multi-step call took its approval up front */
+};
+extern FA_HIDDEN __thread struct fa_tls fa_tls;
+
+/*
+ * The policies that govern one call, after approvals: proc (process) and
+ * ctx (the thread's audit context). Either may be NULL.
+ */
+struct fa_pols {
+	const fa_policy *proc;
+	const fa_policy *ctx;
+	int ctx_exec_denied;      /* a context is active and forbids exec */
+};
+FA_HIDDEN void fa_pols_get(struct fa_pols *pp, int op, const char *path);
+FA_HIDDEN int fa_ctx_exec_denied(const char *path);
+/*
+ * A call made of several checks (rename, link, symlink) takes its one
+ * approval, named by its first path, before the first check.
+ */
+FA_HIDDEN void fa_call_approve(enum fa_op op, const char *path);
+FA_HIDDEN void fa_call_done(void);
+
+/* ---- reporting (report.c) ---- */
+struct fa_event {
+	const char *call;         /* the libc function */
+	const char *op;           /* operation class name */
+	const char *path;         /* as given */
+	const char *path2;        /* second path as given, or NULL */
+	const struct fa_decision *d;   /* the denying decision (path judged), or NULL */
+	const char *resolved2;    /* resolved second path, or NULL */
+	int flags;                /* open flags, or -1 */
+	int mode;                 /* mode for creation calls, or -1 */
+	const char *why;          /* stable rule name */
+	const char *text;         /* human reason */
+	const fa_policy *policy;  /* the policy that denied, for its roots */
+	int from_context;
+	void *ra;                 /* return address in the caller */
+};
+/* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
+FA_HIDDEN int fa_report(const struct fa_event *ev);
+FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
+FA_HIDDEN uint64_t fa_ndenials(void);
+
+/* A small formatter that needs no malloc and no locale. */
+struct fa_buf {
+	char *p;
+	size_t len, cap;
+};
+FA_HIDDEN void fa_puts(struct fa_buf *b, const char *s);
+FA_HIDDEN void fa_putn(struct fa_buf *b, const char *s, size_t n);
+FA_HIDDEN void fa_putc(struct fa_buf *b, char c);
+FA_HIDDEN void fa_putu(struct fa_buf *b, unsigned long long v);
+FA_HIDDEN void fa_puto(struct fa_buf *b, unsigned v);
+FA_HIDDEN void fa_put_oflags(struct fa_buf *b, int flags);
+
+/* ---- checking helpers (check.c) ---- */
+
+/*
+ * A pinned parent for an entry change. fd/name are what the real *at()
+ * call is given: the pinned parent and final name when a policy applied,
+ * or the caller's own dirfd and path when none did.
+ */
+struct fa_spin {
+	struct fa_pin pin;
+	int pinned;
+	int fd;
+	const char *name;
+	char nbuf[NAME_MAX + 2];
+};
+
+/*
+ * Judge op on (dirfd, path) under every policy that applies and pin the
+ * parent. Returns 0 (use s->fd, s->name) or -errno (-EACCES for a
+ * denial, which has been reported).
+ */
+FA_HIDDEN int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
+			  const char *other, struct fa_spin *s, void *ra);
+FA_HIDDEN void fa_unpin_call(struct fa_spin *s);
+
+/* No policy applies: the caller runs its own real function unchanged. */
+#define FA_PASS (-0x7fff)
+
+/* A write-open under every policy that applies: fd, -errno or FA_PASS. */
+FA_HIDDEN int fa_open_call(const char *call, int dirfd, const char *path, int flags,
+			   mode_t mode, void *ra);
+/* Judge what an open fd names for an attribute change: 0 or -EACCES. */
+FA_HIDDEN int fa_fd_call(const char *call, int fd, void *ra);
+/* Judge op on a path without performing it: 0 or -errno. */
+FA_HIDDEN int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
+			    int flags, void *ra);
+
+/* Judge a two-path operation (fa_check2) without performing it. */
+FA_HIDDEN int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
+			     int dirfd2, const char *path2, void *ra);
+
+/* True when open flags can write or create. */
+static inline int fa_is_write(int flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)) ||
+	       (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+static inline int fa_needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* Internal entry points shared with syscall(): same contract as libc. */
+FA_HIDDEN int fa_do_openat(void *ra, const char *call, int dirfd, const char *path,
+			   int flags, mode_t mode);
+FA_HIDDEN int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
+			      int tofd, const char *to, unsigned int flags);
+FA_HIDDEN int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
+			   int tofd, const char *to, int flags);
+FA_HIDDEN int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
+			      const char *path);
+FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len);
+FA_HIDDEN int fa_do_fchownat(void *ra, const char *call, int dirfd, const char *path,
+			     uid_t uid, gid_t gid, int flags);
+FA_HIDDEN int fa_do_fdattr(void *ra, const char *call, int fd);
+FA_HIDDEN int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
+			     char *const argv[], char *const envp[], int flags);
+
+/* Helpers the generated calls use. */
+FA_HIDDEN int fa_remove_at(int dirfd, const char *name);
+FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
+			  const char *attr, const void *value, size_t size, int flags);
+
+/* ---- exec (exec.c, elf.c) ---- */
+enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_UNKNOWN };
+/* Inspect the program open on fd (ELF without PT_INTERP, set-id bits, #! interpreter). */
+FA_HIDDEN enum fa_prog_kind fa_prog_inspect(int fd, char *interp, size_t len);
+
+/* Judge an exec of the program at (dirfd, path): 0 or -EACCES (reported). */
+FA_HIDDEN int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
+			    void *ra);
+/*
+ * The child's environment: envp with LD_PRELOAD and every FA_* variable
+ * of the process put back. Built in 'mem' (nslots pointers, then text);
+ * returns the new envp, or NULL if mem is too small.
+ */
+FA_HIDDEN char **fa_child_env(char *const envp[], void *mem, size_t memlen);
+FA_HIDDEN size_t fa_child_env_size(char *const envp[]);
+/* True if envp already carries what fa_child_env() would add. */
+FA_HIDDEN int fa_child_env_ok(char *const envp[]);
+
+/* The one exported function besides the wrappers. */
+__attribute__((visibility("default"))) const struct fa_bridge *fa_bridge_v1(void);
+
+/* ---- raw helpers that call no wrapped function ---- */
+FA_HIDDEN ssize_t fa_fd_path(int fd, char *buf, size_t len);
+
+#endif

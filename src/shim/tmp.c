@@ -1,0 +1,234 @@
+/*
+ * tmp.c - temporary files and named IPC objects that create entries.
+ *
+ * Under a policy the mk*temp family is performed here, beneath the pinned
+ * parent of the template (same letters, same attempts, same errors as
+ * libc), so the directory judged is where the file appears. tmpfile() is
+ * libc's own O_TMPFILE open in /tmp, judged as a write into that
+ * directory. Without a policy libc does the work.
+ */
+#include "config.h"
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+#define ATTEMPTS (62 * 62 * 62)
+
+static const char letters[] =
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+enum { TMP_FILE, TMP_DIR };
+
+/* Returns fd (TMP_FILE) or 0 (TMP_DIR), -1 with errno, or FA_PASS. */
+static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
+		     int kind)
+{
+	struct fa_spin s;
+	size_t len = strlen(tmpl), nlen;
+	char *x, *nx;
+	uint64_t st = 0;
+	int saved = errno, rc, i, k, fd = -1;
+	struct timespec ts;
+
+	if (FA_GUARDED())
+		return FA_PASS;
+	if (suffixlen < 0 || len < (size_t)suffixlen + 6 ||
+	    memcmp(tmpl + len - (size_t)suffixlen - 6, "XXXXXX", 6)) {
+		errno = EINVAL;
+		return -1;
+	}
+	rc = fa_pin_call(call, FA_OP_CREATE, AT_FDCWD, tmpl, NULL, &s, ra);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	if (!s.pinned) {
+		errno = saved;
+		return FA_PASS;
+	}
+	x = tmpl + len - (size_t)suffixlen - 6;
+	nlen = strlen(s.name);
+	nx = (char *)s.name + nlen - (size_t)suffixlen - 6;
+	if (nlen < (size_t)suffixlen + 6 || memcmp(nx, "XXXXXX", 6)) {
+		fa_unpin_call(&s);
+		errno = EINVAL;
+		return -1;
+	}
+	if (getrandom(&st, sizeof(st), GRND_NONBLOCK) != sizeof(st)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		st = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	}
+	st |= 1;
+	for (i = 0; i < ATTEMPTS; i++) {
+		uint64_t r = next_random(&st);
+
+		for (k = 0; k < 6; k++, r /= 62)
+			nx[k] = x[k] = letters[r % 62];
+		if (kind == TMP_FILE)
+			fd = FA_REAL(openat)(s.fd, s.name,
+					     (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
+		else
+			fd = FA_REAL(mkdirat)(s.fd, s.name, 0700);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	saved = errno;
+	if (fd < 0)
+		memcpy(x, "XXXXXX", 6);
+	fa_unpin_call(&s);
+	errno = saved;
+	return fd;
+}
+
+#define FA_MKSTEMP(name, params, real_args, suffix, flags, extra) \
+	int name params \
+	{ \
+		int fd; \
+		if (FA_GATE_OPEN()) \
+			return fa_real_##name real_args; \
+		fd = make_temp(FA_RA(), #name, tmpl, suffix, (flags) | (extra), TMP_FILE); \
+		return fd != FA_PASS ? fd : FA_REAL(name) real_args; \
+	}
+
+FA_MKSTEMP(mkstemp, (char *tmpl), (tmpl), 0, 0, 0)
+FA_MKSTEMP(mkstemp64, (char *tmpl), (tmpl), 0, 0, O_LARGEFILE)
+FA_MKSTEMP(mkostemp, (char *tmpl, int flags), (tmpl, flags), 0, flags, 0)
+FA_MKSTEMP(mkostemp64, (char *tmpl, int flags), (tmpl, flags), 0, flags, O_LARGEFILE)
+FA_MKSTEMP(mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), suffixlen, 0, 0)
+FA_MKSTEMP(mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen), suffixlen, 0, O_LARGEFILE)
+#ifdef HAVE_MKOSTEMPS
+FA_MKSTEMP(mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
+	   suffixlen, flags, 0)
+FA_MKSTEMP(mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
+	   suffixlen, flags, O_LARGEFILE)
+#endif
+
+char *mkdtemp(char *tmpl)
+{
+	int rc;
+
+	if (FA_GATE_OPEN())
+		return fa_real_mkdtemp(tmpl);
+	rc = make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, TMP_DIR);
+	if (rc == FA_PASS)
+		return FA_REAL(mkdtemp)(tmpl);
+	return rc < 0 ? NULL : tmpl;
+}
+
+/* libc's tmpfile(): an unnamed O_TMPFILE file in P_tmpdir, as "w+". */
+static FILE *tmpfile_slow(void *ra, const char *call, int extra, FILE *(*real)(void))
+{
+	int fd, rc;
+	FILE *f;
+
+	fd = fa_do_openat(ra, call, AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL | extra, 0600);
+	if (fd == FA_PASS)
+		return real();
+	if (fd >= 0) {
+		fa_tls.guard++;
+		f = fdopen(fd, "w+");
+		fa_tls.guard--;
+		if (!f) {
+			rc = errno;
+			FA_REAL(close)(fd);
+			errno = rc;
+		}
+		return f;
+	}
+	if (errno == EACCES)
+		return NULL;
+	/* No O_TMPFILE here: libc names and unlinks a file in the same directory. */
+	rc = fa_check_call(call, FA_OP_DIR, AT_FDCWD, P_tmpdir, -1, ra);
+	if (rc < 0 && rc != FA_PASS) {
+		errno = -rc;
+		return NULL;
+	}
+	return real();
+}
+
+FILE *tmpfile(void)
+{
+	if (FA_GATE_OPEN())
+		return fa_real_tmpfile();
+	return tmpfile_slow(FA_RA(), "tmpfile", 0, FA_REAL(tmpfile));
+}
+
+FILE *tmpfile64(void)
+{
+	if (FA_GATE_OPEN())
+		return fa_real_tmpfile64();
+	return tmpfile_slow(FA_RA(), "tmpfile64", O_LARGEFILE, FA_REAL(tmpfile64));
+}
+
+/* The file behind a POSIX IPC name, as libc spells it; 0 if libc will refuse the name. */
+static int ipc_path(const char *prefix, const char *name, char *buf, size_t len)
+{
+	struct fa_buf b = { buf, 0, len };
+
+	while (*name == '/')
+		name++;
+	if (!*name || strchr(name, '/') || strlen(name) > NAME_MAX - 4)
+		return 0;
+	fa_puts(&b, "/dev/shm/");
+	fa_puts(&b, prefix);
+	fa_puts(&b, name);
+	return 1;
+}
+
+sem_t *sem_open(const char *name, int oflag, ...)
+{
+	char path[PATH_MAX];
+	mode_t mode = 0;
+	unsigned int value = 0;
+	int rc;
+
+	if (oflag & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, oflag);
+		mode = va_arg(ap, mode_t);
+		value = va_arg(ap, unsigned int);
+		va_end(ap);
+	}
+	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || FA_GUARDED() ||
+	    !ipc_path("sem.", name, path, sizeof(path)))
+		return FA_REAL(sem_open)(name, oflag, mode, value);
+	rc = fa_check_call("sem_open", FA_OP_CREATE, AT_FDCWD, path, oflag, FA_RA());
+	if (rc < 0 && rc != FA_PASS) {
+		errno = -rc;
+		return SEM_FAILED;
+	}
+	return FA_REAL(sem_open)(name, oflag, mode, value);
+}
+
+/* shm_open is an open of /dev/shm/NAME with O_NOFOLLOW|O_CLOEXEC. */
+int shm_open(const char *name, int oflag, mode_t mode)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (FA_GATE_OPEN())
+		return fa_real_shm_open(name, oflag, mode);
+	if (!ipc_path("", name, path, sizeof(path)))
+		return FA_REAL(shm_open)(name, oflag, mode);
+	fd = fa_do_openat(FA_RA(), "shm_open", AT_FDCWD, path, oflag | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd != FA_PASS ? fd : FA_REAL(shm_open)(name, oflag, mode);
+}
