@@ -282,9 +282,13 @@ static int is_memory_db(PyObject *obj)
 {
 	const char *s;
 
-	if (!PyUnicode_Check(obj))
+	/* 3.10 passes the name as bytes, later versions as given */
+	if (PyBytes_Check(obj))
+		s = PyBytes_AS_STRING(obj);
+	else if (PyUnicode_Check(obj))
+		s = PyUnicode_AsUTF8(obj);
+	else
 		return 0;
-	s = PyUnicode_AsUTF8(obj);
 	return s && (!strcmp(s, ":memory:") || !*s);
 }
 
