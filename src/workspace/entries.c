@@ -33,24 +33,29 @@ static int slash_needs_dir(const fa_ws *ws, const char *op, const struct ws_path
 	return 0;
 }
 
+/* exist_ok: 1 the entry may exist if it is a directory, 2 anything may exist */
 static int mkdir_one(fa_ws *ws, const struct ws_path *wp, mode_t mode, int exist_ok)
 {
 	struct fa_pin pin;
-	struct stat st;
-	int rc;
+	int rc, e = 0, fd;
 
 	if ((rc = fa__ws_pin(ws, "mkdir", FA_OP_CREATE, wp, &pin)) < 0)
 		return rc;
-	rc = 0;
-	if (mkdirat(pin.fd, pin.name, mode) < 0) {
-		int e = errno;
-
-		if (e != EEXIST || !exist_ok ||
-		    fstatat(pin.fd, pin.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-			rc = fa__ws_fail(ws, "mkdir", wp->given, e, FA_WHY_NONE);
-	}
+	if (mkdirat(pin.fd, pin.name, mode) < 0)
+		e = errno;
 	fa_unpin(&pin);
-	return rc;
+	if (!e || (e == EEXIST && exist_ok == 2))
+		return 0;
+	if (e != EEXIST || !exist_ok)
+		return fa__ws_fail(ws, "mkdir", wp->given, e, FA_WHY_NONE);
+	/* it exists: a directory, or a link to one inside, is what was asked */
+	fd = fa__ws_open_final(ws, "mkdir", wp, O_PATH | O_DIRECTORY, 0);
+	if (fd == -ENOTDIR)
+		return fa__ws_fail(ws, "mkdir", wp->given, EEXIST, FA_WHY_NONE);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 int fa_ws_mkdir(fa_ws *ws, const char *rel, mode_t mode, int parents, int exist_ok)
@@ -72,7 +77,7 @@ int fa_ws_mkdir(fa_ws *ws, const char *rel, mode_t mode, int parents, int exist_
 			part.len = (size_t)(c - part.norm);
 			*c = 0;
 			part.abs[base + part.len] = 0;
-			rc = mkdir_one(ws, &part, 0777, 1);
+			rc = mkdir_one(ws, &part, 0777, 2);
 			*c = '/';
 			part.abs[base + part.len] = '/';
 			if (rc < 0)

@@ -304,7 +304,7 @@ int fa__ws_open_final(const fa_ws *ws, const char *op, const struct ws_path *wp,
 	fd = fa__open(ws->rootfd, wp->len ? wp->norm : ".", flags | O_CLOEXEC, mode,
 		      resolve_flags(ws));
 	/* a refusal, or a missing path that a deny subtree would refuse anyway */
-	if (fd == -ELOOP || fd == -EXDEV || fd == -EACCES ||
+	if (fd == -ELOOP || fd == -EXDEV || fd == -EACCES || fd == -ENOTDIR ||
 	    (fd < 0 && fa_policy_ndeny(ws->pol)))
 		return explain(ws, op, wp, -fd);
 	if (fd < 0)
