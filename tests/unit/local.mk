@@ -10,5 +10,10 @@ check_PROGRAMS += %D%/test_use
 %C%_test_use_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_use_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
-C_TESTS += %D%/test_escape %D%/test_use
+check_PROGRAMS += %D%/test_race
+%C%_test_race_SOURCES = %D%/test_race.c %D%/tree.c %D%/tree.h
+%C%_test_race_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_race_LDADD = src/libfaengine.la $(CMOCKA_LIBS) -lpthread
+
+C_TESTS += %D%/test_escape %D%/test_use %D%/test_race
 endif
