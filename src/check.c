@@ -557,7 +557,11 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 	for (;;) {
 		fa__resolve_parent(c, cur, &r, &name, &nlen);
 		if (r.why != FA_WHY_NONE) {
-			set_path(d, r.path);
+			/* Name the path that was asked for, as far as it is known. */
+			if (target_path(r.path, name, nlen, target, sizeof target) == 0)
+				set_path(d, target);
+			else
+				set_path(d, r.path);
 			fa__decide(d, r.why == FA_WHY_TOO_LONG ? FA_REJECT : FA_DENY, r.why, -1, r.err);
 			fa__res_close(&r);
 			return d->verdict;

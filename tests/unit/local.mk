@@ -15,5 +15,13 @@ check_PROGRAMS += %D%/test_race
 %C%_test_race_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_race_LDADD = src/libfaengine.la $(CMOCKA_LIBS) -lpthread
 
-C_TESTS += %D%/test_escape %D%/test_use %D%/test_race
+check_PROGRAMS += %D%/test_policy
+%C%_test_policy_SOURCES = %D%/test_policy.c %D%/tree.c %D%/tree.h
+%C%_test_policy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_policy_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race
 endif
+
+E2E_TESTS += %D%/fa_check.sh
+EXTRA_DIST += %D%/fa_check.sh
