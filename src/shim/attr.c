@@ -118,7 +118,8 @@ int fa_do_fchownat(void *ra, const char *call, int dirfd, const char *path,
 			return -1;
 		return FA_REAL(fchownat)(dirfd, path, uid, gid, flags);
 	}
-	rc = fa_pin_call(call, FA_OP_ATTR, dirfd, path, NULL, &s, ra);
+	rc = fa_pin_call(call, flags & AT_SYMLINK_NOFOLLOW ? FA_OP_LATTR : FA_OP_ATTR, dirfd, path,
+			 NULL, &s, ra);
 	if (rc < 0) {
 		errno = -rc;
 		return -1;

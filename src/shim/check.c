@@ -21,7 +21,7 @@ static void event_init(struct fa_event *ev, const char *call, enum fa_op op,
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->call = call;
-	ev->op = fa_op_name(op);
+	ev->op = fa_op_name(fa_host_op(op));
 	ev->path = path;
 	ev->path2 = other;
 	ev->flags = -1;
@@ -82,7 +82,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	int rc;
 
 	spin_plain(s, dirfd, path);
-	fa_pols_get(&pp, op, path);
+	fa_pols_get(&pp, fa_host_op(op), path);
 	if (!pp.proc && !pp.ctx)
 		return 0;
 	first = pp.proc ? pp.proc : pp.ctx;
@@ -90,7 +90,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	event_init(&ev, call, op, path, other, ra);
 
 	d.verdict = FA_ALLOW;
-	rc = fa_pin_parent(first, op, dirfd, path, &s->pin, &d);
+	rc = fa_pin_parent(first, fa_engine_op(op), dirfd, path, &s->pin, &d);
 	if (refused(rc, &d))
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
 	if (rc < 0)
@@ -98,7 +98,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	spin_use_pin(s, path);
 	if (second) {
 		d.verdict = FA_ALLOW;
-		if (fa_check(second, op, s->pin.fd, s->pin.name, &d) != FA_ALLOW &&
+		if (fa_check(second, fa_engine_op(op), s->pin.fd, s->pin.name, &d) != FA_ALLOW &&
 		    deny(&ev, second, &d, 1)) {
 			fa_unpin_call(s);
 			return -EACCES;
@@ -153,7 +153,7 @@ int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	const fa_policy *pol[2];
 	int i;
 
-	fa_pols_get(&pp, op, path);
+	fa_pols_get(&pp, fa_host_op(op), path);
 	if (!pp.proc && !pp.ctx)
 		return FA_PASS;
 	pol[0] = pp.proc;
@@ -164,7 +164,7 @@ int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		if (!pol[i])
 			continue;
 		d.verdict = FA_ALLOW;
-		if (fa_check(pol[i], op, dirfd, path, &d) == FA_ALLOW)
+		if (fa_check(pol[i], fa_engine_op(op), dirfd, path, &d) == FA_ALLOW)
 			continue;
 		if (d.why == FA_WHY_ERROR && d.err > 0)
 			return -d.err;

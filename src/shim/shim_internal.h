@@ -189,6 +189,24 @@ FA_HIDDEN int fa_check_call(const char *call, enum fa_op op, int dirfd, const ch
 FA_HIDDEN int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
 			     int dirfd2, const char *path2, void *ra);
 
+/*
+ * An attribute change on a symlink itself (lchown, AT_SYMLINK_NOFOLLOW):
+ * judged like FA_OP_ATTR but without following the final link. The engine
+ * knows it as FA_OP_REMOVE (parent judged, deny subtrees protected, no
+ * follow); reports and approvals still call it "attr".
+ */
+#define FA_OP_LATTR ((enum fa_op)(FA_OP_SYMLINK + 16))
+
+static inline enum fa_op fa_engine_op(enum fa_op op)
+{
+	return op == FA_OP_LATTR ? FA_OP_REMOVE : op;
+}
+
+static inline enum fa_op fa_host_op(enum fa_op op)
+{
+	return op == FA_OP_LATTR ? FA_OP_ATTR : op;
+}
+
 /* True when open flags can write or create. */
 static inline int fa_is_write(int flags)
 {
