@@ -7,7 +7,7 @@
 #    (errno included), so the no-policy path changes nothing.
 # Path cases run twice: openat2 resolution and the forced fallback walk.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$FA_SRCDIR/tests/e2e/lib.sh"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 CT=$E2E/calltest
 W=$T/w
@@ -58,12 +58,24 @@ ct() {
 # The tree as the last denial left it; empty when it must be rebuilt.
 SNAP=
 
+# What bare libc answers for each argument list, on a fresh tree: the
+# environment of a case (FA_* variables, TMPDIR) does not change it.
+# bare FUNC ARG... sets $bare.
+declare -A BARE
+bare() {
+	local key="$*"
+	if [ -z "${BARE[$key]+set}" ]; then
+		fresh
+		BARE[$key]=$(ct bare "$@")
+	fi
+	bare=${BARE[$key]}
+}
+
 # allow FUNC ARG...: ok inside the root, and the same answer as bare libc.
 allow() {
 	local bare got m
 	SNAP=
-	fresh
-	bare=$(ct bare "$@")
+	bare "$@"
 	for m in "${MODES[@]}"; do
 		fresh
 		got=$(ct "${m/openat2/shim}" "$@")
@@ -108,8 +120,7 @@ deny() {
 plain() {
 	local bare got
 	SNAP=
-	fresh
-	bare=$(ct bare "$@")
+	bare "$@"
 	fresh
 	got=$(POL= ct shim "$@")
 	check "no-policy $*" "$bare" "$got"

@@ -3,7 +3,7 @@
 # call wrapped functions, errno preservation: all under a live policy.
 # Every run has a time limit, so a deadlock fails instead of hanging.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$FA_SRCDIR/tests/e2e/lib.sh"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 M=$E2E/manners
 ROOT=$T/root

@@ -4,7 +4,7 @@
 # Zero entries may ever land in OUTSIDE. The same program without the
 # shim shows that the race really is there to be lost.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$FA_SRCDIR/tests/e2e/lib.sh"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 ROUNDS=${FA_RACE_ROUNDS:-20000}
 SECS=${FA_RACE_SECONDS:-2}

@@ -5,7 +5,7 @@
 # driven by manners.sh), so a wrapper added without a test fails here.
 # The shim exports nothing else but its bridge.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$FA_SRCDIR/tests/e2e/lib.sh"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 DEF=$FA_SRCDIR/src/shim/symbols.def
 CONFIG=$FA_BUILDDIR/config.h
