@@ -164,6 +164,7 @@ void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 void fa_call_approve(enum fa_op op, const char *path)
 {
 	fa_tls.call_approved = 0;
+	fa_tls.call_op = (int)op + 1;
 	if (__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0 || !fa_tls.nappr)
 		return;
 	refresh();
@@ -174,6 +175,7 @@ void fa_call_approve(enum fa_op op, const char *path)
 void fa_call_done(void)
 {
 	fa_tls.call_approved = 0;
+	fa_tls.call_op = 0;
 }
 
 /* 1 if the thread's context forbids starting this program. */

@@ -21,7 +21,7 @@ static void event_init(struct fa_event *ev, const char *call, enum fa_op op,
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->call = call;
-	ev->op = fa_op_name(fa_host_op(op));
+	ev->op = fa_op_name(fa_tls.call_op ? (enum fa_op)(fa_tls.call_op - 1) : fa_host_op(op));
 	ev->path = path;
 	ev->path2 = other;
 	ev->flags = -1;
@@ -73,7 +73,7 @@ static void spin_use_pin(struct fa_spin *s, const char *path)
 }
 
 int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
-		const char *other, struct fa_spin *s, void *ra)
+		const char *shown1, struct fa_spin *s, void *ra)
 {
 	struct fa_pols pp;
 	struct fa_decision d;
@@ -87,7 +87,12 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		return 0;
 	first = pp.proc ? pp.proc : pp.ctx;
 	second = pp.proc ? pp.ctx : NULL;
-	event_init(&ev, call, op, path, other, ra);
+	if (shown1) {
+		event_init(&ev, call, op, shown1, path, ra);
+		ev.second = 1;
+	} else {
+		event_init(&ev, call, op, path, NULL, ra);
+	}
 
 	d.verdict = FA_ALLOW;
 	rc = fa_pin_parent(first, fa_engine_op(op), dirfd, path, &s->pin, &d);
@@ -200,8 +205,7 @@ int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path
 		bad = d1.verdict != FA_ALLOW ? &d1 : &d2;
 		if (bad->why == FA_WHY_ERROR && bad->err > 0)
 			return -bad->err;
-		if (bad == &d2)
-			ev.resolved2 = d2.path;
+		ev.second = bad == &d2;
 		if (deny(&ev, pol[i], bad, i == 1))
 			return -EACCES;
 	}

@@ -57,7 +57,7 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 	if (FA_GUARDED())
 		return real_renameat2(fromfd, from, tofd, to, flags);
 	fa_call_approve(src, from);
-	rc = fa_pin_call(call, src, fromfd, from, to, &a, ra);
+	rc = fa_pin_call(call, src, fromfd, from, NULL, &a, ra);
 	if (rc < 0) {
 		fa_call_done();
 		errno = -rc;
@@ -184,8 +184,8 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 			memset(&ev, 0, sizeof(ev));
 			ev.call = call;
 			ev.op = fa_op_name(FA_OP_SYMLINK);
-			ev.path = path;
-			ev.path2 = target;
+			ev.path = target;
+			ev.path2 = path;
 			ev.d = &d;
 			ev.flags = ev.mode = -1;
 			ev.why = fa_why_name(d.why);

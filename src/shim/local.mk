@@ -31,3 +31,13 @@ fa_run_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
 endif
 dist_man_MANS += doc/fa-run.1
 EXTRA_DIST += examples
+
+# The bridge as a host drives it; re-runs itself under $FA_SHIM.
+check_PROGRAMS += src/shim/bridge_test
+C_TESTS += src/shim/bridge_test
+src_shim_bridge_test_SOURCES = src/shim/bridge_test.c
+src_shim_bridge_test_LDADD = src/libfaengine.la -ldl -lpthread
+src_shim_bridge_test_CPPFLAGS = $(AM_CPPFLAGS)
+if FA_SANITIZERS
+src_shim_bridge_test_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
+endif

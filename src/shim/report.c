@@ -187,7 +187,7 @@ static void ring_put(const struct fa_event *ev, const struct timespec *ts, const
 	copy(s->d.op, sizeof(s->d.op), ev->op);
 	copy(s->d.why, sizeof(s->d.why), ev->why);
 	copy(s->d.path, sizeof(s->d.path), ev->d && ev->d->path[0] ? ev->d->path : ev->path);
-	copy(s->d.path2, sizeof(s->d.path2), ev->resolved2 ? ev->resolved2 : ev->path2);
+	copy(s->d.path2, sizeof(s->d.path2), ev->path2);
 	copy(s->d.caller, sizeof(s->d.caller), caller);
 	s->d.from_context = ev->from_context;
 	__atomic_store_n(&s->seq, seq * 2 + 2, __ATOMIC_RELEASE);
@@ -300,11 +300,11 @@ static void write_log(const struct fa_event *ev, const struct timespec *ts, cons
 	fa_puts(&b, ",\"path\":");
 	put_json_str(&b, ev->path);
 	fa_puts(&b, ",\"resolved\":");
-	put_json_str(&b, ev->d && ev->d->path[0] ? ev->d->path : NULL);
+	put_json_str(&b, !ev->second && ev->d && ev->d->path[0] ? ev->d->path : NULL);
 	fa_puts(&b, ",\"path2\":");
 	put_json_str(&b, ev->path2);
 	fa_puts(&b, ",\"resolved2\":");
-	put_json_str(&b, ev->resolved2);
+	put_json_str(&b, ev->second && ev->d && ev->d->path[0] ? ev->d->path : NULL);
 	fa_puts(&b, ",\"flags\":");
 	if (ev->flags != -1) {
 		char fb[160];

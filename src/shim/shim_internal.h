@@ -95,6 +95,7 @@ struct fa_tls {
 	int nappr;
 	struct fa_approval appr[FA_NAPPROVALS];
 	int call_approved;        /* a multi-step call took its approval up front */
+	int call_op;              /* that call's operation + 1, named in its reports */
 };
 extern FA_HIDDEN __thread struct fa_tls fa_tls;
 
@@ -123,13 +124,13 @@ struct fa_event {
 	const char *path;         /* as given */
 	const char *path2;        /* second path as given, or NULL */
 	const struct fa_decision *d;   /* the denying decision (path judged), or NULL */
-	const char *resolved2;    /* resolved second path, or NULL */
 	int flags;                /* open flags, or -1 */
 	int mode;                 /* mode for creation calls, or -1 */
 	const char *why;          /* stable rule name */
 	const char *text;         /* human reason */
 	const fa_policy *policy;  /* the policy that denied, for its roots */
 	int from_context;
+	int second;               /* d judged path2 (a rename's destination), not path */
 	void *ra;                 /* return address in the caller */
 };
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
@@ -166,11 +167,12 @@ struct fa_spin {
 
 /*
  * Judge op on (dirfd, path) under every policy that applies and pin the
- * parent. Returns 0 (use s->fd, s->name) or -errno (-EACCES for a
+ * parent. 'shown1' names the other path of a two-path call, shown first in
+ * reports (path is then the second, e.g. a rename's destination). Returns 0 (use s->fd, s->name) or -errno (-EACCES for a
  * denial, which has been reported).
  */
 FA_HIDDEN int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
-			  const char *other, struct fa_spin *s, void *ra);
+			  const char *shown1, struct fa_spin *s, void *ra);
 FA_HIDDEN void fa_unpin_call(struct fa_spin *s);
 
 /* No policy applies: the caller runs its own real function unchanged. */
