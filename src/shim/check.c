@@ -91,7 +91,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		event_init(&ev, call, op, shown1, path, ra);
 		ev.second = 1;
 	} else {
-		event_init(&ev, call, op, path, NULL, ra);
+		event_init(&ev, call, op, path, fa_tls.call_path2, ra);
 	}
 
 	d.verdict = FA_ALLOW;

@@ -57,7 +57,9 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 	if (FA_GUARDED())
 		return real_renameat2(fromfd, from, tofd, to, flags);
 	fa_call_approve(src, from);
+	fa_tls.call_path2 = to;
 	rc = fa_pin_call(call, src, fromfd, from, NULL, &a, ra);
+	fa_tls.call_path2 = NULL;
 	if (rc < 0) {
 		fa_call_done();
 		errno = -rc;

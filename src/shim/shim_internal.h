@@ -96,6 +96,7 @@ struct fa_tls {
 	struct fa_approval appr[FA_NAPPROVALS];
 	int call_approved;        /* a multi-step call took its approval up front */
 	int call_op;              /* that call's operation + 1, named in its reports */
+	const char *call_path2;   /* its second path, shown when the first is refused */
 };
 extern FA_HIDDEN __thread struct fa_tls fa_tls;
 
