@@ -434,6 +434,11 @@ for how in allow deny list listother; do
 	done
 done
 XENV=()
+# Children given an empty environment are confined all the same.
+for fn in spawn_noenv execle_noenv clearenv_exec; do
+	both $fn open "$IN/new" "WRONLY|CREAT" -- open "$OUT/new" "WRONLY|CREAT"
+	both $fn unlink "$IN/f" -- unlink "$OUT/f"
+done
 for fn in execve execv execl execle fexecve posix_spawn; do
 	plain $fn /bin/echo
 done

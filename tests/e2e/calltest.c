@@ -588,6 +588,70 @@ CASE(popen)
 	return 0;
 }
 
+/*
+ * Children started with an empty environment, which drops LD_PRELOAD and
+ * FA_POLICY unless the shim puts them back: the child is calltest again,
+ * running the case named by the remaining arguments and printing its own
+ * answer.
+ */
+static char self[4096];
+static char *no_env[] = { NULL };
+
+static void find_self(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	if (n < 0) {
+		perror("calltest: /proc/self/exe");
+		exit(2);
+	}
+	self[n] = 0;
+}
+
+static char **child_argv(char **argv)
+{
+	return argv - 1;	/* argv[-1] is this case's own name: replaced below */
+}
+
+CASE(spawn_noenv)
+{
+	char **v = child_argv(argv);
+	pid_t pid;
+	int rc;
+
+	find_self();
+	v[0] = "calltest";
+	fflush(stdout);
+	errno = SENTINEL;
+	rc = posix_spawn(&pid, self, NULL, NULL, v, no_env);
+	if (rc)
+		return say_err(rc);
+	return wait_ok(pid);
+}
+
+CASE(execle_noenv)
+{
+	find_self();
+	PRE_EXEC();
+	/* execle takes its arguments in the call itself: up to three here. */
+	if (!A(1))
+		return rc_neg(execle(self, "calltest", A(0), (char *)NULL, no_env));
+	if (!A(2))
+		return rc_neg(execle(self, "calltest", A(0), A(1), (char *)NULL, no_env));
+	return rc_neg(execle(self, "calltest", A(0), A(1), A(2), A(3), (char *)NULL, no_env));
+}
+
+CASE(clearenv_exec)
+{
+	char **v = child_argv(argv);
+
+	find_self();
+	v[0] = "calltest";
+	clearenv();
+	PRE_EXEC();
+	return rc_neg(execv(self, v));
+}
+
 /* ---- raw syscall() ------------------------------------------------------ */
 
 static long sys_nr(const char *s)
@@ -699,6 +763,7 @@ static const struct {
 	ENTRY(execl, 1), ENTRY(execlp, 1), ENTRY(execle, 1), ENTRY(fexecve, 1),
 	ENTRY(execveat, 2), ENTRY(posix_spawn, 1), ENTRY(posix_spawnp, 1),
 	ENTRY(system, 1), ENTRY(popen, 1),
+	ENTRY(spawn_noenv, 2), ENTRY(execle_noenv, 2), ENTRY(clearenv_exec, 2),
 	ENTRY(syscall, 2),
 };
 
