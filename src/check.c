@@ -80,7 +80,8 @@ const char *fa__cwd(struct fa__jctx *c)
 	return c->cwdlen > 0 ? c->cwd : NULL;
 }
 
-ssize_t fa__absolute(int dirfd, const char *path, char *out, size_t len, enum fa_why *why)
+ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out, size_t len,
+		     enum fa_why *why)
 {
 	ssize_t n;
 
@@ -93,11 +94,17 @@ ssize_t fa__absolute(int dirfd, const char *path, char *out, size_t len, enum fa
 		return n;
 	}
 	if (dirfd == AT_FDCWD) {
-		n = fa__fd_path(AT_FDCWD, out, len);
-		if (n < 0) {
+		/* Read once per check: the cwd root needs the same answer. */
+		const char *cwd = fa__cwd(c);
+
+		if (!cwd) {
 			*why = FA_WHY_ERROR;
-			return n;
+			return -ENOENT;
 		}
+		n = c->cwdlen;
+		if ((size_t)n >= len)
+			return -ENAMETOOLONG;
+		memcpy(out, cwd, (size_t)n + 1);
 	} else {
 		int type = fa__sys_type(dirfd, "", 1);
 
@@ -693,7 +700,7 @@ enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, i
 {
 	char abs[PATH_MAX];
 	enum fa_why why;
-	ssize_t n = fa__absolute(dirfd, path, abs, sizeof abs, &why);
+	ssize_t n = fa__absolute(c, dirfd, path, abs, sizeof abs, &why);
 	enum fa_verdict v;
 
 	if (n < 0) {
@@ -810,7 +817,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 			size_t dlen, nlen;
 			const char *nm;
 
-			n = fa__absolute(dirfd1, path1, base, sizeof base, &why);
+			n = fa__absolute(&c, dirfd1, path1, base, sizeof base, &why);
 			if (n < 0) {
 				fa__decide(d2, FA_REJECT, why, -1, (int)-n);
 				v2 = FA_REJECT;

@@ -138,7 +138,8 @@ struct fa__pinned {
 int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d);
 const char *fa__cwd(struct fa__jctx *c);
 /* The absolute form of (dirfd, path): length, or -errno with *why set. */
-ssize_t fa__absolute(int dirfd, const char *path, char *out, size_t len, enum fa_why *why);
+ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out, size_t len,
+		     enum fa_why *why);
 /* The root (longest match) that holds path, or -1. */
 int fa__find_root(struct fa__jctx *c, const char *path, size_t plen, size_t *rootlen);
 void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r);

@@ -16,6 +16,9 @@
 
 static int write_class(int flags)
 {
+	/* O_PATH ignores the access mode and O_CREAT: nothing is written. */
+	if (flags & O_PATH)
+		return 0;
 	return (flags & O_ACCMODE) != O_RDONLY ||
 	       (flags & (O_CREAT | O_TRUNC | O_APPEND)) ||
 	       (flags & O_TMPFILE) == O_TMPFILE;
@@ -143,18 +146,93 @@ static int open_alias(struct fa__jctx *c, int dirfd, const char *path, const cha
 	return fa__sys_openat(dirfd, path, flags, mode);
 }
 
-int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
-	      struct fa_decision *d)
+/*
+ * The slow route: judge with the mode's symlink rules, then open what was
+ * judged. -EAGAIN when the layout changed between the two (the caller
+ * judges again).
+ */
+static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const char *abs,
+		       int flags, mode_t mode, struct fa_decision *d)
 {
-	char abs[PATH_MAX];
-	struct fa__jctx c;
+	const fa_policy *p = c->p;
 	struct fa__rule rule;
 	struct fa__pinned pin;
 	const char *name;
 	char nm[NAME_MAX + 2];
 	size_t dlen, nlen;
-	enum fa_why why;
 	int r, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	/* With these the kernel does not follow a final link: neither do we. */
+	int nofollow_final = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+
+	fa__rule_for(tmpfile ? FA_OP_DIR : FA_OP_WRITE, &rule);
+	if (fa__judge_abs(c, abs, &rule, d, &pin) != FA_ALLOW) {
+		if (pin.owned)
+			fa__sys_close(pin.fd);
+		if (d->verdict == FA_REJECT)
+			return d->err ? -d->err : -EACCES;
+		r = open_device(dirfd, path, flags);
+		if (r >= 0)
+			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+		return r;
+	}
+	if (pin.fd < 0 && pin.fd != AT_FDCWD)
+		return pin.err ? -pin.err : -ENOENT;
+
+	if (pin.followed && !nofollow_final && d->root >= 0) {
+		/*
+		 * A final symlink was followed while judging: open exactly the
+		 * target that was judged, beneath its root and with no link left
+		 * on the way, so a link retargeted meanwhile cannot redirect it.
+		 */
+		const struct fa__ent *e = &p->roots[d->root];
+		size_t rootlen = e->cwd ? (size_t)c->cwdlen : e->len;
+		const char *rel = d->path + (rootlen == 1 ? 1 : rootlen);
+		unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+		int base = e->cwd ? AT_FDCWD : e->fd;
+
+		while (*rel == '/')
+			rel++;
+		if (!*rel)
+			rel = ".";
+		if (base == -1) {
+			base = AT_FDCWD;
+			rel = d->path;
+			how &= ~(unsigned)RESOLVE_BENEATH;
+		}
+		r = fa__open(base, rel, flags, mode, how);
+		if (r == -ELOOP || r == -EXDEV)
+			r = -EAGAIN;
+		goto out;
+	}
+
+	/* Open the original name in the directory that was judged. */
+	fa__split(abs, &dlen, &name, &nlen);
+	if (nlen == 0 || nlen > NAME_MAX) {
+		r = nlen ? -ENAMETOOLONG : -EISDIR;
+		goto out;
+	}
+	memcpy(nm, name, nlen);
+	nm[nlen] = 0;
+	if (name[nlen] == '/')
+		strcpy(nm + nlen, "/");	/* keep the kernel's answer for "f/" */
+	/* The final name was no link when judged: it may not have become one. */
+	r = fa__open(pin.fd, nm, flags | (nofollow_final ? 0 : O_NOFOLLOW), mode,
+		     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (r == -ELOOP && !nofollow_final)
+		r = -EAGAIN;
+out:
+	if (pin.owned)
+		fa__sys_close(pin.fd);
+	return r;
+}
+
+int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
+	      struct fa_decision *d)
+{
+	char abs[PATH_MAX];
+	struct fa__jctx c;
+	enum fa_why why;
+	int r, tries;
 	ssize_t n;
 
 	if (!write_class(flags)) {
@@ -169,7 +247,7 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 		return fa__sys_openat(dirfd, path, flags, mode);
 	c.p = p;
 	c.cwdlen = 0;
-	n = fa__absolute(dirfd, path, abs, sizeof abs, &why);
+	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
@@ -181,63 +259,11 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 	r = open_alias(&c, dirfd, path, abs, flags, mode, d);
 	if (r != 1)
 		return r;
-	fa__rule_for(tmpfile ? FA_OP_DIR : FA_OP_WRITE, &rule);
-	if (fa__judge_abs(&c, abs, &rule, d, &pin) != FA_ALLOW) {
-		if (pin.owned)
-			fa__sys_close(pin.fd);
-		if (d->verdict == FA_REJECT)
-			return d->err ? -d->err : -EACCES;
-		r = open_device(dirfd, path, flags);
-		if (r >= 0)
-			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
-		return r;
+	for (tries = 0; tries < 8; tries++) {
+		r = open_judged(&c, dirfd, path, abs, flags, mode, d);
+		if (r != -EAGAIN)
+			break;
 	}
-	if (pin.fd < 0 && pin.fd != AT_FDCWD)
-		return pin.err ? -pin.err : -ENOENT;
-
-	/* Open the original name in the directory that was judged. */
-	fa__split(abs, &dlen, &name, &nlen);
-	if (nlen == 0 || nlen > NAME_MAX) {
-		r = nlen ? -ENAMETOOLONG : -EISDIR;
-		goto out;
-	}
-	memcpy(nm, name, nlen);
-	nm[nlen] = 0;
-	if (name[nlen] == '/')
-		strcpy(nm + nlen, "/");	/* keep the kernel's answer for "f/" */
-	switch (p->symlinks) {
-	case FA_SYM_NOFOLLOW:
-		r = fa__open(pin.fd, nm, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-		break;
-	case FA_SYM_BENEATH:
-		if (pin.followed && d->root >= 0) {
-			/* Open the judged target beneath its root, where the kernel keeps it. */
-			const struct fa__ent *e = &p->roots[d->root];
-			size_t rootlen = e->cwd ? (size_t)c.cwdlen : e->len;
-			const char *rel = d->path + (rootlen == 1 ? 1 : rootlen);
-			int base = e->cwd ? AT_FDCWD : e->fd;
-
-			while (*rel == '/')
-				rel++;
-			if (base == -1) {
-				r = -EACCES;
-				break;
-			}
-			r = fa__open(base, *rel ? rel : ".", flags, mode,
-				     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
-		} else {
-			r = fa__open(pin.fd, nm, flags, mode,
-				     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
-		}
-		break;
-	default:
-		/* trust: the pre-existing layout is trusted, a final link followed. */
-		r = fa__open(pin.fd, nm, flags, mode, RESOLVE_NO_MAGICLINKS);
-		break;
-	}
-out:
-	if (pin.owned)
-		fa__sys_close(pin.fd);
 	return r;
 }
 
@@ -267,7 +293,7 @@ int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path
 	}
 	c.p = p;
 	c.cwdlen = 0;
-	n = fa__absolute(dirfd, path, abs, sizeof abs, &why);
+	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;

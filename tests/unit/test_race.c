@@ -119,6 +119,79 @@ static void race(enum fa_symlinks mode)
 	assert_true(opened > 0);
 }
 
+/* Two names swapped: a link to a file inside, a link to a file outside. */
+static char lin_path[PATH_MAX], lout_path[PATH_MAX], vfile[PATH_MAX];
+
+static void *link_swapper(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (renameat2(AT_FDCWD, lin_path, AT_FDCWD, lout_path, RENAME_EXCHANGE) == 0)
+			atomic_fetch_add(&swaps, 1);
+	}
+	return NULL;
+}
+
+static void final_link_race(enum fa_symlinks mode)
+{
+	fa_policy *p = tree_policy(mode);
+	pthread_t th;
+	struct stat st;
+	double end;
+	long rounds = 0, opened = 0;
+	int fd;
+
+	strcpy(lin_path, tp("root/race2/l_in"));
+	strcpy(lout_path, tp("root/race2/l_out"));
+	strcpy(vfile, tp("outside/vfile"));
+	mkdir(tp("root/race2"), 0755);
+	unlink(lin_path);
+	unlink(lout_path);
+	fd = open(vfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	fd = open(tp("root/race2/target"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	close(fd);
+	assert_int_equal(symlink("target", lin_path), 0);
+	assert_int_equal(symlink(vfile, lout_path), 0);
+	atomic_store(&stop, 0);
+	atomic_store(&swaps, 0);
+	assert_int_equal(pthread_create(&th, NULL, link_swapper, NULL), 0);
+	end = now() + SECONDS / 2;
+	while (rounds < ROUNDS && now() < end) {
+		struct fa_decision d;
+
+		fd = fa_openat(p, AT_FDCWD, lin_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0, &d);
+		if (fd >= 0) {
+			opened++;
+			if (write(fd, "x", 1) != 1)
+				fail();
+			close(fd);
+		}
+		rounds++;
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	assert_int_equal(stat(vfile, &st), 0);
+	print_message("# %s final link: %ld rounds, %ld swaps, %ld opens, outside file %ld bytes\n",
+		      fa_symlinks_name(mode), rounds, atomic_load(&swaps), opened, (long)st.st_size);
+	fa_policy_free(p);
+	assert_int_equal(st.st_size, 4);
+	assert_true(opened > 0);
+}
+
+static void final_link_trust(void **state)
+{
+	(void)state;
+	final_link_race(FA_SYM_TRUST);
+}
+
+static void final_link_beneath(void **state)
+{
+	(void)state;
+	final_link_race(FA_SYM_BENEATH);
+}
+
 static void race_beneath(void **state)
 {
 	(void)state;
@@ -143,6 +216,8 @@ int main(void)
 		BOTH(race_beneath),
 		BOTH(race_nofollow),
 		BOTH(race_trust),
+		BOTH(final_link_trust),
+		BOTH(final_link_beneath),
 	};
 
 	return run_tap("race", tests, sizeof tests / sizeof tests[0]);
