@@ -188,41 +188,58 @@ PyObject *fa_chain_string(PyObject *extra)
 
 /*
  * The running asyncio task, compared by identity only (as id() would be).
- * asyncio is looked up, never imported: without it there is no task.
+ * asyncio is looked up, never imported: without it there is no task. The
+ * two functions are kept once found; asyncio replaces neither.
  */
-static PyObject *str_asyncio;
+static PyObject *str_asyncio, *str_threading, *get_running_loop, *current_task_fn, *current_thread_fn;
 
 static void *current_task(void)
 {
-	PyObject *aio, *loop = NULL, *task = NULL;
+	PyObject *aio, *loop, *task = NULL;
 	void *id = NULL;
 
-	aio = PyImport_GetModule(str_asyncio);
-	if (!aio) {
-		PyErr_Clear();
-		return NULL;
+	if (!get_running_loop) {
+		aio = PyImport_GetModule(str_asyncio);
+		if (!aio) {
+			PyErr_Clear();
+			return NULL;
+		}
+		get_running_loop = PyObject_GetAttrString(aio, "_get_running_loop");
+		current_task_fn = get_running_loop ? PyObject_GetAttrString(aio, "current_task") : NULL;
+		Py_DECREF(aio);
+		if (!current_task_fn) {
+			Py_CLEAR(get_running_loop);
+			PyErr_Clear();
+			return NULL;
+		}
 	}
-	loop = PyObject_CallMethod(aio, "_get_running_loop", NULL);
+	loop = PyObject_CallNoArgs(get_running_loop);
 	if (loop && loop != Py_None)
-		task = PyObject_CallMethod(aio, "current_task", "O", loop);
+		task = PyObject_CallOneArg(current_task_fn, loop);
 	if (task && task != Py_None)
 		id = task;
 	Py_XDECREF(task);
 	Py_XDECREF(loop);
-	Py_DECREF(aio);
 	PyErr_Clear();
 	return id;
 }
 
 static PyObject *thread_name(void)
 {
-	PyObject *mod, *t, *name = NULL;
+	PyObject *mod, *t, *name;
 
-	mod = PyImport_ImportModule("threading");
-	if (!mod)
-		return NULL;
-	t = PyObject_CallMethod(mod, "current_thread", NULL);
-	Py_DECREF(mod);
+	if (!current_thread_fn) {
+		mod = PyImport_GetModule(str_threading);
+		if (!mod && !PyErr_Occurred())
+			mod = PyImport_Import(str_threading);
+		if (!mod)
+			return NULL;
+		current_thread_fn = PyObject_GetAttrString(mod, "current_thread");
+		Py_DECREF(mod);
+		if (!current_thread_fn)
+			return NULL;
+	}
+	t = PyObject_CallNoArgs(current_thread_fn);
 	if (!t)
 		return NULL;
 	name = PyObject_GetAttrString(t, "name");
@@ -609,5 +626,6 @@ int fa_ctx_init(void)
 {
 	str_name = PyUnicode_InternFromString("__name__");
 	str_asyncio = PyUnicode_InternFromString("asyncio");
-	return str_name && str_asyncio ? 0 : -1;
+	str_threading = PyUnicode_InternFromString("threading");
+	return str_name && str_asyncio && str_threading ? 0 : -1;
 }

@@ -48,6 +48,15 @@ PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
 
 #if FA_HAVE_MONITORING
 
+/* DISABLE answers given since the last restart_events(): none, nothing to re-arm */
+static unsigned long disabled;
+
+static PyObject *disable(void)
+{
+	disabled++;
+	return Py_NewRef(fa_st.disable);
+}
+
 static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname, *str_name_,
 	*str_func, *str_wrapped, *str_dict, *str_mro;
 static PyObject *partial_type;
@@ -225,24 +234,28 @@ static PyObject *callee_name(PyObject *fn, PyObject *mod)
 static int run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObject *fn,
 		     PyObject *code, PyObject *off, PyObject **res)
 {
-	PyObject *calls = NULL, *r, *h;
+	PyObject *calls, *r, *h;
 	Py_ssize_t i, n = PyTuple_GET_SIZE(fa_st.monitor_hooks);
+	PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, Py_None};
 	int rc = 0;
 
+	r = fa_lxml_monitor(NULL, a, 7);
+	if (r != Py_None) {
+		*res = r;
+		return r ? 1 : -1;
+	}
+	Py_DECREF(r);
+	if (!n && cfg->on_call == Py_None)
+		return 0;
 	calls = PyObject_CallNoArgs(fa_st.active_calls);
 	if (!calls)
 		return -1;
-	for (i = -1; i <= n; i++) {
-		if (i < 0) {
-			PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, calls};
-			r = fa_lxml_monitor(NULL, a, 7);
-		} else {
-			h = i < n ? PyTuple_GET_ITEM(fa_st.monitor_hooks, i) : cfg->on_call;
-			if (h == Py_None)
-				continue;
-			r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off, cfg->data,
-							 calls, NULL);
-		}
+	for (i = 0; i <= n; i++) {
+		h = i < n ? PyTuple_GET_ITEM(fa_st.monitor_hooks, i) : cfg->on_call;
+		if (h == Py_None)
+			continue;
+		r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off, cfg->data,
+						 calls, NULL);
 		if (!r) {
 			rc = -1;
 			break;
@@ -269,18 +282,20 @@ static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	int r;
 
 	(void)self;
+	if (!fa_st.monitor_on)
+		return disable();
 	if (n < 3)
 		Py_RETURN_NONE;
 	fn = unwrap(args[2]);
 	if (callee_is_python(fn)) {
 		Py_DECREF(fn);
-		return Py_NewRef(fa_st.disable);
+		return disable();
 	}
 	mod = func_mod(fn);
 	if (mod && (is_stdlib(mod) || is_self(mod) || fa_module_allowed(mod, fa_st.safe_native))) {
 		Py_DECREF(mod);
 		Py_DECREF(fn);
-		return Py_NewRef(fa_st.disable);
+		return disable();
 	}
 	entry = fa_current_entry();
 	if (!entry || !mod) {
@@ -300,8 +315,11 @@ static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 		goto out;
 	}
 	r = run_hooks(cfg, caller, callee, fn, args[0], args[1], &res);
-	if (r != 0)
+	if (r != 0) {
+		if (res == fa_st.disable)
+			disabled++;
 		goto out;
+	}
 	chain = fa_chain_string(callee);
 	if (!chain)
 		goto out;
@@ -424,7 +442,17 @@ out:
 	return rc;
 }
 
+/*
+ * CALL events are set by the first monitoring entry and then left set:
+ * while no monitoring context is active the callback answers DISABLE to
+ * every site that fires, so code between contexts sheds its
+ * instrumentation lazily, one callback per site. Clearing the events on
+ * the last exit instead would make every entry and exit pay two
+ * set_events() calls, each re-instrumenting every code object the
+ * process runs next (tens of microseconds per context).
+ */
 static PyObject *call_events;
+static int events_set;
 
 int fa_monitor_enter(void)
 {
@@ -432,43 +460,36 @@ int fa_monitor_enter(void)
 
 	if (fa_st.tool_id < 0)
 		return 0;
-	if (!call_events) {
+	if (!events_set) {
 		PyObject *ev = PyObject_GetAttrString(mon, "events");
 		call_events = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
 		Py_XDECREF(ev);
 		if (!call_events)
 			return -1;
-	}
-	if (++fa_st.monitor_on == 1) {
 		r = PyObject_CallFunction(fa_st.mon_set_events, "iO", fa_st.tool_id, call_events);
+		if (!r)
+			return -1;
+		Py_DECREF(r);
+		events_set = 1;
+	}
+	fa_st.monitor_on++;
+	/* re-arm call sites DISABLEd earlier, in a context or between contexts */
+	if (disabled) {
+		r = PyObject_CallNoArgs(fa_st.mon_restart);
 		if (!r) {
 			fa_st.monitor_on--;
 			return -1;
 		}
 		Py_DECREF(r);
+		disabled = 0;
 	}
-	/* re-arm call sites DISABLEd in an earlier context */
-	r = PyObject_CallNoArgs(fa_st.mon_restart);
-	if (!r) {
-		fa_monitor_exit();
-		return -1;
-	}
-	Py_DECREF(r);
 	return 0;
 }
 
 int fa_monitor_exit(void)
 {
-	PyObject *r;
-
-	if (fa_st.tool_id < 0 || fa_st.monitor_on <= 0)
-		return 0;
-	if (--fa_st.monitor_on == 0) {
-		r = PyObject_CallFunction(fa_st.mon_set_events, "ii", fa_st.tool_id, 0);
-		if (!r)
-			return -1;
-		Py_DECREF(r);
-	}
+	if (fa_st.monitor_on > 0)
+		fa_st.monitor_on--;
 	return 0;
 }
 

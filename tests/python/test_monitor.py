@@ -165,19 +165,28 @@ def test_lxml_hook(mk, root, outside):
     assert not (outside / 'out.xml').exists()
 
 
-def test_events_on_only_while_monitoring(mk, root):
+def test_monitoring_idle_between_contexts(mk, root, native_mods):
+    fa_probe = native_mods[0]
     ap = mk([root])
     off = mk([root], monitor_calls=False)
+    calls = []
+    spy = mk([root], on_call=lambda c, callee, *a: calls.append(callee) or False)
     assert sys.monitoring.get_tool(3) == 'fastaudit'
-    assert sys.monitoring.get_events(3) == 0
+
+    def site():
+        fa_probe.noop()
     with ap():
         assert sys.monitoring.get_events(3) == sys.monitoring.events.CALL
         with ap():
             pass
-        assert sys.monitoring.get_events(3) == sys.monitoring.events.CALL
-    assert sys.monitoring.get_events(3) == 0
+        with pytest.raises(PermissionError):
+            site()
+    site()            # between contexts: not audited, and the site goes quiet
     with off():
-        assert sys.monitoring.get_events(3) == 0
+        site()        # a context without monitoring audits no native call
+    with spy():
+        site()        # the next monitoring entry re-arms it
+    assert calls == ['fa_probe.noop']
 
 
 def test_monitor_calls_false_context_ignores_native(mk, root, native_mods):
