@@ -1,1 +1,7 @@
-# targets for this part are added here
+# bench/hook: what the audit hook costs, against no hook, a no-op C hook and
+# the reference implementation (not a test). make bench-hook [BENCH_REF=python]
+EXTRA_DIST += bench/hook/bench_hook.py
+if WITH_PYTHON
+bench-hook: all
+	$(PYTHON) $(srcdir)/bench/hook/bench_hook.py --build '$(abs_top_builddir)' $(BENCH_REF:%=--ref %)
+endif
