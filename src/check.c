@@ -642,7 +642,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 static int write_exception(struct fa__jctx *c, int dirfd, const char *path, const char *abs,
 			   struct fa_decision *d)
 {
-	int n = fa__fd_alias(abs, fa__sys_getpid());
+	int n = fa__fd_alias(abs, fa__alias_pid(abs));
 	int type;
 
 	if (n >= 0) {
@@ -740,7 +740,7 @@ static int fd_source(int dirfd, const char *path, char *out, size_t len)
 	if (!*path)
 		n = dirfd;
 	else
-		n = fa__fd_alias(path, fa__sys_getpid());
+		n = fa__fd_alias(path, fa__alias_pid(path));
 	if (n < 0 && n != AT_FDCWD)
 		return 0;
 	r = fa__fd_path(n, out, len);
@@ -782,7 +782,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 	}
 
 	/* First path. A hard-link source may be the fd itself (AT_EMPTY_PATH). */
-	if (op == FA_OP_LINK && path1 && (!*path1 || fa__fd_alias(path1, fa__sys_getpid()) >= 0)) {
+	if (op == FA_OP_LINK && path1 && (!*path1 || fa__fd_alias(path1, fa__alias_pid(path1)) >= 0)) {
 		char src[PATH_MAX];
 		int k;
 

@@ -74,6 +74,12 @@ void fa__split(const char *path, size_t *dlen, const char **name, size_t *nlen);
  * /proc/thread-self/fd/N, /proc/<pid>/fd/N: N, or -1.
  */
 int fa__fd_alias(const char *path, int pid);
+/* Our pid when path could be /proc/<pid>/..., else 0: no syscall for the rest. */
+static inline int fa__alias_pid(const char *path)
+{
+	return path[0] == '/' && path[1] == 'p' && path[2] == 'r' && path[3] == 'o' &&
+	       path[4] == 'c' && path[5] == '/' ? fa__sys_getpid() : 0;
+}
 /* Join base (absolute) and rel into out; -ENAMETOOLONG if it does not fit. */
 ssize_t fa__join(const char *base, size_t blen, const char *rel, char *out, size_t len);
 /* The decimal form of n into buf; returns the length. */

@@ -169,6 +169,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fa-check: cannot build a policy: %s\n", strerror(ENOMEM));
 		return 2;
 	}
+	if (getenv("FA_FORCE_FALLBACK") && strcmp(getenv("FA_FORCE_FALLBACK"), "1") == 0)
+		fa_resolve_force_fallback(1);
 	while ((c = getopt_long(argc, argv, "+a:d:s:ph", opts, NULL)) != -1) {
 		enum fa_symlinks mode;
 

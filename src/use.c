@@ -121,7 +121,7 @@ static int open_alias(struct fa__jctx *c, int dirfd, const char *path, const cha
 {
 	char named[PATH_MAX];
 	struct fa__rule rule;
-	int n = fa__fd_alias(abs, fa__sys_getpid()), fl;
+	int n = fa__fd_alias(abs, fa__alias_pid(abs)), fl;
 	ssize_t len;
 
 	if (n < 0)

@@ -27,6 +27,8 @@ expect() {
 }
 
 A=$top/allowed_dir
+for FA_FORCE_FALLBACK in 0 1; do
+export FA_FORCE_FALLBACK
 expect 1 \
 	"{\"input\":\"$top/allowed_dir_malicious/secret\",\"decision\":\"deny\",\"path\":\"$top/allowed_dir_malicious/secret\",\"reason\":\"outside-roots\"}" \
 	'{"input":"../x","decision":"reject","reason":"escapes"}' \
@@ -74,6 +76,8 @@ expect 0 \
 	"{\"input\":\"x\\u00ffy\",\"decision\":\"allow\",\"path\":\"$A/x\\u00ffy\",\"root\":\"$A\",\"rel\":\"x\\u00ffy\"}" \
 	"{\"input\":\"é\",\"decision\":\"allow\",\"path\":\"$A/é\",\"root\":\"$A\",\"rel\":\"é\"}" \
 	-- --allow "$A" 'q"b\s' "$tab" "$bad" 'é'
+
+done
 
 # usage and policy errors: status 2, nothing judged
 for args in "" "--allow $A" "x" "--allow $A --symlinks=weird x" "--allow $A --deny $top/outside x" \

@@ -9,7 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tree.h"
@@ -318,6 +324,67 @@ static void symlink_targets(void **state)
 	fa_policy_free(p);
 }
 
+/* A filter that answers errno for openat2 only. */
+static int refuse_openat2(int err)
+{
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 437, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fprog = {sizeof prog / sizeof prog[0], prog};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+}
+
+/*
+ * openat2 taken away by a seccomp filter (EPERM) or missing (ENOSYS): the
+ * engine notices, walks instead, and answers the same.
+ */
+static void seccomp_fallback(void **state)
+{
+	static const int errs[] = {EPERM, ENOSYS};
+	size_t i;
+
+	(void)state;
+	fa_resolve_force_fallback(0);
+	for (i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+		fa_policy *p = tree_policy(FA_SYM_BENEATH);
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			struct fa_decision d;
+			int fd, bad = 0;
+
+			if (refuse_openat2(errs[i]) != 0)
+				_exit(77);
+			/* The very first calls must already take the walk. */
+			fd = fa_openat(p, AT_FDCWD, "sub/seccomp", O_WRONLY | O_CREAT, 0600, &d);
+			bad |= fd < 0;
+			bad |= (fa_check(p, FA_OP_CREATE, AT_FDCWD, "in_link/new", &d) != FA_ALLOW) << 1;
+			bad |= (fa_check(p, FA_OP_CREATE, AT_FDCWD, "out_link/new", &d) != FA_DENY ||
+				d.why != FA_WHY_SYMLINK) << 2;
+			bad |= (fa_openat(p, AT_FDCWD, "out_link/new", O_WRONLY | O_CREAT, 0600, &d) !=
+				-EACCES) << 3;
+			bad |= (fa_resolve_uses_openat2() != 0) << 4;
+			_exit(bad);
+		}
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		fa_policy_free(p);
+		assert_true(WIFEXITED(st));
+		if (WEXITSTATUS(st) == 77)
+			skip();
+		assert_int_equal(WEXITSTATUS(st), 0);
+		assert_true(exists("root/sub/seccomp"));
+		assert_false(exists("outside/new"));
+		unlink(tp("root/sub/seccomp"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +395,7 @@ int main(void)
 		BOTH(openat_tmpfile),
 		BOTH(pin_parent),
 		BOTH(symlink_targets),
+		cmocka_unit_test(seccomp_fallback),
 	};
 
 	return run_tap("use", tests, sizeof tests / sizeof tests[0]);
