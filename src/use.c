@@ -298,12 +298,10 @@ int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
 	}
-	if (op == FA_OP_SYMLINK)
+	/* The new name of a link is created like any other entry. */
+	if (op == FA_OP_SYMLINK || op == FA_OP_LINK)
 		op = FA_OP_CREATE;
 	fa__rule_for(op, &rule);
-	/* The pinned directory holds the entry: the rule is "parent" here. */
-	if (rule.self && op != FA_OP_DIR && op != FA_OP_CHDIR)
-		rule.self = 0;
 	if (fa__judge_abs(&c, abs, &rule, d, &kept) != FA_ALLOW) {
 		if (kept.owned)
 			fa__sys_close(kept.fd);

@@ -285,6 +285,11 @@ static void pin_parent(void **state)
 	assert_int_equal(fa_pin_parent(p, FA_OP_REMOVE, AT_FDCWD, "../outside/secret", &pin, &d),
 			 -EACCES);
 	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, AT_FDCWD, "out_link/x", &pin, &d), -EACCES);
+	/* a hard link's new name: the entry itself, not what a link there names */
+	assert_int_equal(fa_pin_parent(p, FA_OP_LINK, AT_FDCWD, "dangle_out", &pin, &d), 0);
+	assert_string_equal(pin.name, "dangle_out");
+	fa_unpin(&pin);
+	assert_int_equal(fa_pin_parent(p, FA_OP_LINK, AT_FDCWD, "../outside/hl", &pin, &d), -EACCES);
 	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, AT_FDCWD, "", &pin, &d), -ENOENT);
 	assert_int_equal(d.why, FA_WHY_EMPTY);
 	memset(big, 'a', sizeof big - 1);
