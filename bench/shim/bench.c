@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +105,40 @@ static double bench_open(const char *dir, int flags)
 			close(fds[i]);
 		}
 	}
+	return fastest(t, REPS);
+}
+
+/*
+ * The floor a checked write-open can reach: one openat2 beneath a pinned
+ * root fd, issued directly (only meaningful in the bare run).
+ */
+static double bench_openat2(const char *rel)
+{
+	static int fds[BATCH];
+	struct open_how how = {
+		.flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		.mode = 0644,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	double t[REPS];
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (rfd < 0)
+		die("open", root);
+	make_names(rel, "f");
+	for (int r = 0; r < REPS; r++) {
+		double t0 = now_ns();
+
+		for (int i = 0; i < BATCH; i++)
+			fds[i] = (int)syscall(SYS_openat2, rfd, names[i], &how, sizeof how);
+		t[r] = (now_ns() - t0) / BATCH;
+		for (int i = 0; i < BATCH; i++) {
+			if (fds[i] < 0)
+				die("openat2", names[i]);
+			close(fds[i]);
+		}
+	}
+	close(rfd);
 	return fastest(t, REPS);
 }
 
@@ -215,5 +251,9 @@ int main(int argc, char **argv)
 	printf("unlink %.0f\n", bench_unlink(d1));
 	printf("rename %.0f\n", bench_rename(d1));
 	printf("mkdir %.0f\n", bench_mkdir(d1));
+	if (!naive && !getenv("LD_PRELOAD")) {
+		printf("floor:openat2-beneath-d1 %.0f\n", bench_openat2("."));
+		printf("floor:openat2-beneath-d5 %.0f\n", bench_openat2("a/b/c/d"));
+	}
 	return 0;
 }

@@ -57,7 +57,7 @@ awk '
 		target["rename"] = "checked<=1.30"
 		target["mkdir"] = "-"
 		printf "%-14s %8s %16s %16s %16s %16s  %s\n", "op", "bare", "shim,no-policy", "shim,checked", "checked,fallback", "naive-realpath", "target"
-		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j) {
+		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op !~ /^floor:/) {
 			b = best["bare " op]
 			printf "%-14s %8.0f", op, b
 			split("nopolicy checked fallback naive", cols, " ")
@@ -66,5 +66,9 @@ awk '
 				printf " %8.0f (%5.2fx)", v, v / b
 			}
 			printf "  %s\n", target[op]
+		}
+		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op ~ /^floor:/) {
+			b = best["bare write-open-" substr(op, length(op) - 1)]
+			printf "%s: one openat2(RESOLVE_BENEATH) from a root fd, bare: %.0f ns (%.2fx the plain open)\n", substr(op, 7), best["bare " op], best["bare " op] / b
 		}
 	}' "$dir/raw"
