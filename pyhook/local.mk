@@ -9,11 +9,12 @@ pyhook__fastaudit_la_SOURCES = \
 	pyhook/_fastaudit/events.c \
 	pyhook/_fastaudit/ctx.c \
 	pyhook/_fastaudit/policy.c \
-	pyhook/_fastaudit/monitor.c
+	pyhook/_fastaudit/monitor.c \
+	pyhook/_fastaudit/bridge.c
 pyhook__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 pyhook__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 pyhook__fastaudit_la_LDFLAGS = -module -avoid-version -shared -shrext $(PYTHON_EXT_SUFFIX)
-pyhook__fastaudit_la_LIBADD = src/libfaengine.la
+pyhook__fastaudit_la_LIBADD = src/libfaengine.la -ldl
 
 fastaudit_PYTHON = \
 	pyhook/fastaudit/__init__.py \

@@ -558,19 +558,22 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 		return NULL;
 	}
 	token = PyContextVar_Set(fa_st.var, (PyObject *)e);
-	Py_DECREF(e);
 	if (!token) {
+		Py_DECREF(e);
 		Py_DECREF(cfg);
 		return NULL;
 	}
 	if (cfg->monitor_calls && fa_monitor_enter() < 0) {
 		PyContextVar_Reset(fa_st.var, token);
 		Py_DECREF(token);
+		Py_DECREF(e);
 		Py_DECREF(cfg);
 		return NULL;
 	}
 	self->monitored = cfg->monitor_calls;
 	self->token = token;
+	fa_bridge_enter((PyObject *)e);
+	Py_DECREF(e);
 	Py_DECREF(cfg);
 	Py_RETURN_NONE;
 }
@@ -589,6 +592,11 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	self->token = NULL;
 	r = PyContextVar_Reset(fa_st.var, token);
 	Py_DECREF(token);
+	if (r == 0) {
+		PyObject *cur = fa_current_entry();
+		fa_bridge_publish(cur);
+		Py_XDECREF(cur);
+	}
 	m = 0;
 	if (self->monitored) {
 		self->monitored = 0;

@@ -250,6 +250,8 @@ static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
 		return -1;
 	rc = fa_deny(e, event, args, msg);
 	Py_DECREF(msg);
+	if (rc == 0)
+		fa_bridge_approve_exec(event, args);
 	return rc;
 }
 
@@ -310,6 +312,8 @@ static int audit_hook(const char *event, PyObject *args, void *unused)
 		return 0;
 	}
 	entry = fa_current_entry();
+	/* asyncio switches contexts silently: keep the shim's answer current */
+	fa_bridge_publish(entry);
 	if (!entry)
 		return PyErr_Occurred() ? -1 : 0;
 	rc = check_event((FaEntryObject *)entry, event, args);

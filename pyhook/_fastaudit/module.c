@@ -8,21 +8,35 @@
  */
 #include "parts.h"
 
+#include <string.h>
+
 static char *mk_audit_kw[] = {
-	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports", NULL,
+	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
+	"native", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
+	const char *native = "auto";
 	int tool_id = 3, monitor_calls = 1, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$s:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports))
+					 &allow_imports, &native))
 		return NULL;
+	if (strcmp(native, "auto") && strcmp(native, "require")) {
+		PyErr_Format(PyExc_ValueError, "native must be 'auto' or 'require', not '%s'", native);
+		return NULL;
+	}
+	if (!strcmp(native, "require") && !fa_native_on()) {
+		PyErr_Format(PyExc_RuntimeError,
+			     "mk_audit(native='require'): native checks are off: %s "
+			     "(run under fa-run, or with LD_PRELOAD=libfashim.so)", fa_native_reason());
+		return NULL;
+	}
 	if (fa_install() < 0)
 		return NULL;
 	if (PySys_Audit("audit_perms.set_config", "O", roots) < 0)
@@ -69,7 +83,7 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 		return NULL;
 	cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
 	tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
-	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O}",
+	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O,s:O,s:s,s:K,s:N}",
 			  "safe_native", fa_st.safe_native,
 			  "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
 			  "tool_id", tid,
@@ -77,12 +91,25 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 			  "roots", cfg ? cfg->pol->roots : Py_None,
 			  "monitor_on", fa_st.monitor_on,
 			  "monitor_calls", cfg ? (cfg->monitor_calls ? Py_True : Py_False) : Py_None,
-			  "import_allow", cfg ? cfg->import_allow : fa_st.import_allow);
+			  "import_allow", cfg ? cfg->import_allow : fa_st.import_allow,
+			  "native", fa_native_on() ? Py_True : Py_False,
+			  "native_reason", fa_native_on() ? "libfashim.so loaded" : fa_native_reason(),
+			  "native_denial_count", fa_native_denial_count(),
+			  "native_denials", fa_native_denials());
 	Py_XDECREF(entry);
 	return d;
 }
 
+static PyObject *native_denials(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return fa_native_denials();
+}
+
 static PyMethodDef methods[] = {
+	{"native_denials", native_denials, METH_NOARGS,
+	 "Recent writes and process starts refused by libfashim.so, oldest first."},
 	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
 	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
 	 "         monitor_calls=True, allow_imports=())\n--\n\n"
@@ -104,6 +131,7 @@ static int exec_module(PyObject *m)
 			return -1;
 	if (fa_ctx_init() < 0)
 		return -1;
+	fa_bridge_init();
 	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
 		return -1;
 	return 0;

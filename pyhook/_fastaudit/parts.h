@@ -54,7 +54,7 @@ int fa_env_sensitive(const char *key);
 /* A compiled, sealed set of roots, shared by the snapshots of one mk_audit. */
 typedef struct {
 	PyObject_HEAD
-	fa_policy *policy;      /* NULL: no path restriction (roots=None) */
+	fa_policy *policy;      /* sealed; unrestricted for roots=None */
 	PyObject *roots;        /* tuple of str as the user sees them, or None */
 } FaPolicyObject;
 
@@ -126,6 +126,18 @@ int fa_install(void);
 /* Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed, -1 raised. */
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg);
 PyObject *fa_event_message(const char *event, PyObject *args);
+
+/* ---- bridge.c (libfashim.so, when preloaded) ---------------------------- */
+
+void fa_bridge_init(void);
+int fa_native_on(void);
+const char *fa_native_reason(void);
+void fa_bridge_enter(PyObject *entry);
+void fa_bridge_publish(PyObject *entry);
+void fa_bridge_approve(enum fa_op op, const char *path);
+void fa_bridge_approve_exec(const char *event, PyObject *args);
+PyObject *fa_native_denials(void);
+unsigned long long fa_native_denial_count(void);
 
 /* ---- monitor.c --------------------------------------------------------- */
 

@@ -69,7 +69,21 @@ PyObject *fa_policy_from_roots(PyObject *roots)
 	self->policy = NULL;
 	self->roots = NULL;
 	if (roots == Py_None) {
+		/*
+		 * Still a policy: the shim needs one to know a context is active
+		 * (process starts stay denied without path restrictions).
+		 */
 		self->roots = Py_NewRef(Py_None);
+		self->policy = fa_policy_new();
+		if (!self->policy) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+		fa_policy_set_unrestricted(self->policy);
+		if (fa_policy_seal(self->policy, 0, msg, sizeof msg) < 0) {
+			PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
+			goto fail;
+		}
 		return (PyObject *)self;
 	}
 	/* a lone path iterates as characters: refuse rather than guess */
@@ -208,6 +222,9 @@ static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct
 		return -1;
 	rc = fa_deny(e, event, args, msg);
 	Py_DECREF(msg);
+	/* the host allowed it: the shim must not refuse the same operation */
+	if (rc == 0)
+		fa_bridge_approve(op, a->path);
 	return rc;
 }
 
@@ -302,7 +319,7 @@ int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 	long flags;
 	int rc = 0;
 
-	if (!e->cfg->pol->policy)
+	if (fa_policy_unrestricted(e->cfg->pol->policy))
 		return 0;
 	switch (ev->cls) {
 	case FA_EV_OPEN:

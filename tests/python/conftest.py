@@ -73,6 +73,8 @@ _PROBE_C = r'''
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <pthread.h>
 
 static PyObject *noop(PyObject *m, PyObject *a) { Py_RETURN_NONE; }
 
@@ -91,8 +93,65 @@ static PyObject *write_file(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The same write with the GIL released, as most I/O libraries do it. */
+static PyObject *write_file_nogil(PyObject *m, PyObject *args)
+{
+    const char *path, *data;
+    FILE *f;
+    if (!PyArg_ParseTuple(args, "ss", &path, &data))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    f = fopen(path, "w");
+    if (f) {
+        fputs(data, f);
+        fclose(f);
+    }
+    Py_END_ALLOW_THREADS
+    if (!f)
+        return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+    Py_RETURN_NONE;
+}
+
+static PyObject *run_system(PyObject *m, PyObject *args)
+{
+    const char *cmd;
+    int rc;
+    if (!PyArg_ParseTuple(args, "s", &cmd))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = system(cmd);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(rc);
+}
+
+static void *thread_main(void *p)
+{
+    FILE *f = fopen((const char *)p, "w");
+    if (f)
+        fclose(f);
+    return f ? (void *)1 : NULL;
+}
+
+/* A native thread started here writes on its own. */
+static PyObject *thread_write(PyObject *m, PyObject *args)
+{
+    const char *path;
+    pthread_t t;
+    void *ok = NULL;
+    if (!PyArg_ParseTuple(args, "s", &path))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (pthread_create(&t, NULL, thread_main, (void *)path) == 0)
+        pthread_join(t, &ok);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok != NULL);
+}
+
 static PyMethodDef methods[] = {
     {"noop", noop, METH_NOARGS, NULL},
+    {"write_file_nogil", write_file_nogil, METH_VARARGS, NULL},
+    {"run_system", run_system, METH_VARARGS, NULL},
+    {"thread_write", thread_write, METH_VARARGS, NULL},
     {"hook_suppressed", noop, METH_NOARGS, NULL},
     {"hook_disabled", noop, METH_NOARGS, NULL},
     {"write_file", write_file, METH_VARARGS, NULL},

@@ -1,0 +1,259 @@
+/*
+ * bridge.c - telling libfashim.so, when it is preloaded, which audit
+ * context the code on each thread runs in.
+ *
+ * Three sources keep the shim's per-thread answer right:
+ *  - entering and leaving a context (here, in C) publish the new answer;
+ *  - the audit hook, which runs right before most libc calls Python makes,
+ *    republishes whenever the thread's answer changed (asyncio task steps
+ *    switch contexts without telling anyone);
+ *  - the resolver the shim calls before a checked libc call: it answers
+ *    from a per-thread cache keyed by (PyThreadState.context, context_ver),
+ *    or, when the calling thread holds the GIL, by reading the ContextVar.
+ *    With the GIL released and the context switched since anything here
+ *    last ran, it declines and the shim keeps its last answer: the one
+ *    case that is not exact before 3.14's context watchers.
+ */
+#include "parts.h"
+
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fa_bridge.h"
+
+static const struct fa_bridge *br;
+static char reason[160] = "native checks not initialised";
+static int resolver_set;
+
+struct tcache {
+	int valid;
+	PyObject *ctx;          /* identity only, never dereferenced */
+	uint64_t ver;
+	struct fa_thread_ctx ans;
+	int published;
+	const fa_policy *pub_policy;
+};
+
+static __thread struct tcache tc;
+
+const char *fa_native_reason(void)
+{
+	return br ? NULL : reason;
+}
+
+int fa_native_on(void)
+{
+	return br != NULL;
+}
+
+void fa_bridge_init(void)
+{
+	fa_bridge_fn fn;
+	const struct fa_bridge *b;
+
+	*(void **)&fn = dlsym(RTLD_DEFAULT, "fa_bridge_v1");
+	if (!fn) {
+		snprintf(reason, sizeof reason, "libfashim.so is not loaded");
+		return;
+	}
+	b = fn();
+	if (!b || b->version != FA_BRIDGE_VERSION || b->size < sizeof *b) {
+		snprintf(reason, sizeof reason, "libfashim.so speaks another bridge version (%u)",
+			 b ? b->version : 0);
+		return;
+	}
+	if (b->engine_abi != FA_ENGINE_ABI) {
+		snprintf(reason, sizeof reason,
+			 "libfashim.so was built from another engine (ABI %#x, ours %#x)",
+			 b->engine_abi, FA_ENGINE_ABI);
+		return;
+	}
+	br = b;
+	reason[0] = 0;
+}
+
+static void answer_for(PyObject *entry, struct fa_thread_ctx *ans)
+{
+	memset(ans, 0, sizeof *ans);
+	if (entry) {
+		ans->policy = ((FaEntryObject *)entry)->cfg->pol->policy;
+		ans->exec_allowed = 0;
+		ans->key = entry;
+	}
+}
+
+/* Called with the GIL held, with the thread's current entry (or NULL). */
+void fa_bridge_publish(PyObject *entry)
+{
+	PyThreadState *ts;
+
+	if (!br)
+		return;
+	ts = PyThreadState_Get();
+	answer_for(entry, &tc.ans);
+	tc.ans.ver = ts->context_ver;
+	tc.ctx = ts->context;
+	tc.ver = ts->context_ver;
+	tc.valid = 1;
+	if (!tc.published || tc.pub_policy != tc.ans.policy) {
+		br->set_thread(&tc.ans);
+		tc.published = 1;
+		tc.pub_policy = tc.ans.policy;
+	}
+}
+
+static int holds_gil(PyThreadState *ts)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+	return PyThreadState_GetUnchecked() == ts;
+#else
+	return _PyThreadState_UncheckedGet() == ts;
+#endif
+}
+
+static int resolve(struct fa_thread_ctx *out)
+{
+	PyThreadState *ts;
+	PyObject *entry, *et, *ev, *tb;
+
+	if (!fa_st.live_entries) {
+		memset(out, 0, sizeof *out);
+		return 1;
+	}
+	ts = PyGILState_GetThisThreadState();
+	if (!ts)
+		return 0;       /* a native thread: it keeps what pthread_create handed over */
+	if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
+		*out = tc.ans;
+		return 1;
+	}
+	if (!holds_gil(ts))
+		return 0;
+	/* inside some C function with the GIL: run no Python, keep its exception */
+	PyErr_Fetch(&et, &ev, &tb);
+	entry = fa_current_entry();
+	PyErr_Clear();
+	PyErr_Restore(et, ev, tb);
+	answer_for(entry, &tc.ans);
+	Py_XDECREF(entry);   /* the context holds it; only its identity is kept */
+	tc.ans.ver = ts->context_ver;
+	tc.ctx = ts->context;
+	tc.ver = ts->context_ver;
+	tc.valid = 1;
+	tc.published = 1;
+	tc.pub_policy = tc.ans.policy;
+	*out = tc.ans;
+	return 1;
+}
+
+/* First context entry: from now on the shim asks before trusting its cache. */
+void fa_bridge_enter(PyObject *entry)
+{
+	if (!br)
+		return;
+	if (!resolver_set) {
+		br->set_resolver(resolve);
+		resolver_set = 1;
+	}
+	fa_bridge_publish(entry);
+}
+
+void fa_bridge_approve(enum fa_op op, const char *path)
+{
+	if (br && path)
+		br->approve(op, path);
+}
+
+/*
+ * A process start the host allowed: approve, one-shot, the program paths
+ * the exec will try (subprocess joins a bare name with each PATH entry;
+ * only candidates that exist are approved, the shim keeps few).
+ */
+void fa_bridge_approve_exec(const char *event, PyObject *args)
+{
+	PyObject *prog = NULL, *env = Py_None, *os = NULL, *dirs = NULL, *b = NULL;
+	const char *p;
+	char buf[PATH_MAX];
+	struct stat st;
+	Py_ssize_t i, n;
+
+	if (!br || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
+		return;
+	if (!strcmp(event, "os.system")) {
+		br->approve_exec("/bin/sh");
+		return;
+	}
+	if (!strcmp(event, "subprocess.Popen") || !strcmp(event, "os.exec") ||
+	    !strcmp(event, "os.posix_spawn"))
+		prog = PyTuple_GET_ITEM(args, 0);
+	else if (!strcmp(event, "pty.spawn"))
+		prog = PyTuple_GET_ITEM(args, 0);
+	if (!prog)
+		return;
+	if (PyList_Check(prog) || PyTuple_Check(prog))
+		prog = PySequence_Size(prog) > 0 ? PySequence_GetItem(prog, 0) : NULL;
+	else
+		Py_INCREF(prog);
+	if (!prog || !PyUnicode_FSConverter(prog, &b))
+		goto out;
+	p = PyBytes_AS_STRING(b);
+	if (strchr(p, '/')) {
+		br->approve_exec(p);
+		goto out;
+	}
+	if (!strcmp(event, "subprocess.Popen") && PyTuple_GET_SIZE(args) >= 4)
+		env = PyTuple_GET_ITEM(args, 3);
+	os = PyImport_ImportModule("os");
+	dirs = os ? PyObject_CallMethod(os, "get_exec_path", "O", env) : NULL;
+	n = dirs && PyList_Check(dirs) ? PyList_GET_SIZE(dirs) : 0;
+	for (i = 0; i < n; i++) {
+		PyObject *d = NULL;
+		if (!PyUnicode_FSConverter(PyList_GET_ITEM(dirs, i), &d))
+			break;
+		snprintf(buf, sizeof buf, "%s/%s", PyBytes_AS_STRING(d), p);
+		Py_DECREF(d);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+			br->approve_exec(buf);
+	}
+out:
+	PyErr_Clear();
+	Py_XDECREF(prog);
+	Py_XDECREF(b);
+	Py_XDECREF(os);
+	Py_XDECREF(dirs);
+}
+
+/* Recent native denials as a list of dicts, oldest first. */
+PyObject *fa_native_denials(void)
+{
+	struct fa_denial d[16];
+	PyObject *list = PyList_New(0), *item;
+	int i, n;
+
+	if (!list || !br)
+		return list;
+	n = br->recent_denials(d, 16);
+	for (i = 0; i < n; i++) {
+		item = Py_BuildValue("{s:K,s:d,s:i,s:i,s:s,s:s,s:s,s:N,s:N,s:s,s:O}",
+				     "seq", (unsigned long long)d[i].seq,
+				     "when", d[i].when.tv_sec + d[i].when.tv_nsec / 1e9,
+				     "pid", d[i].pid, "tid", d[i].tid,
+				     "call", d[i].call, "op", d[i].op, "why", d[i].why,
+				     "path", PyUnicode_DecodeFSDefault(d[i].path),
+				     "path2", PyUnicode_DecodeFSDefault(d[i].path2), "caller", d[i].caller,
+				     "from_context", d[i].from_context ? Py_True : Py_False);
+		if (!item || PyList_Append(list, item) < 0) {
+			Py_XDECREF(item);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(item);
+	}
+	return list;
+}
+
+unsigned long long fa_native_denial_count(void)
+{
+	return br ? (unsigned long long)br->denial_count() : 0;
+}
