@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fa_bridge.h"
 
@@ -222,6 +223,36 @@ out:
 	Py_XDECREF(b);
 	Py_XDECREF(os);
 	Py_XDECREF(dirs);
+}
+
+static __thread uint64_t noted_seq;
+
+/*
+ * An exception surfacing in a Python frame right after the shim refused
+ * a call on this thread gets a note naming the libc call, the path and
+ * the rule: native libraries report EACCES in their own words.
+ */
+int fa_bridge_note(PyObject *exc)
+{
+	struct fa_denial d;
+	PyObject *r;
+	char text[1200];
+
+	if (!br || !exc || br->denial_count() == 0)
+		return 0;
+	if (br->recent_denials(&d, 1) != 1 || d.seq <= noted_seq || d.tid != (int)gettid())
+		return 0;
+	noted_seq = d.seq;
+	snprintf(text, sizeof text, "fastaudit: %s(%s%s%s) was refused by the shim: %s (%s, %s)",
+		 d.call, d.path, d.path2[0] ? ", " : "", d.path2, d.why, d.op,
+		 d.from_context ? "audit context" : "process policy");
+	r = PyObject_CallMethod(exc, "add_note", "s", text);
+	if (!r) {
+		PyErr_Clear();
+		return 0;
+	}
+	Py_DECREF(r);
+	return 1;
 }
 
 /* Recent native denials as a list of dicts, oldest first. */

@@ -340,6 +340,20 @@ PyMethodDef fa_monitor_cb_def = {
 	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
 	"sys.monitoring CALL callback of fastaudit."};
 
+/* RAISE (code, offset, exception): attach native denials to what surfaces. */
+static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	if (n >= 3 && fa_st.monitor_on)
+		fa_bridge_note(args[2]);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef raise_cb_def = {
+	"_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
+	"sys.monitoring RAISE callback of fastaudit: native denial notes."};
+static PyObject *raise_events;
+
 static int sample_slots(void)
 {
 	PyObject *ns, *r, *cls, *callable, *ft;
@@ -432,6 +446,17 @@ int fa_monitor_install(int tool_id)
 	if (!r)
 		goto out;
 	Py_DECREF(r);
+	if (fa_native_on()) {
+		PyObject *raise = PyObject_GetAttrString(events, "RAISE");
+		Py_SETREF(cb, raise ? PyCFunction_New(&raise_cb_def, NULL) : NULL);
+		r = cb ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, raise, cb) : NULL;
+		if (r)
+			raise_events = PyNumber_Or(call, raise);
+		Py_XDECREF(raise);
+		if (!r || !raise_events)
+			goto out;
+		Py_DECREF(r);
+	}
 	fa_st.tool_id = tool_id;
 	rc = 0;
 out:
@@ -466,7 +491,8 @@ int fa_monitor_enter(void)
 		Py_XDECREF(ev);
 		if (!call_events)
 			return -1;
-		r = PyObject_CallFunction(fa_st.mon_set_events, "iO", fa_st.tool_id, call_events);
+		r = PyObject_CallFunction(fa_st.mon_set_events, "iO", fa_st.tool_id,
+					  raise_events ? raise_events : call_events);
 		if (!r)
 			return -1;
 		Py_DECREF(r);

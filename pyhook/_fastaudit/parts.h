@@ -138,6 +138,7 @@ void fa_bridge_approve(enum fa_op op, const char *path);
 void fa_bridge_approve_exec(const char *event, PyObject *args);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
+int fa_bridge_note(PyObject *exc);
 
 /* ---- monitor.c --------------------------------------------------------- */
 

@@ -156,3 +156,29 @@ def test_without_shim_native_off(native_mods, root, outside):
     assert r['native'] is False and 'not loaded' in r['reason']
     assert "native='require'" in r['require'] and 'not loaded' in r['require']
     assert r['out_gil'] == 'ok'   # no shim: the hook alone cannot see native writes
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_native_denial_note_on_exception(native_mods, root, outside):
+    r = run(native_mods, root, outside, '''
+        ap = mk_audit([root], on_call=lambda *a: False)
+        with ap():
+            try:
+                fa_probe.write_file(out + '/n', 'x')
+            except OSError as e:
+                res['errno'] = e.errno
+                res['notes'] = getattr(e, '__notes__', [])
+            try:
+                from lxml import etree
+                etree.ElementTree(etree.fromstring('<a/>')).write(out + '/x.xml')
+            except ImportError:
+                res['lxml'] = ['no lxml']
+            except Exception as e:
+                res['lxml'] = getattr(e, '__notes__', [])
+    ''')
+    assert r['errno'] == 13
+    assert len(r['notes']) == 1 and r['notes'][0].startswith('fastaudit: fopen')
+    assert str(outside / 'n') in r['notes'][0] and 'outside-roots' in r['notes'][0]
+    if r['lxml'] != ['no lxml']:
+        assert r['lxml'] and 'x.xml' in r['lxml'][0]
+    assert os.listdir(outside) == []
