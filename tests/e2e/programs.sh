@@ -221,8 +221,13 @@ lines = [l for l in open(path) if l.strip()]
 for l in lines:
     d = json.loads(l)
     assert isinstance(d, dict), l
-    assert "pid" in d and "op" in d, sorted(d)
-    assert outside in l, l
+    # time, pid, operation, path given and resolved, flags, rule, caller
+    for key in ("time", "pid", "op", "path", "resolved", "flags", "rule", "caller"):
+        assert key in d, (key, sorted(d))
+    assert isinstance(d["pid"], int) and d["pid"] > 0, d
+    assert isinstance(d["time"], str) and d["time"], d
+    assert d["rule"], d
+    assert outside in (d["path"] or "") + (d["resolved"] or "") + (d.get("path2") or ""), l
 seen = " ".join(lines)
 for name in ("l1", "l2", "/f"):
     assert name in seen, name

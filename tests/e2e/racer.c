@@ -7,9 +7,13 @@
  * main thread creates ROOT/d/nN (OP "open": O_CREAT|O_EXCL then one byte
  * written; OP "mkdir": a directory) for up to ROUNDS rounds or SECONDS.
  *
- * A created entry found in OUTSIDE afterwards is an escape: the check saw
- * a directory, the use followed the symlink. Prints the counts; exits 1
- * on any escape, or when no round ever succeeded (no race was run).
+ * OP "unlink" and "rename" work the other way round: ROOT/d and OUTSIDE
+ * both start with entries n0..nN-1, and the main thread removes
+ * ROOT/d/nN, or renames it to ROOT/kept/nN.
+ *
+ * An entry created in OUTSIDE, or one missing from it, is an escape: the
+ * check saw a directory, the use followed the symlink. Prints the counts;
+ * exits 1 on any escape, or when no round ever succeeded (no race ran).
  */
 #include "config.h"
 
@@ -73,14 +77,38 @@ int main(int argc, char **argv)
 	int last_other = 0;
 	double deadline;
 	pthread_t th;
-	int mkdir_op;
+	int mkdir_op, unlink_op, rename_op;
+	long before = 0;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: racer open|mkdir ROOT OUTSIDE ROUNDS SECONDS\n");
+		fprintf(stderr, "usage: racer open|mkdir|unlink|rename ROOT OUTSIDE ROUNDS SECONDS\n");
 		return 2;
 	}
 	mkdir_op = !strcmp(argv[1], "mkdir");
+	unlink_op = !strcmp(argv[1], "unlink");
+	rename_op = !strcmp(argv[1], "rename");
 	rounds = atol(argv[4]);
+	if (unlink_op || rename_op) {
+		/* Made before the race, with the layout still as set up. */
+		for (long i = 0; i < rounds; i++) {
+			for (int side = 0; side < 2; side++) {
+				int fd;
+
+				snprintf(path, sizeof path, "%s/n%ld", side ? argv[3] : "", i);
+				if (!side)
+					snprintf(path, sizeof path, "%s/d/n%ld", argv[2], i);
+				fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+				if (fd < 0) {
+					perror(path);
+					return 2;
+				}
+				close(fd);
+			}
+		}
+		snprintf(path, sizeof path, "%s/kept", argv[2]);
+		mkdir(path, 0755);
+		before = count_entries(argv[3]);
+	}
 	deadline = now() + atof(argv[5]);
 	rootfd = open(argv[2], O_PATH | O_DIRECTORY);
 	if (rootfd < 0) {
@@ -97,6 +125,13 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof path, "%s/d/n%ld", argv[2], i);
 		if (mkdir_op) {
 			rc = mkdir(path, 0755);
+		} else if (unlink_op) {
+			rc = unlink(path);
+		} else if (rename_op) {
+			char to[4200];
+
+			snprintf(to, sizeof to, "%s/kept/n%ld", argv[2], i);
+			rc = rename(path, to);
 		} else {
 			rc = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 			if (rc >= 0) {
@@ -117,8 +152,10 @@ int main(int argc, char **argv)
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
 
-	escapes = count_entries(argv[3]);
-	printf("rounds %ld created %ld denied %ld other %ld (last %s) swaps %ld swap-errors %ld escapes %ld\n",
+	escapes = count_entries(argv[3]) - before;
+	if (escapes < 0)
+		escapes = -escapes;
+	printf("rounds %ld done %ld denied %ld other %ld (last %s) swaps %ld swap-errors %ld escapes %ld\n",
 	       ok + denied + other, ok, denied, other,
 	       last_other ? strerrorname_np(last_other) : "-",
 	       atomic_load(&swaps), atomic_load(&swap_errors), escapes);
@@ -127,7 +164,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!ok || !atomic_load(&swaps)) {
-		fprintf(stderr, "racer: the race did not run (created %ld, swaps %ld)\n",
+		fprintf(stderr, "racer: the race did not run (done %ld, swaps %ld)\n",
 			ok, atomic_load(&swaps));
 		return 1;
 	}
