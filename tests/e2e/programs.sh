@@ -286,8 +286,32 @@ if ${CC:-cc} -static -o "$T/st" "$T/st.c" 2>/dev/null; then
 	far --allow-static -- "$T/st"
 	status "--allow-static" 0
 	rm -f "$O/static"
+	outside=$(snapshot "$O")
 else
 	echo "SKIP: static: no static libc to link with" >&2
+fi
+
+# A set-user-ID program drops LD_PRELOAD when an unprivileged user runs it,
+# so a child that execs one would run unconfined: refused, unless allowed.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	cp "$(command -v touch)" "$T/suidtouch"
+	chmod 4755 "$T/suidtouch"
+	chmod 755 "$T"
+	mkdir -p "$T/nobody"
+	chown 65534:65534 "$T/nobody"
+	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FA_RUN" -- sh -c "$T/suidtouch $O/suid-escaped" >"$T/o" 2>"$T/e")
+	rc=$?
+	[ "$rc" -ne 0 ] && pass || fail "a set-user-ID child ran under fa-run"
+	says "set-user-ID refused" "set-user"
+	untouched "set-user-ID child"
+	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FA_RUN" -- "$T/suidtouch" "$O/suid-escaped" >"$T/o" 2>"$T/e")
+	rc=$?
+	[ "$rc" -ne 0 ] && pass || fail "fa-run started a set-user-ID command"
+	untouched "set-user-ID command"
+else
+	echo "SKIP: set-user-ID: needs root and setpriv" >&2
 fi
 
 finish
