@@ -21,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NOOP_C = r'''
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static int hook(const char *event, PyObject *args, void *data) { return 0; }
 
@@ -33,9 +35,26 @@ static PyObject *install(PyObject *m, PyObject *a)
 
 static PyObject *noop(PyObject *m, PyObject *a) { Py_RETURN_NONE; }
 
+/* n write-opens of one path from native code, as a C library would do them */
+static PyObject *write_opens(PyObject *m, PyObject *args)
+{
+    const char *path;
+    long n, i;
+    if (!PyArg_ParseTuple(args, "sl", &path, &n))
+        return NULL;
+    for (i = 0; i < n; i++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            return PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+        close(fd);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"install", install, METH_NOARGS, NULL},
     {"noop", noop, METH_NOARGS, NULL},
+    {"write_opens", write_opens, METH_VARARGS, NULL},
     {NULL},
 };
 static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "fa_bench_noop", NULL, -1, methods};
@@ -112,8 +131,32 @@ def dirs(base):
     return d1, d5
 
 
+def native_worker(base):
+    """Native write-opens: outside any context, then inside one (bridge)."""
+    import fa_bench_noop
+    d1, d5 = dirs(base)
+    r = {}
+    for key, d in (('n_open1', d1), ('n_open5', d5)):
+        p = os.path.join(d, 'n')
+        r[key + '_free'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000)
+    r['py_open_free'] = best(make_open_loop(os.path.join(d1, 'p')), 3000)
+    try:
+        from fastaudit import mk_audit, audit_state
+    except ImportError:
+        return r
+    r['native'] = audit_state()['native']
+    for key, d in (('n_open1', d1), ('n_open5', d5)):
+        p = os.path.join(d, 'n')
+        ap = mk_audit([d], monitor_calls=False)
+        with ap():
+            r[key + '_ctx'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000)
+    return r
+
+
 def worker(mode, base):
     import fa_bench_noop
+    if mode == 'native':
+        return native_worker(base)
     r = {}
     d1, d5 = dirs(base)
     if mode == 'bare':
@@ -207,6 +250,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build', help='configured build tree with pyhook/')
     ap.add_argument('--ref', help='Python with the reference fastaudit installed')
+    ap.add_argument('--shim', help='libfashim.so, for the native rows')
     ap.add_argument('--worker')
     ap.add_argument('--base')
     a = ap.parse_args()
@@ -225,6 +269,10 @@ def main():
         res[mode] = run_worker(py, mode, e, os.path.join(tmp, mode))
     if a.ref:
         res['ref'] = run_worker(a.ref, 'ref', plain, os.path.join(tmp, 'ref'))
+    if a.shim:
+        res['n_bare'] = run_worker(sys.executable, 'native', plain, os.path.join(tmp, 'nb'))
+        res['n_shim'] = run_worker(sys.executable, 'native', dict(ours_env, LD_PRELOAD=a.shim),
+                                   os.path.join(tmp, 'ns'))
     b, n, o, r = res['bare'], res['noop'], res['ours'], res.get('ref', {})
     print(f'fastaudit hook benchmark, Python {sys.version.split()[0]}, best of 5')
     rows = [
@@ -248,6 +296,19 @@ def main():
         bare = b.get(key) if key != 'event' else None
         print(f'{label:44} {fmt(bare):>10} {fmt(n.get(key)):>11} {fmt(rv):>11} {fmt(ov):>10} '
               f'{ratio:>10} {vs:>9}' + (f'   (target <= {target}x {basename})' if target else ''))
+
+    if a.shim:
+        nb, ns = res['n_bare'], res['n_shim']
+        print(f"\nnative write-open (open+close from C), shim {'active' if ns.get('native') else 'NOT active'}")
+        print(f"{'what':44} {'no shim':>10} {'shim, no ctx':>13} {'shim, ctx':>10} "
+              f"{'loaded/no':>10} {'ctx/no':>8}")
+        for label, key in (('root depth 1', 'n_open1'), ('root depth 5', 'n_open5')):
+            b0, f0, c0 = nb[key + '_free'], ns[key + '_free'], ns.get(key + '_ctx')
+            print(f'{label:44} {fmt(b0):>10} {fmt(f0):>13} {fmt(c0):>10} {f0 / b0:>9.2f}x '
+                  f'{(c0 / b0 if c0 else 0):>7.2f}x   (targets <= 1.02x / <= 1.10x)')
+        b0, f0 = nb['py_open_free'], ns['py_open_free']
+        print(f"{'Python open() write, no context':44} {fmt(b0):>10} {fmt(f0):>13} {'-':>10} "
+              f'{f0 / b0:>9.2f}x')
 
 
 if __name__ == '__main__':

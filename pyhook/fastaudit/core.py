@@ -97,7 +97,9 @@ def _entry_points():
         return entry_points(group=name)
     safe = set(_BUNDLED_SAFE_NATIVE) | set(_clean(ep.value for ep in group('fastaudit_safe_native')))
     imports = set(_clean(ep.value for ep in group('fastaudit_import_allow')))
+    import sys
     mon = tuple(ep.load() for ep in group('fastaudit_monitor_hook')
-                if ep.value.strip() not in _BUNDLED_MONITOR_HOOKS)
+                if ep.value.strip() not in _BUNDLED_MONITOR_HOOKS
+                and hasattr(sys, 'monitoring'))
     aud = tuple(ep.load() for ep in group('fastaudit_audit_hook'))
     return tuple(sorted(safe)), tuple(sorted(imports)), mon, aud, active_calls
