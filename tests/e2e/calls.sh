@@ -468,6 +468,23 @@ deny open "$OUT/new" "WRONLY|CREAT"
 XENV=()
 QUIET=
 
+# ---- FA_REPORT: nothing denied, each would-be denial said; FA_LOG ----
+SNAP=
+fresh
+XENV=(FA_REPORT=1 "FA_LOG=$T/report.log")
+check "report mode: open outside" ok "$(ct shim open "$OUT/new" "WRONLY|CREAT")"
+[ -e "$OUT/new" ] && pass || fail "report mode: the file was not created"
+check "report mode: one line" 1 "$(grep -c . "$T/stderr")"
+check "report mode: unlink outside" ok "$(ct shim unlink "$OUT/f")"
+[ ! -e "$OUT/f" ] && pass || fail "report mode: unlink was blocked"
+check "report mode: logged" 2 "$(grep -c . "$T/report.log")"
+XENV=("FA_LOG=$T/deny.log")
+deny rename "$IN/f" "$OUT/f2"
+XENV=()
+# Two runs (openat2 and fallback), one JSON line each, naming both paths.
+check "FA_LOG lines" 2 "$(grep -c '^{.*"rename".*}$' "$T/deny.log")"
+grep -q "$OUT/f2" "$T/deny.log" && pass || fail "FA_LOG does not name the destination: $(cat "$T/deny.log")"
+
 # ---- fail closed on a malformed policy ----
 SNAP=
 for bad in "root relative/path" "frobnicate /x" "symlinks sideways" "root"; do
