@@ -31,6 +31,14 @@ run "same, fallback walk" ok FA_FORCE_FALLBACK=1 -- fork-threads "$ROOT" "$OUT" 
 run "vfork + exec allowed" ok FA_EXEC=allow -- vfork /bin/echo
 run "vfork + exec denied" "err EACCES" FA_EXEC=deny -- vfork /bin/echo
 run "signal handler calling unlink" ok -- signal "$ROOT" "$OUT" 1
+# The same with the denial message and the JSON log written from the handler.
+run "signal handler, denials reported and logged" ok FA_QUIET= "FA_LOG=$T/sig.log" -- signal "$ROOT" "$OUT" 1
+n=$(grep -c . "$T/sig.log")
+[ "$n" -ge 10 ] && pass || fail "signal handler denials: $n log lines"
+if have_python; then
+	python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$T/sig.log" && pass ||
+		fail "log lines written from signal handlers are torn"
+fi
 run "errno preserved" ok -- errno "$ROOT"
 run "errno preserved, fallback walk" ok FA_FORCE_FALLBACK=1 -- errno "$ROOT"
 

@@ -168,6 +168,19 @@ far -- python3 -c "import os; os.execve('/bin/sh', ['sh', '-c', 'touch $O/py'], 
 [ "$rc" -ne 0 ] && pass || fail "execve with an empty environment escaped"
 untouched "execve with an empty environment"
 
+# ---- an interpreter: its writes are libc writes too ----
+if have_python; then
+	far -- python3 -c "open('$O/py.txt', 'w')"
+	[ "$rc" -ne 0 ] && pass || fail "python3 wrote outside"
+	says "python3 open outside" "PermissionError"
+	untouched "python3 open outside"
+	far -- python3 -c "import os, shutil; open('py.txt', 'w').write('x'); os.makedirs('pyd/a'); shutil.rmtree('pyd'); os.replace('py.txt', 'py2.txt')"
+	status "python3 inside" 0
+	far -- python3 -c "import shutil; shutil.rmtree('$O')"
+	[ "$rc" -ne 0 ] && pass || fail "python3 rmtree outside succeeded"
+	untouched "python3 rmtree outside"
+fi
+
 # ---- exec policy ----
 far --exec=deny -- sh -c 'ls'
 status "--exec=deny sh -c ls" 126
