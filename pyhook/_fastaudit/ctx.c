@@ -300,10 +300,13 @@ PyObject *fa_mods_union(PyObject *a, PyObject *b)
 	set = PySet_New(a);
 	if (!set)
 		return NULL;
-	if (PyUnicode_Check(b))
-		it = PyObject_GetIter(Py_BuildValue("(O)", b));
-	else
+	if (PyUnicode_Check(b)) {
+		PyObject *one = PyTuple_Pack(1, b);
+		it = one ? PyObject_GetIter(one) : NULL;
+		Py_XDECREF(one);
+	} else {
 		it = PyObject_GetIter(b);
+	}
 	if (!it)
 		goto fail;
 	while ((item = PyIter_Next(it))) {

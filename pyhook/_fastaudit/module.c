@@ -53,11 +53,10 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	pol = fa_policy_from_roots(roots);
 	if (!pol)
 		return NULL;
-	imports = fa_mods_union(fa_st.import_allow, allow_imports ? allow_imports : Py_None);
-	if (!imports && allow_imports == NULL) {
-		PyErr_Clear();
+	if (allow_imports)
+		imports = fa_mods_union(fa_st.import_allow, allow_imports);
+	else
 		imports = Py_NewRef(fa_st.import_allow);
-	}
 	if (imports)
 		cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny, on ? on_call : Py_None, data,
 				 imports, monitor_calls);
