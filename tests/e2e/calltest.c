@@ -774,8 +774,12 @@ int main(int argc, char **argv)
 			puts(cases[i].name);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--fortified")) {
+		printf("%d\n", fortified_build());
+		return 0;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: calltest FUNC ARG... | --list\n");
+		fprintf(stderr, "usage: calltest FUNC ARG... | --list | --fortified\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
