@@ -9,6 +9,15 @@
  * path (the fd/, cwd, exe, ns/ kind), BENEATH refuses absolute paths,
  * absolute links and '..' above the start (EXDEV).
  *
+ * NO_XDEV compares the mount of every directory reached (and of the
+ * final object, before it is opened) with the start's.
+ *
+ * The kernel follows a link whose name is written with a trailing slash
+ * even under O_NOFOLLOW, and a link opened with O_DIRECTORY|O_NOFOLLOW
+ * answers ENOTDIR, not ELOOP: so a name is never handed to the kernel with
+ * its slash (O_DIRECTORY says the same), and both answers make the walk
+ * look at what the name is.
+ *
  * Under BENEATH, '..' is never opened: the walk restarts from the start fd
  * along the components it has already checked, minus the last one, so a
  * directory moved away mid-walk cannot carry the walk outside. Before the
@@ -38,6 +47,8 @@ struct walk {
 	int cur_owned;
 	unsigned resolve;
 	int links;
+	uint64_t mnt;		/* the start's mount, under NO_XDEV */
+	int abs_start;		/* the path itself began with '/' */
 	char rem[PATH_MAX];	/* what is left to walk */
 	char done[PATH_MAX];	/* components checked so far, relative to start */
 	size_t donelen;
@@ -150,6 +161,29 @@ static void done_pop(struct walk *w)
 	w->done[w->donelen] = 0;
 }
 
+/* Under NO_XDEV: is dirfd/path on the start's mount? 0, or -errno. */
+static int same_mount(struct walk *w, int dirfd, const char *path)
+{
+	uint64_t id;
+	int r;
+
+	if (!(w->resolve & RESOLVE_NO_XDEV))
+		return 0;
+	r = fa__sys_mount_id(dirfd, path, &id);
+	if (r < 0)
+		return r;
+	return id == w->mnt ? 0 : -EXDEV;
+}
+
+/* Move to the directory fd (owned): refused if it lies on another mount. */
+static int enter(struct walk *w, int fd)
+{
+	int r = same_mount(w, fd, "");
+
+	set_cur(w, fd, 1);
+	return r;
+}
+
 /*
  * Splice the text of the link 'fd' (found in w->cur) in front of w->rem.
  * Returns 0, or -errno to end the walk.
@@ -173,9 +207,10 @@ static int follow(struct walk *w, int fd)
 	if (w->resolve & (RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH)) {
 		long magic = 0;
 
+		/* The kernel refuses a magic link with ELOOP if asked to, else as an escape. */
 		if (fa__sys_fstatfs_magic(w->cur, &magic) == 0 && magic == PROC_SUPER_MAGIC &&
 		    (target[0] == '/' || strchr(target, ':')))
-			return -ELOOP;
+			return w->resolve & RESOLVE_NO_MAGICLINKS ? -ELOOP : -EXDEV;
 	}
 	/* What follows the link's name still starts with its '/', if anything. */
 	rest = strlen(w->rem);
@@ -188,12 +223,15 @@ static int follow(struct walk *w, int fd)
 
 		if (w->resolve & RESOLVE_BENEATH)
 			return -EXDEV;
+		/* As the kernel: under NO_XDEV only a lookup that began at '/' may jump there. */
+		if ((w->resolve & RESOLVE_NO_XDEV) && !w->abs_start)
+			return -EXDEV;
 		root = fa__sys_openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 		if (root < 0)
 			return root;
-		set_cur(w, root, 1);
 		w->donelen = 0;
 		w->done[0] = 0;
+		return enter(w, root);
 	}
 	return 0;
 }
@@ -227,6 +265,12 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 	if (strlen(path) >= sizeof w->rem)
 		return -ENAMETOOLONG;
 	strcpy(w->rem, path);
+	w->abs_start = path[0] == '/';
+	/* An absolute path starts at '/': that is the mount it may not leave. */
+	if ((w->resolve & RESOLVE_NO_XDEV) &&
+	    (r = fa__sys_mount_id(w->abs_start ? AT_FDCWD : dirfd, w->abs_start ? "/" : "",
+				  &w->mnt)) < 0)
+		return r;
 	if (path[0] == '/') {
 		int root;
 
@@ -235,7 +279,8 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 		root = fa__sys_openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 		if (root < 0)
 			return root;
-		set_cur(w, root, 1);
+		if ((r = enter(w, root)) < 0)
+			goto out;
 	}
 	if (beneath) {
 		slen = fa__fd_path(dirfd, startpath, sizeof startpath);
@@ -271,23 +316,33 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 					r = fd;
 					goto out;
 				}
-				set_cur(w, fd, 1);
+				if ((r = enter(w, fd)) < 0)
+					goto out;
 			}
 			continue;
 		}
 		if (last && !(flags & O_PATH)) {
+			int fl = flags | O_NOFOLLOW;
+
 			/* The final open: may create, so check where we are first. */
 			if (beneath && (r = still_beneath(w, startpath, (size_t)slen)) < 0)
 				goto out;
-			if (dir) {
-				/* "f/" keeps the kernel's answer (EISDIR, ENOTDIR), never a new "f". */
+			/* It may truncate, too: a mount point is refused before that. */
+			if ((r = same_mount(w, w->cur, name)) < 0 && r != -ENOENT)
+				goto out;
+			if (dir && (flags & O_CREAT)) {
+				/* "f/" with O_CREAT: the kernel answers EISDIR and looks nothing up. */
 				name[n] = '/';
 				name[n + 1] = 0;
+			} else if (dir) {
+				fl |= O_DIRECTORY;
 			}
-			r = fa__sys_openat(w->cur, name, flags | O_NOFOLLOW, mode);
+			r = fa__sys_openat(w->cur, name, fl, mode);
 			name[n] = 0;
-			if (r != -ELOOP || (flags & O_NOFOLLOW))
+			if (r != -ELOOP && !(r == -ENOTDIR && (fl & O_DIRECTORY)))
 				goto out;
+			if ((flags & O_NOFOLLOW) && !dir)
+				goto out;	/* the kernel's own answer for a final link */
 			fd = fa__sys_openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 			if (fd < 0) {
 				r = fd;
@@ -295,8 +350,7 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 			}
 			if (fa__sys_type(fd, "", 0) != S_IFLNK) {
 				fa__sys_close(fd);
-				r = -ELOOP;
-				goto out;
+				goto out;	/* ELOOP or ENOTDIR of a real object */
 			}
 			r = follow(w, fd);
 			fa__sys_close(fd);
@@ -316,7 +370,7 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 			goto out;
 		}
 		if (type == S_IFLNK) {
-			if (last && (flags & O_NOFOLLOW)) {
+			if (last && !dir && (flags & O_NOFOLLOW)) {
 				/* O_PATH|O_NOFOLLOW names the link itself. */
 				if (flags & O_DIRECTORY) {
 					fa__sys_close(fd);
@@ -335,6 +389,10 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 		if (type != S_IFDIR && (!last || dir || (flags & O_DIRECTORY))) {
 			fa__sys_close(fd);
 			r = -ENOTDIR;
+			goto out;
+		}
+		if ((r = same_mount(w, fd, "")) < 0) {
+			fa__sys_close(fd);
 			goto out;
 		}
 		if (last) {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
@@ -61,6 +62,30 @@ int fa__sys_type(int dirfd, const char *path, int follow)
 	if (r < 0)
 		return r;
 	return st.stx_mode & S_IFMT;
+}
+
+int fa__sys_mount_id(int dirfd, const char *path, uint64_t *id)
+{
+	/* glibc's struct statx keeps stx_mnt_id in its padding, at the kernel's offset. */
+	enum { MNT_ID_OFFSET = 0x90 };
+	struct statx st;
+	uint64_t mnt;
+	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (*path ? 0 : AT_EMPTY_PATH);
+	int r;
+
+	_Static_assert(sizeof st >= MNT_ID_OFFSET + sizeof mnt, "struct statx too small");
+	r = fa__sys_statx(dirfd, path, flags, STATX_TYPE | 0x1000u, &st);
+
+	if (r < 0)
+		return r;
+	if (st.stx_mask & 0x1000u) {
+		memcpy(&mnt, (const char *)&st + MNT_ID_OFFSET, sizeof mnt);
+		*id = mnt;
+	} else {
+		/* Kernels before 5.8: the device tells file systems apart, not bind mounts. */
+		*id = (1ull << 63) | ((uint64_t)st.stx_dev_major << 32) | st.stx_dev_minor;
+	}
+	return 0;
 }
 
 int fa__sys_getcwd(char *buf, size_t len)

@@ -88,6 +88,13 @@ void *fa__sys_mmap(size_t len, int prot);
 int fa__sys_munmap(void *addr, size_t len);
 int fa__sys_mprotect(void *addr, size_t len, int prot);
 
+/*
+ * The mount dirfd/path lies on (a final symlink not followed, a mount
+ * point seen as the mounted root): the kernel's mount id (5.8+), else a
+ * value made from the device number. Only compared with other answers of
+ * this call.
+ */
+int fa__sys_mount_id(int dirfd, const char *path, uint64_t *id);
 /* The file type (S_IFMT bits) of dirfd/path, or -errno. */
 int fa__sys_type(int dirfd, const char *path, int follow);
 

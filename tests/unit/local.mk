@@ -20,7 +20,12 @@ check_PROGRAMS += %D%/test_policy
 %C%_test_policy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_policy_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
-C_TESTS += %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race
+check_PROGRAMS += %D%/test_walk
+%C%_test_walk_SOURCES = %D%/test_walk.c
+%C%_test_walk_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_walk_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk
 endif
 
 E2E_TESTS += %D%/fa_check.sh

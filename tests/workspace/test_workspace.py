@@ -175,14 +175,7 @@ def test_nofollow_mode_refuses_inside_links(tree, op):
     assert ei.value.reason == 'symlink'
 
 
-def _walk_final_link_bug(resolver):
-    if resolver == 'fallback':
-        pytest.xfail('the engine walk (resolve_walk.c) opens a followed final '
-                     'link as "target/" and fails with ENOTDIR')
-
-
 def test_beneath_follows_inside_links(tree, resolver):
-    _walk_final_link_bug(resolver)
     root, _ = tree
     with Workspace(root) as ws:
         assert ws.read_text('a/inb/f') == 'inside'
@@ -244,7 +237,6 @@ def test_natural_errors(tree):
 
 
 def test_lifecycle_and_path_types(tree, resolver):
-    _walk_final_link_bug(resolver)
     root, _ = tree
     ws = Workspace(root)
     assert ws.root == str(root) and ws.symlinks == 'beneath' and not ws.portable
