@@ -268,3 +268,13 @@ def test_pathlike_and_bytes(mk, root, outside):
         open(str(root / 'b').encode(), 'w').close()
         with pytest.raises(PermissionError):
             (outside / 'p').write_text('x')
+
+
+def test_symlink_target_must_resolve_inside(mk, root, outside):
+    ap = mk([root])
+    with ap():
+        os.symlink('sub/x', root / 'ok')
+        for target in ('../outside/x', str(outside / 'x'), '/etc/passwd'):
+            with pytest.raises(PermissionError, match='link-target'):
+                os.symlink(target, root / 'bad')
+    assert os.listdir(root) == ['ok']
