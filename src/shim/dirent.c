@@ -16,6 +16,28 @@
 
 #include "wrap.h"
 
+FA_HIDDEN int fa_at1_mknodat(void *fa_ra, int dirfd, const char *path, mode_t mode, dev_t dev);
+
+/*
+ * The pre-2.33 names are compatibility symbols a newer libc may lack: old
+ * binaries calling them get mknodat, checked like any other mknodat.
+ */
+int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+{
+	(void)ver;
+	if (FA_GATE_OPEN())
+		return FA_REAL(mknodat)(AT_FDCWD, path, mode, *dev);
+	return fa_at1_mknodat(FA_RA(), AT_FDCWD, path, mode, *dev);
+}
+
+int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
+{
+	(void)ver;
+	if (FA_GATE_OPEN())
+		return FA_REAL(mknodat)(dirfd, path, mode, *dev);
+	return fa_at1_mknodat(FA_RA(), dirfd, path, mode, *dev);
+}
+
 /* remove(): unlink, or rmdir when the entry is a directory, as libc does. */
 int fa_remove_at(int dirfd, const char *name)
 {
