@@ -8,8 +8,9 @@
  * written; OP "mkdir": a directory) for up to ROUNDS rounds or SECONDS.
  *
  * OP "unlink" and "rename" work the other way round: ROOT/d and OUTSIDE
- * both start with entries n0..nN-1, and the main thread removes
- * ROOT/d/nN, or renames it to ROOT/kept/nN.
+ * both start with entries n0..nN-1 (made beforehand, without the shim, by
+ * OP "populate"), and the main thread removes ROOT/d/nN, or renames it to
+ * ROOT/kept/nN.
  *
  * An entry created in OUTSIDE, or one missing from it, is an escape: the
  * check saw a directory, the use followed the symlink. Prints the counts;
@@ -77,19 +78,19 @@ int main(int argc, char **argv)
 	int last_other = 0;
 	double deadline;
 	pthread_t th;
-	int mkdir_op, unlink_op, rename_op;
+	int mkdir_op, unlink_op, rename_op, populate;
 	long before = 0;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: racer open|mkdir|unlink|rename ROOT OUTSIDE ROUNDS SECONDS\n");
+		fprintf(stderr, "usage: racer open|mkdir|unlink|rename|populate ROOT OUTSIDE ROUNDS SECONDS\n");
 		return 2;
 	}
 	mkdir_op = !strcmp(argv[1], "mkdir");
 	unlink_op = !strcmp(argv[1], "unlink");
 	rename_op = !strcmp(argv[1], "rename");
+	populate = !strcmp(argv[1], "populate");
 	rounds = atol(argv[4]);
-	if (unlink_op || rename_op) {
-		/* Made before the race, with the layout still as set up. */
+	if (populate) {
 		for (long i = 0; i < rounds; i++) {
 			for (int side = 0; side < 2; side++) {
 				int fd;
@@ -107,8 +108,10 @@ int main(int argc, char **argv)
 		}
 		snprintf(path, sizeof path, "%s/kept", argv[2]);
 		mkdir(path, 0755);
-		before = count_entries(argv[3]);
+		return 0;
 	}
+	if (unlink_op || rename_op)
+		before = count_entries(argv[3]);
 	deadline = now() + atof(argv[5]);
 	rootfd = open(argv[2], O_PATH | O_DIRECTORY);
 	if (rootfd < 0) {
