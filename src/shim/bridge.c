@@ -17,12 +17,14 @@
 
 #include "wrap.h"
 
-__thread struct fa_tls fa_tls;
+__thread struct fa_tls fa_tls __attribute__((tls_model("initial-exec")));
+int fa_ctx_gate;
 
 static fa_ctx_resolver resolver;
 
 static void gate_add(int n)
 {
+	__atomic_add_fetch(&fa_ctx_gate, n, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&fa_gate, n, __ATOMIC_SEQ_CST);
 }
 
@@ -151,7 +153,7 @@ void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 	pp->proc = fa_proc.policy;
 	pp->ctx = NULL;
 	pp->ctx_exec_denied = 0;
-	if (__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0)
+	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
 		return;
 	refresh();
 	if (!fa_tls.ctx.policy)
@@ -165,7 +167,7 @@ void fa_call_approve(enum fa_op op, const char *path)
 {
 	fa_tls.call_approved = 0;
 	fa_tls.call_op = (int)op + 1;
-	if (__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0 || !fa_tls.nappr)
+	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0 || !fa_tls.nappr)
 		return;
 	refresh();
 	if (fa_tls.ctx.policy)
@@ -183,6 +185,8 @@ int fa_ctx_exec_denied(const char *path)
 {
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();
+	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
+		return 0;
 	refresh();
 	if (!fa_tls.ctx.policy || fa_tls.ctx.exec_allowed)
 		return 0;

@@ -43,6 +43,8 @@ FA_HIDDEN void fa_resolve_all(void);
  * yet, a process policy, each thread holding a context, a resolver.
  */
 extern FA_HIDDEN int fa_gate;
+/* The part of fa_gate that comes from contexts and the resolver. */
+extern FA_HIDDEN int fa_ctx_gate;
 /* Read the environment once (constructor, or first call before it). */
 FA_HIDDEN void fa_init(void);
 extern FA_HIDDEN int fa_init_state;
@@ -98,7 +100,12 @@ struct fa_tls {
 	int call_op;              /* that call's operation + 1, named in its reports */
 	const char *call_path2;   /* its second path, shown when the first is refused */
 };
-extern FA_HIDDEN __thread struct fa_tls fa_tls;
+/*
+ * initial-exec: the shim is loaded with the program (LD_PRELOAD), so its
+ * TLS sits in the static block and costs one %fs-relative access, no
+ * __tls_get_addr call.
+ */
+extern FA_HIDDEN __thread struct fa_tls fa_tls __attribute__((tls_model("initial-exec")));
 
 /*
  * The policies that govern one call, after approvals: proc (process) and
