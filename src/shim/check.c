@@ -14,7 +14,26 @@
 #include <errno.h>
 #include <string.h>
 
+#include "sys.h"
 #include "wrap.h"
+
+/*
+ * Where the engine reaches the kernel through libc's syscall() (not on
+ * x86_64 or aarch64, where it traps directly), its calls must not be
+ * judged again by the syscall() wrapper.
+ */
+#if FA_SYS_RAW
+#define ENGINE(x) (x)
+#else
+#define ENGINE(x) \
+	(__extension__({ \
+		__typeof__(x) fa_r_; \
+		fa_tls.guard++; \
+		fa_r_ = (x); \
+		fa_tls.guard--; \
+		fa_r_; \
+	}))
+#endif
 
 static void event_init(struct fa_event *ev, const char *call, enum fa_op op,
 		       const char *path, const char *other, void *ra)
@@ -95,7 +114,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	}
 
 	d.verdict = FA_ALLOW;
-	rc = fa_pin_parent(first, fa_engine_op(op), dirfd, path, &s->pin, &d);
+	rc = ENGINE(fa_pin_parent(first, fa_engine_op(op), dirfd, path, &s->pin, &d));
 	if (refused(rc, &d))
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
 	if (rc < 0)
@@ -103,7 +122,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	spin_use_pin(s, path);
 	if (second) {
 		d.verdict = FA_ALLOW;
-		if (fa_check(second, fa_engine_op(op), s->pin.fd, s->pin.name, &d) != FA_ALLOW &&
+		if (ENGINE(fa_check(second, fa_engine_op(op), s->pin.fd, s->pin.name, &d)) != FA_ALLOW &&
 		    deny(&ev, second, &d, 1)) {
 			fa_unpin_call(s);
 			return -EACCES;
@@ -138,12 +157,12 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 	opener = pp.proc ? pp.proc : pp.ctx;
 	if (pp.proc && pp.ctx) {
 		d.verdict = FA_ALLOW;
-		if (fa_check(pp.ctx, op, dirfd, path, &d) != FA_ALLOW &&
+		if (ENGINE(fa_check(pp.ctx, op, dirfd, path, &d)) != FA_ALLOW &&
 		    d.why != FA_WHY_ERROR && deny(&ev, pp.ctx, &d, 1))
 			return -EACCES;
 	}
 	d.verdict = FA_ALLOW;
-	fd = fa_openat(opener, dirfd, path, flags, mode, &d);
+	fd = ENGINE(fa_openat(opener, dirfd, path, flags, mode, &d));
 	if (refused(fd, &d))
 		return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
 	return fd;
@@ -169,7 +188,7 @@ int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		if (!pol[i])
 			continue;
 		d.verdict = FA_ALLOW;
-		if (fa_check(pol[i], fa_engine_op(op), dirfd, path, &d) == FA_ALLOW)
+		if (ENGINE(fa_check(pol[i], fa_engine_op(op), dirfd, path, &d)) == FA_ALLOW)
 			continue;
 		if (d.why == FA_WHY_ERROR && d.err > 0)
 			return -d.err;
@@ -200,7 +219,7 @@ int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path
 		if (!pol[i])
 			continue;
 		d1.verdict = d2.verdict = FA_ALLOW;
-		if (fa_check2(pol[i], op, dirfd1, path1, dirfd2, path2, &d1, &d2) == FA_ALLOW)
+		if (ENGINE(fa_check2(pol[i], op, dirfd1, path1, dirfd2, path2, &d1, &d2)) == FA_ALLOW)
 			continue;
 		bad = d1.verdict != FA_ALLOW ? &d1 : &d2;
 		if (bad->why == FA_WHY_ERROR && bad->err > 0)
