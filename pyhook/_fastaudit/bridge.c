@@ -9,10 +9,13 @@
  *    switch contexts without telling anyone);
  *  - the resolver the shim calls before a checked libc call: it answers
  *    from a per-thread cache keyed by (PyThreadState.context, context_ver),
- *    or, when the calling thread holds the GIL, by reading the ContextVar.
- *    With the GIL released and the context switched since anything here
- *    last ran, it declines and the shim keeps its last answer: the one
- *    case that is not exact before 3.14's context watchers.
+ *    then from a small per-thread table of the Context objects this thread
+ *    was seen running (asyncio gives each task one Context for its whole
+ *    life), or, when the calling thread holds the GIL, by reading the
+ *    ContextVar. A Context first run with the GIL released and nothing
+ *    observed since it started is the one case the resolver declines
+ *    (the shim keeps its last answer): not exact before 3.14's context
+ *    watchers.
  */
 #include "parts.h"
 
@@ -37,6 +40,82 @@ struct tcache {
 };
 
 static __thread struct tcache tc;
+
+/*
+ * Contexts this thread was seen running, with the answer then. A strong
+ * reference keeps each address from being reused by another Context.
+ * Entering or leaving an audit context (the only writes to the ContextVar)
+ * changes the answer of the Context current at that moment, wherever else
+ * it was seen: the change is stamped in a small table hashed by Context
+ * address, and a row older than its stamp is not used (a collision only
+ * costs a lookup).
+ */
+#define NSEEN 16
+struct seen {
+	PyObject *ctx;
+	unsigned long gen;
+	unsigned long used;
+	struct fa_thread_ctx ans;
+};
+
+static __thread struct seen seen[NSEEN];
+static __thread unsigned long seen_tick;
+static unsigned long fa_gen = 1;
+
+#define NSTAMP 64
+static unsigned long stamp[NSTAMP];
+
+static unsigned long *stamp_of(PyObject *ctx)
+{
+	return &stamp[((uintptr_t)ctx >> 4) % NSTAMP];
+}
+
+/* The ContextVar just changed in the calling thread's current Context. */
+void fa_bridge_changed(void)
+{
+	*stamp_of(PyThreadState_Get()->context) = ++fa_gen;
+}
+
+/*
+ * GIL held. may_drop: this is a point where dropping a reference (and so
+ * running finalizers) is safe; inside an interposed libc call it is not,
+ * and only a free row is taken.
+ */
+static void remember(PyObject *ctx, const struct fa_thread_ctx *ans, int may_drop)
+{
+	struct seen *slot = NULL, *old = &seen[0], *free_row = NULL;
+	int i;
+
+	if (!ctx)
+		return;
+	for (i = 0; i < NSEEN && !slot; i++) {
+		if (seen[i].ctx == ctx)
+			slot = &seen[i];
+		else if (!seen[i].ctx && !free_row)
+			free_row = &seen[i];
+		else if (seen[i].used < old->used)
+			old = &seen[i];
+	}
+	if (!slot) {
+		slot = free_row ? free_row : may_drop ? old : NULL;
+		if (!slot)
+			return;
+		Py_XSETREF(slot->ctx, Py_NewRef(ctx));
+	}
+	slot->gen = fa_gen;
+	slot->used = ++seen_tick;
+	slot->ans = *ans;
+}
+
+static const struct fa_thread_ctx *recall(PyObject *ctx)
+{
+	int i;
+
+	for (i = 0; i < NSEEN; i++)
+		if (seen[i].ctx == ctx && seen[i].gen >= *stamp_of(ctx))
+			return &seen[i].ans;
+	return NULL;
+}
 
 const char *fa_native_reason(void)
 {
@@ -97,6 +176,7 @@ void fa_bridge_publish(PyObject *entry)
 	tc.ctx = ts->context;
 	tc.ver = ts->context_ver;
 	tc.valid = 1;
+	remember(ts->context, &tc.ans, 1);
 	if (!tc.published || tc.pub_policy != tc.ans.policy) {
 		br->set_thread(&tc.ans);
 		tc.published = 1;
@@ -117,6 +197,7 @@ static int resolve(struct fa_thread_ctx *out)
 {
 	PyThreadState *ts;
 	PyObject *entry, *et, *ev, *tb;
+	const struct fa_thread_ctx *known;
 
 	if (!fa_st.live_entries) {
 		memset(out, 0, sizeof *out);
@@ -126,6 +207,20 @@ static int resolve(struct fa_thread_ctx *out)
 	if (!ts)
 		return 0;       /* a native thread: it keeps what pthread_create handed over */
 	if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
+		*out = tc.ans;
+		return 1;
+	}
+	if (!ts->context) {
+		/* no Context was ever created on this thread: no entry either */
+		memset(out, 0, sizeof *out);
+		return 1;
+	}
+	known = recall(ts->context);
+	if (known) {
+		tc.ans = *known;
+		tc.ctx = ts->context;
+		tc.ver = ts->context_ver;
+		tc.valid = 1;
 		*out = tc.ans;
 		return 1;
 	}
@@ -144,6 +239,7 @@ static int resolve(struct fa_thread_ctx *out)
 	tc.valid = 1;
 	tc.published = 1;
 	tc.pub_policy = tc.ans.policy;
+	remember(ts->context, &tc.ans, 0);
 	*out = tc.ans;
 	return 1;
 }

@@ -561,6 +561,7 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 		return NULL;
 	}
 	token = PyContextVar_Set(fa_st.var, (PyObject *)e);
+	fa_bridge_changed();
 	if (!token) {
 		Py_DECREF(e);
 		Py_DECREF(cfg);
@@ -595,6 +596,7 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	self->token = NULL;
 	r = PyContextVar_Reset(fa_st.var, token);
 	Py_DECREF(token);
+	fa_bridge_changed();
 	if (r == 0) {
 		PyObject *cur = fa_current_entry();
 		fa_bridge_publish(cur);

@@ -298,6 +298,8 @@ static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 		return disable();
 	}
 	entry = fa_current_entry();
+	/* a native call is about to run: let the shim know whose it is */
+	fa_bridge_publish(entry);
 	if (!entry || !mod) {
 		res = entry || !PyErr_Occurred() ? Py_NewRef(Py_None) : NULL;
 		goto out;

@@ -134,6 +134,7 @@ int fa_native_on(void);
 const char *fa_native_reason(void);
 void fa_bridge_enter(PyObject *entry);
 void fa_bridge_publish(PyObject *entry);
+void fa_bridge_changed(void);
 void fa_bridge_approve(enum fa_op op, const char *path);
 void fa_bridge_approve_exec(const char *event, PyObject *args);
 PyObject *fa_native_denials(void);
