@@ -15,6 +15,7 @@ E2E_TESTS += \
 	%D%/symbols.sh \
 	%D%/programs.sh \
 	%D%/race.sh \
-	%D%/manners.sh
+	%D%/manners.sh \
+	%D%/syscalls.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
