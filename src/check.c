@@ -240,6 +240,41 @@ static int absent(int e)
 	return e == -ENOENT || e == -ENOTDIR || e == -EACCES || e == -ENAMETOOLONG;
 }
 
+int fa__crossed_mount(int base, const char *rel, unsigned resolve)
+{
+	int fd;
+
+	if (!(resolve & RESOLVE_NO_XDEV))
+		return 0;
+	fd = fa__open(base, rel, O_PATH | O_CLOEXEC, 0, resolve & ~(unsigned)RESOLVE_NO_XDEV);
+	if (fd >= 0)
+		fa__sys_close(fd);
+	return fd != -EXDEV;
+}
+
+/*
+ * Routes that do not resolve beneath the root's fd (trust, a climb by
+ * '..'): under NO_XDEV, the directory reached must lie on its root's mount.
+ */
+static void xdev_after(struct fa__jctx *c, struct fa__res *r)
+{
+	uint64_t a, b;
+	size_t rootlen;
+	int root, rfd;
+
+	if (!(c->how & FA_HOW_NO_XDEV) || r->pfd < 0 || r->why != FA_WHY_NONE)
+		return;
+	root = fa__find_root(c, r->path, strlen(r->path), &rootlen);
+	if (root < 0)
+		return;	/* outside: refused for that */
+	rfd = c->p->roots[root].cwd ? AT_FDCWD : c->p->roots[root].fd;
+	if (rfd < 0 && rfd != AT_FDCWD)
+		return;
+	if (fa__sys_mount_id(rfd, rfd == AT_FDCWD ? "." : "", &a) < 0 ||
+	    fa__sys_mount_id(r->pfd, "", &b) < 0 || a != b)
+		r->why = FA_WHY_XDEV;
+}
+
 /* trust, a symlink on the way: where does the directory really lie? */
 static void resolve_trust(struct fa__jctx *c, const char *path, struct fa__res *r)
 {
@@ -266,18 +301,20 @@ static void resolve_trust(struct fa__jctx *c, const char *path, struct fa__res *
 		r->err = EAGAIN, r->why = FA_WHY_ERROR;	/* swapped for a link just now */
 	else
 		r->err = -fd;
+	xdev_after(c, r);
 }
 
 /* beneath, a symlink on the way: let the kernel keep it under the root. */
 static void resolve_beneath(struct fa__jctx *c, int base, const char *rel, struct fa__res *r)
 {
 	char real[PATH_MAX];
-	int fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-			  RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
+	int fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
 	ssize_t n;
 
 	if (fd == -EXDEV) {
-		r->why = FA_WHY_SYMLINK;
+		/* Lexically beneath (no '..' above the root): a link led out, or a mount. */
+		r->why = fa__crossed_mount(base, rel, how) ? FA_WHY_XDEV : FA_WHY_SYMLINK;
 		return;
 	}
 	if (fd == -ELOOP) {
@@ -321,7 +358,7 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 			base = AT_FDCWD;
 			rel = r->path;
 		} else {
-			how |= RESOLVE_BENEATH;
+			how |= RESOLVE_BENEATH | fa__xdev(c);
 			if (rel[0] == '.' && !rel[1]) {
 				res_fd(r, base, 0);
 				return;
@@ -336,11 +373,20 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 		/* The pinned root fd was closed by the program: go by the string. */
 		base = AT_FDCWD;
 		rel = r->path;
-		how &= ~(unsigned)RESOLVE_BENEATH;
+		how &= ~(unsigned)(RESOLVE_BENEATH | RESOLVE_NO_XDEV);
 		fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
+		if (fd >= 0) {
+			res_fd(r, fd, 1);
+			xdev_after(c, r);
+			return;
+		}
 	}
 	if (fd >= 0) {
 		res_fd(r, fd, 1);
+		return;
+	}
+	if (fd == -EXDEV && fa__crossed_mount(base, rel, how)) {
+		r->why = FA_WHY_XDEV;
 		return;
 	}
 	if (fd != -ELOOP && fd != -EXDEV) {
@@ -387,9 +433,10 @@ void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r)
 		int fd = fa__open(AT_FDCWD, raw, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
 				  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 
-		if (fd >= 0)
+		if (fd >= 0) {
 			res_fd(r, fd, 1);	/* no link anywhere: the fold is exact */
-		else if (fd == -ELOOP)
+			xdev_after(c, r);
+		} else if (fd == -ELOOP)
 			r->why = FA_WHY_SYMLINK;
 		else
 			r->err = -fd;
@@ -725,6 +772,7 @@ enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const cha
 		return d->verdict;
 	c.p = p;
 	c.cwdlen = 0;
+	c.how = 0;
 	if (op == FA_OP_SYMLINK)
 		op = FA_OP_CREATE;
 	fa__rule_for(op, &rule);
@@ -758,6 +806,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 
 	c.p = p;
 	c.cwdlen = 0;
+	c.how = 0;
 	switch (op) {
 	case FA_OP_RENAME:
 		fa__rule_for(FA_OP_RENAME, &r1);
@@ -850,6 +899,7 @@ enum fa_verdict fa_check_path(const fa_policy *p, const char *path, struct fa_de
 		return d->verdict;
 	c.p = p;
 	c.cwdlen = 0;
+	c.how = 0;
 	if (p->nroots == 0) {
 		set_path(d, path);
 		fa__decide(d, FA_DENY, FA_WHY_NO_ROOTS, -1, 0);

@@ -112,6 +112,7 @@ ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing
 /* Per-call state: the policy and the current directory, read at most once. */
 struct fa__jctx {
 	const fa_policy *p;
+	unsigned how;		/* FA_HOW_* of the call */
 	int cwdlen;		/* 0: not read yet; -1: unknown */
 	char cwd[PATH_MAX];
 };
@@ -158,5 +159,16 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, int write,
 			      int dirfd, const char *path, struct fa_decision *d);
 void fa__decide(struct fa_decision *d, enum fa_verdict v, enum fa_why why, int root, int err);
+/* RESOLVE_NO_XDEV when the call forbids mount crossings, else 0. */
+static inline unsigned fa__xdev(const struct fa__jctx *c)
+{
+	return c->how & FA_HOW_NO_XDEV ? RESOLVE_NO_XDEV : 0;
+}
+/*
+ * openat2 answers EXDEV both for an escape and for a mount crossing: after
+ * an EXDEV under NO_XDEV, 1 if the crossing was the cause (looked up again
+ * as O_PATH without it, nothing opened for real).
+ */
+int fa__crossed_mount(int base, const char *rel, unsigned resolve);
 
 #endif

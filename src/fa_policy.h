@@ -171,6 +171,28 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags,
 	      mode_t mode, struct fa_decision *d);
 
 /*
+ * Stricter variants for callers that own the whole tree (the Workspace
+ * API), as a bit set 'how':
+ *   FA_HOW_STRICT   no exceptions outside the roots: an existing device or
+ *                   FIFO, or a /dev/fd/N alias of a writable descriptor, is
+ *                   refused like any other path (and never opened to find
+ *                   out what it is);
+ *   FA_HOW_READS    read-only and O_PATH opens are judged and confined too:
+ *                   the object itself must lie inside a root and outside the
+ *                   deny subtrees (a root itself may be opened);
+ *   FA_HOW_NO_XDEV  no mount point may be crossed below the root
+ *                   (RESOLVE_NO_XDEV; the walk compares mount ids): refused
+ *                   with FA_WHY_XDEV.
+ * fa_openat() and fa_pin_parent() are these with how = 0.
+ */
+#define FA_HOW_STRICT  0x1u
+#define FA_HOW_READS   0x2u
+#define FA_HOW_NO_XDEV 0x4u
+
+int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags,
+		  mode_t mode, unsigned how, struct fa_decision *d);
+
+/*
  * A pinned parent directory: for entry-changing calls, the caller runs the
  * real *at() call as op(pin.fd, pin.name, ...) so that the directory that
  * was checked is the directory that is changed.
@@ -189,6 +211,8 @@ struct fa_pin {
  */
 int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
 		  struct fa_pin *pin, struct fa_decision *d);
+int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+		      unsigned how, struct fa_pin *pin, struct fa_decision *d);
 void fa_unpin(struct fa_pin *pin);
 
 /*

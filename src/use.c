@@ -47,6 +47,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 	size_t plen, rootlen;
 	const char *rel;
 	int root, base, fd, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
 	ssize_t n;
 
 	if (fa__has_dotdot(abs))
@@ -69,8 +70,9 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 	while (*rel == '/')
 		rel++;
 	if (!*rel) {
-		if (!tmpfile)
-			return 1;	/* the root itself: its parent is outside */
+		/* The root itself: a write would change its parent, which is outside. */
+		if (!tmpfile && write_class(flags))
+			return 1;
 		rel = ".";
 	}
 	if (abs[strlen(abs) - 1] == '/') {
@@ -80,8 +82,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 		d->path[plen] = '/';
 		d->path[plen + 1] = 0;
 	}
-	fd = fa__open(base, rel, flags, mode,
-		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	fd = fa__open(base, rel, flags, mode, how);
 	d->path[plen] = 0;
 	if (fd == -ELOOP || fd == -EXDEV || fd == -EBADF)
 		return 1;
@@ -146,6 +147,13 @@ static int open_alias(struct fa__jctx *c, int dirfd, const char *path, const cha
 	return fa__sys_openat(dirfd, path, flags, mode);
 }
 
+/* The object judged lies on another mount than its root. */
+static int xdev_denied(struct fa_decision *d)
+{
+	fa__decide(d, FA_DENY, FA_WHY_XDEV, d->root, 0);
+	return -EACCES;
+}
+
 /*
  * The slow route: judge with the mode's symlink rules, then open what was
  * judged. -EAGAIN when the layout changed between the two (the caller
@@ -160,16 +168,22 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 	const char *name;
 	char nm[NAME_MAX + 2];
 	size_t dlen, nlen;
-	int r, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	int r, tmpfile = (flags & O_TMPFILE) == O_TMPFILE, reads = !write_class(flags);
 	/* With these the kernel does not follow a final link: neither do we. */
 	int nofollow_final = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	unsigned xdev = fa__xdev(c);
 
-	fa__rule_for(tmpfile ? FA_OP_DIR : FA_OP_WRITE, &rule);
+	/* A read (FA_HOW_READS) is judged on the object itself, like a directory written into. */
+	fa__rule_for(tmpfile || reads ? FA_OP_DIR : FA_OP_WRITE, &rule);
+	if (reads && (flags & O_NOFOLLOW))
+		rule.follow = 0;
 	if (fa__judge_abs(c, abs, &rule, d, &pin) != FA_ALLOW) {
 		if (pin.owned)
 			fa__sys_close(pin.fd);
 		if (d->verdict == FA_REJECT)
 			return d->err ? -d->err : -EACCES;
+		if (c->how & FA_HOW_STRICT)
+			return -EACCES;
 		r = open_device(dirfd, path, flags);
 		if (r >= 0)
 			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
@@ -187,7 +201,7 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 		const struct fa__ent *e = &p->roots[d->root];
 		size_t rootlen = e->cwd ? (size_t)c->cwdlen : e->len;
 		const char *rel = d->path + (rootlen == 1 ? 1 : rootlen);
-		unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+		unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH | xdev;
 		int base = e->cwd ? AT_FDCWD : e->fd;
 
 		while (*rel == '/')
@@ -197,10 +211,12 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 		if (base == -1) {
 			base = AT_FDCWD;
 			rel = d->path;
-			how &= ~(unsigned)RESOLVE_BENEATH;
+			how &= ~(unsigned)(RESOLVE_BENEATH | RESOLVE_NO_XDEV);
 		}
 		r = fa__open(base, rel, flags, mode, how);
-		if (r == -ELOOP || r == -EXDEV)
+		if (r == -EXDEV && fa__crossed_mount(base, rel, how))
+			r = xdev_denied(d);
+		else if (r == -ELOOP || r == -EXDEV)
 			r = -EAGAIN;
 		goto out;
 	}
@@ -217,8 +233,10 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 		strcpy(nm + nlen, "/");	/* keep the kernel's answer for "f/" */
 	/* The final name was no link when judged: it may not have become one. */
 	r = fa__open(pin.fd, nm, flags | (nofollow_final ? 0 : O_NOFOLLOW), mode,
-		     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (r == -ELOOP && !nofollow_final)
+		     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | xdev);
+	if (r == -EXDEV && xdev)
+		r = xdev_denied(d);	/* one name, no '..': only a mount point says EXDEV */
+	else if (r == -ELOOP && !nofollow_final)
 		r = -EAGAIN;
 out:
 	if (pin.owned)
@@ -229,13 +247,19 @@ out:
 int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 	      struct fa_decision *d)
 {
+	return fa_openat_how(p, dirfd, path, flags, mode, 0, d);
+}
+
+int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
+		  unsigned how, struct fa_decision *d)
+{
 	char abs[PATH_MAX];
 	struct fa__jctx c;
 	enum fa_why why;
 	int r, tries;
 	ssize_t n;
 
-	if (!write_class(flags)) {
+	if (!(how & FA_HOW_READS) && !write_class(flags)) {
 		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 		d->path[0] = 0;
 		return fa__sys_openat(dirfd, path, flags, mode);
@@ -247,6 +271,7 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 		return fa__sys_openat(dirfd, path, flags, mode);
 	c.p = p;
 	c.cwdlen = 0;
+	c.how = how;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
@@ -256,9 +281,11 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 	if (r != 1)
 		return r;
 
-	r = open_alias(&c, dirfd, path, abs, flags, mode, d);
-	if (r != 1)
-		return r;
+	if (!(how & FA_HOW_STRICT)) {
+		r = open_alias(&c, dirfd, path, abs, flags, mode, d);
+		if (r != 1)
+			return r;
+	}
 	for (tries = 0; tries < 8; tries++) {
 		r = open_judged(&c, dirfd, path, abs, flags, mode, d);
 		if (r != -EAGAIN)
@@ -269,6 +296,12 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 
 int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
 		  struct fa_pin *pin, struct fa_decision *d)
+{
+	return fa_pin_parent_how(p, op, dirfd, path, 0, pin, d);
+}
+
+int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+		      unsigned how, struct fa_pin *pin, struct fa_decision *d)
 {
 	char abs[PATH_MAX];
 	struct fa__jctx c;
@@ -293,6 +326,7 @@ int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path
 	}
 	c.p = p;
 	c.cwdlen = 0;
+	c.how = how;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
@@ -305,7 +339,7 @@ int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path
 	if (fa__judge_abs(&c, abs, &rule, d, &kept) != FA_ALLOW) {
 		if (kept.owned)
 			fa__sys_close(kept.fd);
-		if (d->verdict == FA_DENY && op == FA_OP_WRITE) {
+		if (d->verdict == FA_DENY && op == FA_OP_WRITE && !(how & FA_HOW_STRICT)) {
 			/* truncate("/dev/null") and the like: devices and writable fds. */
 			struct fa_decision alt;
 
@@ -353,6 +387,7 @@ enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin 
 		return d->verdict;
 	c.p = p;
 	c.cwdlen = 0;
+	c.how = 0;
 	fa__rule_for(FA_OP_LINK, &rule);
 	if (target[0] == '/')
 		return fa__judge_abs(&c, target, &rule, d, NULL);

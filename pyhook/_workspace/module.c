@@ -279,9 +279,10 @@ static PyObject *
 safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"root", "relpath", "mode", "buffering", "encoding",
-                                        "errors", "newline", "symlinks", NULL};
-    PyObject *a[8], *key = NULL, *ws = NULL, *res = NULL;
+                                        "errors", "newline", "symlinks", "mounts", NULL};
+    PyObject *a[9], *key = NULL, *ws = NULL, *res = NULL;
     enum fa_symlinks sym = FA_SYM_BENEATH;
+    unsigned flags = 0;
     struct stat st;
     PyObject *rootb = NULL;
 
@@ -300,11 +301,19 @@ safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *k
             return NULL;
         }
     }
+    if (a[8] != NULL) {
+        int mounts = PyObject_IsTrue(a[8]);
+
+        if (mounts < 0) {
+            return NULL;
+        }
+        flags = mounts ? 0 : FA_WS_NO_XDEV;
+    }
     rootb = fa__ws_fspath(a[0]);
     if (rootb == NULL) {
         return NULL;
     }
-    key = Py_BuildValue("(Oi)", rootb, (int)sym);
+    key = Py_BuildValue("(OiI)", rootb, (int)sym, flags);
     if (key == NULL) {
         goto exit;
     }
@@ -336,7 +345,7 @@ safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *k
         goto exit;
     }
     if (ws == NULL) {
-        ws = fa__ws_new(a[0], sym);
+        ws = fa__ws_new(a[0], sym, flags);
         if (ws == NULL) {
             goto exit;
         }
@@ -376,7 +385,7 @@ uses_openat2(PyObject *module, PyObject *unused)
 static PyMethodDef ws_methods[] = {
     {"safe_open", (PyCFunction)(void (*)(void))safe_open, METH_FASTCALL | METH_KEYWORDS,
      PyDoc_STR("safe_open(root, relpath, mode='r', buffering=-1, encoding=None, "
-               "errors=None, newline=None, *, symlinks='beneath')\n--\n\n"
+               "errors=None, newline=None, *, symlinks='beneath', mounts=True)\n--\n\n"
                "Open relpath beneath root, resolved by the kernel beneath a pinned\n"
                "descriptor of root; returns an ordinary file object.")},
     {"_force_fallback", force_fallback, METH_O,

@@ -141,31 +141,32 @@ exit:
 static int
 ws_init(PyObject *op, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"root", "deny", "symlinks", "portable", NULL};
+    static char *kwlist[] = {"root", "deny", "symlinks", "portable", "mounts", NULL};
     PyObject *root, *deny = NULL, *symobj = NULL;
     enum fa_symlinks sym;
-    int portable = 0;
+    int portable = 0, mounts = 1;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOp:Workspace", kwlist,
-                                     &root, &deny, &symobj, &portable))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOpp:Workspace", kwlist,
+                                     &root, &deny, &symobj, &portable, &mounts))
     {
         return -1;
     }
     if (parse_symlinks(symobj, &sym) < 0) {
         return -1;
     }
-    return ws_setup((WorkspaceObject *)op, root, deny, sym, portable ? FA_WS_PORTABLE : 0);
+    return ws_setup((WorkspaceObject *)op, root, deny, sym,
+                    (portable ? FA_WS_PORTABLE : 0) | (mounts ? 0 : FA_WS_NO_XDEV));
 }
 
 PyObject *
-fa__ws_new(PyObject *root, enum fa_symlinks symlinks)
+fa__ws_new(PyObject *root, enum fa_symlinks symlinks, unsigned flags)
 {
     PyObject *op = fa__ws_type->tp_alloc(fa__ws_type, 0);
 
     if (op == NULL) {
         return NULL;
     }
-    if (ws_setup((WorkspaceObject *)op, root, NULL, symlinks, 0) < 0) {
+    if (ws_setup((WorkspaceObject *)op, root, NULL, symlinks, flags) < 0) {
         Py_DECREF(op);
         return NULL;
     }
@@ -669,6 +670,18 @@ ws_get_portable(PyObject *op, void *closure)
 }
 
 static PyObject *
+ws_get_mounts(PyObject *op, void *closure)
+{
+    WorkspaceObject *self = (WorkspaceObject *)op;
+
+    if (fa__ws_enter(self) < 0) {
+        return NULL;
+    }
+    fa__ws_leave(self);
+    return PyBool_FromLong(!(fa_ws_flags(self->ws) & FA_WS_NO_XDEV));
+}
+
+static PyObject *
 ws_repr(PyObject *op)
 {
     WorkspaceObject *self = (WorkspaceObject *)op;
@@ -713,6 +726,8 @@ static PyGetSetDef ws_getset[] = {
     {"closed", ws_get_closed, NULL, NULL, NULL},
     {"symlinks", ws_get_symlinks, NULL, PyDoc_STR("the symlink mode"), NULL},
     {"portable", ws_get_portable, NULL, NULL, NULL},
+    {"mounts", ws_get_mounts, NULL,
+     PyDoc_STR("False when paths may not cross a mount point below the root"), NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -725,9 +740,10 @@ static PyType_Slot ws_slots[] = {
     {Py_tp_getset, ws_getset},
     {Py_tp_repr, ws_repr},
     {Py_tp_doc, (void *)PyDoc_STR(
-        "Workspace(root, deny=(), symlinks='beneath', portable=False)\n--\n\n"
+        "Workspace(root, deny=(), symlinks='beneath', portable=False, mounts=True)\n--\n\n"
         "Files beneath a directory pinned by a descriptor. Every path is\n"
-        "relative to the root and resolved by the kernel beneath it.")},
+        "relative to the root and resolved by the kernel beneath it.\n"
+        "mounts=False refuses paths that cross a mount point below the root.")},
     {0, NULL},
 };
 

@@ -38,7 +38,7 @@ PyObject *fa__ws_open_file(WorkspaceObject *self, PyObject *path, PyObject *mode
                            PyObject *buffering, PyObject *encoding, PyObject *errors,
                            PyObject *newline);
 /* A new Workspace (base type) on root; used by safe_open's cache. */
-PyObject *fa__ws_new(PyObject *root, enum fa_symlinks symlinks);
+PyObject *fa__ws_new(PyObject *root, enum fa_symlinks symlinks, unsigned flags);
 int fa__ws_init_type(PyObject *module);
 
 #endif

@@ -27,7 +27,7 @@ REASONS = frozenset({
 
 
 class Workspace(_workspace.Workspace):
-    """Workspace(root, deny=(), symlinks='beneath', portable=False)
+    """Workspace(root, deny=(), symlinks='beneath', portable=False, mounts=True)
 
     A directory pinned by a descriptor; use it as a context manager. The
     symlink mode is 'beneath' (links are followed only while they stay
@@ -35,6 +35,12 @@ class Workspace(_workspace.Workspace):
     subtrees (relative to the root, or absolute inside it) that no
     operation may touch. ``portable=True`` refuses names that other
     systems cannot hold (CON, ``a:b``, trailing dots and spaces).
+    ``mounts=False`` refuses any path that crosses a mount point below the
+    root (reason 'mount-crossing').
+
+    Nothing outside the root is opened, for reading or writing: a device,
+    a FIFO or a ``/dev/fd`` alias reached through a link is refused like
+    any other path outside, without being opened first.
     """
 
     __slots__ = ()

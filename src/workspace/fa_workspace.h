@@ -64,6 +64,7 @@ typedef struct fa_ws fa_ws;
 
 /* fa_ws_open() flags */
 #define FA_WS_PORTABLE  0x1u    /* refuse names other systems cannot hold (CON, a:b, "x.") */
+#define FA_WS_NO_XDEV   0x2u    /* refuse paths that cross a mount point below the root */
 
 /* fa_ws_rename() flags */
 #define FA_WS_NOREPLACE 0x1u    /* fail with EEXIST if the destination exists */

@@ -57,7 +57,7 @@ static int ws_build(const char *root, const char *const *deny, enum fa_symlinks 
 		return fail_open(root, ENOENT, FA_WHY_EMPTY, "no root directory given", err);
 	if ((unsigned)symlinks > FA_SYM_NOFOLLOW)
 		return fail_open(root, EINVAL, FA_WHY_NONE, "unknown symlink mode", err);
-	if (flags & ~FA_WS_PORTABLE)
+	if (flags & ~(FA_WS_PORTABLE | FA_WS_NO_XDEV))
 		return fail_open(root, EINVAL, FA_WHY_NONE, "unknown workspace flags", err);
 	p = fa_policy_new();
 	if (!p)
@@ -234,35 +234,15 @@ int fa__ws_pin(const fa_ws *ws, const char *op, enum fa_op fop, const struct ws_
 	struct fa_decision d;
 	int rc;
 
-	rc = fa_pin_parent(ws->pol, fop, AT_FDCWD, wp->abs, pin, &d);
+	rc = fa_pin_parent_how(ws->pol, fop, AT_FDCWD, wp->abs, fa__ws_how(ws), pin, &d);
 	if (rc < 0)
 		return fa__ws_engine_fail(ws, op, wp->given, rc, &d);
 	if (pin->fd == AT_FDCWD) {
-		/* an exception for devices: never a directory of this workspace */
+		/* the strict engine pins a directory of the root, never the cwd */
 		fa_unpin(pin);
 		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_OUTSIDE);
 	}
 	return 0;
-}
-
-static unsigned resolve_flags(const fa_ws *ws)
-{
-	if (ws->symlinks == FA_SYM_NOFOLLOW)
-		return RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	return RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-}
-
-/* Why did a confined open fail? The engine's judgement of the path itself. */
-static int explain(const fa_ws *ws, const char *op, const struct ws_path *wp, int err)
-{
-	struct fa_decision d;
-
-	if (fa_check_path(ws->pol, wp->len ? wp->norm : ".", &d) != FA_ALLOW)
-		return fa__ws_fail(ws, op, wp->given, EACCES,
-				   d.why == FA_WHY_NONE ? FA_WHY_ERROR : d.why);
-	if (err == EXDEV)       /* the kernel saw an escape the judge did not */
-		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_SYMLINK);
-	return fa__ws_fail(ws, op, wp->given, err, FA_WHY_NONE);
 }
 
 /*
@@ -292,39 +272,30 @@ int fa__ws_denied(const fa_ws *ws, int fd, const char *name)
 }
 
 /*
- * Opens that change nothing (reads, O_PATH, directories to list) are not
- * judged by fa_openat, which passes them through; here they are confined
- * the same way: one lookup by the engine's resolver beneath the root fd.
+ * Every open, reads and O_PATH included, is judged and performed by the
+ * engine in one step: one openat2 beneath the root fd in the common case,
+ * deny subtrees judged on the path, and nothing outside the root opened,
+ * not even a device or a FIFO to see what it is.
  */
 int fa__ws_open_final(const fa_ws *ws, const char *op, const struct ws_path *wp, int flags,
 		      mode_t mode)
 {
+	struct fa_decision d;
 	int fd;
 
-	fd = fa__open(ws->rootfd, wp->len ? wp->norm : ".", flags | O_CLOEXEC, mode,
-		      resolve_flags(ws));
-	/* a refusal, or a missing path that a deny subtree would refuse anyway */
-	if (fd == -ELOOP || fd == -EXDEV || fd == -EACCES || fd == -ENOTDIR ||
-	    (fd < 0 && fa_policy_ndeny(ws->pol)))
-		return explain(ws, op, wp, -fd);
+	fd = fa_openat_how(ws->pol, AT_FDCWD, wp->abs, flags | O_CLOEXEC, mode, fa__ws_how(ws), &d);
 	if (fd < 0)
-		return fa__ws_fail(ws, op, wp->given, -fd, FA_WHY_NONE);
-	if (fa__ws_denied(ws, fd, NULL)) {
+		return fa__ws_engine_fail(ws, op, wp->given, fd, &d);
+	if (d.root < 0) {
+		/* only an object inside the root may come back */
 		close(fd);
-		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_DENY_SUBTREE);
+		return fa__ws_fail(ws, op, wp->given, EACCES, FA_WHY_OUTSIDE);
 	}
 	return fd;
 }
 
-static int is_write(int flags)
-{
-	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) ||
-	       (flags & O_TMPFILE) == O_TMPFILE;
-}
-
 int fa_ws_openat(fa_ws *ws, const char *rel, int flags, mode_t mode)
 {
-	struct fa_decision d;
 	struct ws_path wp;
 	int fd;
 
@@ -334,21 +305,9 @@ int fa_ws_openat(fa_ws *ws, const char *rel, int flags, mode_t mode)
 		return fa__ws_fail(ws, "open", rel, EISDIR, FA_WHY_NONE);
 	if (wp.slash)
 		flags |= O_DIRECTORY;
-	if (!is_write(flags)) {
-		fd = fa__ws_open_final(ws, "open", &wp, flags, mode);
-		if (fd >= 0)
-			fa__ws_ok();
-		return fd;
-	}
-	fd = fa_openat(ws->pol, AT_FDCWD, wp.abs, flags | O_CLOEXEC, mode, &d);
-	if (fd < 0)
-		return fa__ws_engine_fail(ws, "open", rel, fd, &d);
-	if (d.root < 0) {
-		/* the engine's exception for devices and open fds is not for a workspace */
-		close(fd);
-		return fa__ws_fail(ws, "open", rel, EACCES, FA_WHY_OUTSIDE);
-	}
-	fa__ws_ok();
+	fd = fa__ws_open_final(ws, "open", &wp, flags, mode);
+	if (fd >= 0)
+		fa__ws_ok();
 	return fd;
 }
 

@@ -22,6 +22,16 @@ struct ws_path {
 	char abs[PATH_MAX];     /* root + norm: what the engine judges */
 };
 
+/*
+ * How the engine is asked to judge for a workspace: no exceptions for
+ * devices or descriptor aliases outside the root (nothing is opened to
+ * find out what it is), reads confined like writes, mounts if asked.
+ */
+static inline unsigned fa__ws_how(const fa_ws *ws)
+{
+	return FA_HOW_STRICT | FA_HOW_READS | (ws->flags & FA_WS_NO_XDEV ? FA_HOW_NO_XDEV : 0);
+}
+
 /* Record the outcome of an operation; they return -err (or 0). */
 int fa__ws_fail(const fa_ws *ws, const char *op, const char *path, int err, enum fa_why why);
 int fa__ws_ok(void);

@@ -233,6 +233,135 @@ static void openat_devices_and_fds(void **state)
 	fa_policy_free(p);
 }
 
+/* FA_HOW_STRICT: the same calls refused, and a FIFO never opened (it would block). */
+static void openat_how_strict(void **state)
+{
+	const unsigned how = FA_HOW_STRICT;
+	fa_policy *p = tree_policy(FA_SYM_TRUST);
+	struct fa_decision d;
+	struct fa_pin pin;
+	char alias[64];
+	int pfd[2];
+
+	(void)state;
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, "/dev/null", O_WRONLY, 0, how, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_OUTSIDE);
+	assert_int_equal(mkfifo(tp("outside/fifo"), 0600), 0);
+	assert_int_equal(symlink("../outside/fifo", tp("root/fifo_link")), 0);
+	/* O_WRONLY on a FIFO with no reader would block here if it were opened */
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, tp("outside/fifo"), O_WRONLY, 0, how, &d),
+			 -EACCES);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, "fifo_link", O_WRONLY, 0, how, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_OUTSIDE);
+	assert_int_equal(fa_pin_parent_how(p, FA_OP_WRITE, AT_FDCWD, tp("outside/fifo"), how, &pin,
+					   &d), -EACCES);
+	assert_int_equal(pipe(pfd), 0);
+	snprintf(alias, sizeof alias, "/dev/fd/%d", pfd[1]);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, alias, O_WRONLY, 0, how, &d), -EACCES);
+	/* without it, the shim's exceptions stand */
+	assert_int_equal(fa_pin_parent(p, FA_OP_WRITE, AT_FDCWD, tp("outside/fifo"), &pin, &d), 0);
+	fa_unpin(&pin);
+	close(pfd[0]);
+	close(pfd[1]);
+	unlink(tp("root/fifo_link"));
+	unlink(tp("outside/fifo"));
+	fa_policy_free(p);
+}
+
+/* FA_HOW_READS: reads confined like writes; the root itself may be read. */
+static void openat_how_reads(void **state)
+{
+	const unsigned how = FA_HOW_STRICT | FA_HOW_READS;
+	fa_policy *p = tree_policy(FA_SYM_BENEATH);
+	struct fa_decision d;
+	int fd;
+
+	(void)state;
+	fd = fa_openat_how(p, AT_FDCWD, tp("root/sub/file"), O_RDONLY, 0, how, &d);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = fa_openat_how(p, AT_FDCWD, tp("root"), O_RDONLY | O_DIRECTORY, 0, how, &d);
+	assert_true(fd >= 0);
+	assert_int_equal(d.root, 0);
+	close(fd);
+	fd = fa_openat_how(p, AT_FDCWD, "file_link_in", O_PATH, 0, how, &d);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, tp("outside/secret"), O_RDONLY, 0, how, &d),
+			 -EACCES);
+	assert_int_equal(d.why, FA_WHY_OUTSIDE);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, "file_link_out", O_RDONLY, 0, how, &d), -EACCES);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, "out_link", O_PATH | O_DIRECTORY, 0, how, &d),
+			 -EACCES);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, "proj/.git/config", O_RDONLY, 0, how, &d),
+			 -EACCES);
+	assert_int_equal(d.why, FA_WHY_DENY_SUBTREE);
+	/* the link itself, not followed, lies inside */
+	fd = fa_openat_how(p, AT_FDCWD, "file_link_out", O_PATH | O_NOFOLLOW, 0, how, &d);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(fa_openat_how(p, AT_FDCWD, "sub/missing", O_RDONLY, 0, how, &d), -ENOENT);
+	assert_int_equal(d.verdict, FA_ALLOW);
+	fa_policy_free(p);
+}
+
+/* FA_HOW_NO_XDEV with a root of '/': /proc is another mount, /etc is not. */
+static void openat_how_no_xdev(void **state)
+{
+	const unsigned how = FA_HOW_STRICT | FA_HOW_READS | FA_HOW_NO_XDEV;
+	struct fa_decision d;
+	struct fa_pin pin;
+	struct stat a, b;
+	char msg[256];
+	fa_policy *p;
+	int mode, fd;
+
+	(void)state;
+	if (stat("/", &a) != 0 || stat("/proc/self", &b) != 0 || a.st_dev == b.st_dev)
+		skip();
+	for (mode = FA_SYM_TRUST; mode <= FA_SYM_NOFOLLOW; mode++) {
+		p = fa_policy_new();
+		assert_int_equal(fa_policy_add_root(p, "/", msg, sizeof msg), 0);
+		fa_policy_set_symlinks(p, (enum fa_symlinks)mode);
+		assert_int_equal(fa_policy_seal(p, 1, msg, sizeof msg), 0);
+		assert_int_equal(fa_openat_how(p, AT_FDCWD, "/proc/self/status", O_RDONLY, 0, how, &d),
+				 -EACCES);
+		assert_int_equal(d.why, FA_WHY_XDEV);
+		assert_int_equal(fa_openat_how(p, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY, 0, how,
+					       &d), -EACCES);
+		assert_int_equal(d.why, FA_WHY_XDEV);
+		assert_int_equal(fa_openat_how(p, AT_FDCWD, "/proc/../proc/self/x",
+					       O_WRONLY | O_CREAT, 0600, how, &d), -EACCES);
+		/* nofollow resolves a climb in one piece: the link /proc/self refuses it first */
+		assert_int_equal(d.why, mode == FA_SYM_NOFOLLOW ? FA_WHY_SYMLINK : FA_WHY_XDEV);
+		assert_int_equal(fa_pin_parent_how(p, FA_OP_CREATE, AT_FDCWD, "/proc/self/x", how,
+						   &pin, &d), -EACCES);
+		assert_int_equal(d.why, FA_WHY_XDEV);
+		/* the root's own mount, and the mount point's entry itself */
+		fd = fa_openat_how(p, AT_FDCWD, tp("root/sub/file"), O_RDONLY, 0, how, &d);
+		if (stat(T, &b) == 0 && b.st_dev == a.st_dev) {
+			assert_true(fd >= 0);
+			close(fd);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+		fd = fa_openat_how(p, AT_FDCWD, "/proc", O_PATH | O_NOFOLLOW, 0,
+				   how & ~FA_HOW_NO_XDEV, &d);
+		assert_true(fd >= 0);
+		close(fd);
+		/* without the flag, the same read crosses */
+		fd = fa_openat_how(p, AT_FDCWD, "/proc/self/status", O_RDONLY, 0,
+				   how & ~FA_HOW_NO_XDEV, &d);
+		if (mode == FA_SYM_NOFOLLOW) {
+			assert_int_equal(fd, -EACCES);	/* /proc/self is a link */
+		} else {
+			assert_true(fd >= 0);
+			close(fd);
+		}
+		fa_policy_free(p);
+	}
+}
+
 static void openat_tmpfile(void **state)
 {
 	fa_policy *p = tree_policy(FA_SYM_TRUST);
@@ -397,6 +526,9 @@ int main(void)
 		BOTH(openat_denied_no_side_effect),
 		BOTH(openat_symlinks_per_mode),
 		BOTH(openat_devices_and_fds),
+		BOTH(openat_how_strict),
+		BOTH(openat_how_reads),
+		BOTH(openat_how_no_xdev),
 		BOTH(openat_tmpfile),
 		BOTH(pin_parent),
 		BOTH(symlink_targets),

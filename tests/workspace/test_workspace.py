@@ -314,6 +314,86 @@ def test_magic_link_root():
         assert ei.value.reason in ('magic-link', 'symlink')
 
 
+@pytest.fixture
+def no_hang():
+    """A FIFO opened by mistake blocks: make that a failure, not a hang."""
+    import signal
+
+    def hung(signum, frame):
+        raise AssertionError('blocked: something outside the root was opened')
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize('mode', ['trust', 'beneath', 'nofollow'])
+def test_devices_fifos_and_fd_aliases_outside_never_opened(tree, mode, no_hang):
+    root, out = tree
+    os.mkfifo(out / 'fifo')
+    os.symlink('../../outside/fifo', root / 'a' / 'fifo')
+    os.symlink('/dev/null', root / 'devnull')
+    os.symlink('/dev/fd/1', root / 'stdout')
+    os.symlink('/dev/tty', root / 'tty')
+    ops = [lambda ws, p: ws.open(p, 'w').close(),
+           lambda ws, p: ws.open(p, 'a').close(),
+           lambda ws, p: ws.open(p, 'rb').close(),
+           lambda ws, p: ws.write_bytes(p, b'x'),
+           lambda ws, p: ws.read_bytes(p),
+           lambda ws, p: safe_open(ws.root, p, 'wb', symlinks=mode).close()]
+    with Workspace(root, symlinks=mode) as ws:
+        for path in ('a/fifo', 'devnull', 'stdout', 'tty'):
+            for op in ops:
+                with pytest.raises(WorkspaceEscapeError) as ei:
+                    op(ws, path)
+                assert ei.value.reason in OUT_LINK | {'magic-link'}, (path, str(ei.value))
+
+
+def _separate_mount(path):
+    try:
+        return os.stat(path).st_dev != os.stat('/').st_dev
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _separate_mount('/proc'), reason='/proc is not a separate mount here')
+def test_mounts_false_refuses_mount_crossing(resolver):
+    with Workspace('/', mounts=False) as ws:
+        assert ws.mounts is False
+        for op in (lambda: ws.read_bytes('proc/self/status'),
+                   lambda: ws.listdir('proc'),
+                   lambda: ws.stat('proc'),
+                   lambda: ws.listdir('proc/'),
+                   lambda: ws.subworkspace('proc'),
+                   lambda: safe_open('/', 'proc/self/status', 'rb', mounts=False)):
+            with pytest.raises(WorkspaceEscapeError) as ei:
+                op()
+            assert ei.value.reason == 'mount-crossing', str(ei.value)
+            assert 'mount' in str(ei.value)
+        # the root's own mount stays usable
+        assert ws.stat('proc', follow_symlinks=False)
+        assert 'proc' in ws.listdir()
+    with Workspace('/') as ws:
+        assert ws.mounts is True
+        assert b'Name' in ws.read_bytes('proc/self/status')
+    assert b'Name' in safe_open('/', 'proc/self/status', 'rb').read()
+
+
+@pytest.mark.skipif(not _separate_mount('/dev/shm') or not os.access('/dev/shm', os.W_OK),
+                    reason='no writable separate /dev/shm here')
+def test_mounts_false_write_has_no_side_effect(resolver):
+    name = 'fa-ws-xdev-%d' % os.getpid()
+    with Workspace('/', mounts=False) as ws:
+        for op in (lambda: ws.write_bytes('dev/shm/' + name, b'x'),
+                   lambda: ws.mkdir('dev/shm/' + name),
+                   lambda: ws.atomic_write('dev/shm/' + name, b'x')):
+            with pytest.raises(WorkspaceEscapeError) as ei:
+                op()
+            assert ei.value.reason == 'mount-crossing', str(ei.value)
+            assert not os.path.lexists('/dev/shm/' + name)
+
+
 def test_subworkspace_cannot_reach_siblings(tree):
     root, out = tree
     (root / 'sib').mkdir()
