@@ -585,6 +585,36 @@ static enum fa_verdict verdict(struct fa__jctx *c, const char *parent, const cha
 	return FA_ALLOW;
 }
 
+/*
+ * Link text that names a procfs magic link: a descriptor alias
+ * (/dev/fd/N, /proc/self/fd/N, ...) or /proc/<self|thread-self|pid>/ cwd,
+ * root or exe. Lexical: the text is never resolved to find out.
+ */
+static int magic_text(const char *t)
+{
+	const char *s;
+
+	if (fa__fd_alias(t, fa__alias_pid(t)) >= 0)
+		return 1;
+	if (strncmp(t, "/proc/", 6) != 0)
+		return 0;
+	s = t + 6;
+	if (!strncmp(s, "self/", 5))
+		s += 5;
+	else if (!strncmp(s, "thread-self/", 12))
+		s += 12;
+	else if (*s >= '0' && *s <= '9') {
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (*s++ != '/')
+			return 0;
+	} else {
+		return 0;
+	}
+	return !strncmp(s, "cwd", 3) || !strncmp(s, "root", 4) || !strncmp(s, "exe", 3) ||
+	       !strncmp(s, "fd/", 3) || !strncmp(s, "task/", 5);
+}
+
 enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
 			      struct fa_decision *d, struct fa__pinned *keep)
 {
@@ -660,7 +690,8 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 			link[n] = 0;
 			if (link[0] == '/' && c->p->symlinks == FA_SYM_BENEATH) {
 				set_path(d, target);
-				fa__decide(d, FA_DENY, FA_WHY_SYMLINK, -1, 0);
+				fa__decide(d, FA_DENY, magic_text(link) ? FA_WHY_MAGICLINK :
+					   FA_WHY_SYMLINK, -1, 0);
 				fa__res_close(&r);
 				return FA_DENY;
 			}
@@ -682,6 +713,10 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 	else
 		v = verdict(c, r.path, target, rule->protect, rule->outside, d);
 	fa__res_close(&r);
+	/* Under beneath, a link that leads out is what the mode refuses: say so. */
+	if (v == FA_DENY && d->why == FA_WHY_OUTSIDE && links > 0 &&
+	    c->p->symlinks == FA_SYM_BENEATH)
+		d->why = FA_WHY_SYMLINK;
 	return v;
 }
 

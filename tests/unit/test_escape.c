@@ -67,10 +67,11 @@ static const struct row rows[] = {
 	/* final-component symlinks: followed for writes and attributes only */
 	{"file_link_in", W | A | SELF, {Y, Y, N}, {0, 0, FA_WHY_SYMLINK}},
 	{"file_link_in", C | R, {Y, Y, Y}, {0}},
-	{"file_link_out", W | A | SELF, {N, N, N}, {0}},
+	/* a link leading out: outside in trust, the mode's refusal in beneath */
+	{"file_link_out", W | A | SELF, {N, N, N}, {FA_WHY_OUTSIDE, FA_WHY_SYMLINK, FA_WHY_SYMLINK}},
 	{"file_link_out", C | R, {Y, Y, Y}, {0}},
 	{"dangle_in", W | SELF, {Y, Y, N}, {0, 0, FA_WHY_SYMLINK}},
-	{"dangle_out", W | SELF, {N, N, N}, {0}},
+	{"dangle_out", W | SELF, {N, N, N}, {FA_WHY_OUTSIDE, FA_WHY_SYMLINK, FA_WHY_SYMLINK}},
 	{"dangle_out", C | R, {Y, Y, Y}, {0}},
 	{"loop", W, {N, N, N}, {0}},
 	{"in_link", SELF, {Y, Y, N}, {0}},
