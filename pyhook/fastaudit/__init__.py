@@ -8,3 +8,8 @@ __version__ = "0.3.0"
 
 from .core import *  # noqa: F401,F403
 from .core import __all__  # noqa: F401
+
+# Files beneath a pinned root (PathFence's API), on the same engine.
+from .workspace import Workspace, WorkspaceEscapeError, safe_open  # noqa: E402
+
+__all__ = list(__all__) + ['Workspace', 'WorkspaceEscapeError', 'safe_open']
