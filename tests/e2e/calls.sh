@@ -86,6 +86,20 @@ allow() {
 	done
 }
 
+# called FUNC ARG...: the name (or name prefix) the denial must give.
+called() {
+	case $1 in
+	fortify_open) echo __open_2 ;;
+	fortify_openat) echo __openat_2 ;;
+	linkat_*) echo linkat ;;
+	reopen*) echo open ;;
+	spawn_noenv | execle_noenv | clearenv_exec | syscall) echo "$2" ;;
+	# Old binaries reach these from mknod(): that family's name will do.
+	__xmknod*) echo '(__x)?mknod' ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # deny FUNC ARG...: EACCES, one message line, nothing changed anywhere.
 # A denial changes nothing, so the tree it leaves is the next one's start.
 deny() {
@@ -110,6 +124,8 @@ deny() {
 			check "deny[$m] $*: quiet" 0 "$lines"
 		elif [ "$lines" -ne 1 ]; then
 			fail "deny[$m] $*: $lines stderr lines, want 1: $(cat "$T/stderr")"
+		elif ! grep -Eq "denied (syscall\()?$(called "$@")[a-z0-9_]*\)?\(" "$T/stderr"; then
+			fail "deny[$m] $*: the message does not name the call: $(cat "$T/stderr")"
 		else
 			pass
 		fi
