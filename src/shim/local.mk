@@ -7,10 +7,25 @@ src_libfashim_la_SOURCES = src/shim/symbols.def src/shim/wrap.h src/shim/shim_in
 	src/shim/syscall.c src/shim/fd.c
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
-	-Wl,--version-script=$(srcdir)/src/shim/libfashim.map
+	-Wl,--version-script=src/shim/libfashim.map
 src_libfashim_la_LIBADD = src/libfaengine.la -ldl
-EXTRA_src_libfashim_la_DEPENDENCIES = $(srcdir)/src/shim/libfashim.map
-EXTRA_DIST += src/shim/libfashim.map
+EXTRA_src_libfashim_la_DEPENDENCIES = src/shim/libfashim.map
+
+# The version script exports exactly the names of symbols.def that this
+# libc has (its #ifdef HAVE_... lines are decided by config.h), and the
+# bridge: the table stays the only list.
+src/shim/libfashim.map: $(srcdir)/src/shim/symbols.def config.h
+	$(AM_V_GEN)$(MKDIR_P) src/shim && { \
+	  echo '/* Generated from symbols.def by the build. */'; \
+	  echo '{'; echo 'global:'; \
+	  printf '#include "config.h"\n#define FA_SYM(name, ...) FA_MAP_SYM name;\n#include "symbols.def"\n' | \
+	    $(CC) -E -P $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) \
+	      -I$(srcdir)/src/shim - | \
+	    $(SED) -n 's/FA_MAP_SYM \([A-Za-z0-9_]*\);/\n\1;\n/gp' | \
+	    $(SED) -n 's/^\([A-Za-z0-9_]*\);$$/	\1;/p'; \
+	  printf '\tfa_bridge_v1;\nlocal:\n\t*;\n};\n'; \
+	} >$@-t && mv -f $@-t $@
+CLEANFILES += src/shim/libfashim.map
 
 # The .la is of no use to anyone preloading the shim.
 install-exec-hook: fa-shim-install-exec-hook
