@@ -188,6 +188,15 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags,
 #define FA_HOW_STRICT  0x1u
 #define FA_HOW_READS   0x2u
 #define FA_HOW_NO_XDEV 0x4u
+/*
+ *   FA_HOW_BY_PATH  the roots are the directories their paths name now, not
+ *                   the pinned ones: the open walks the whole path with no
+ *                   symlink, magic link or '..' on it (one lookup). Anything
+ *                   needing more (a link on the way, a deny subtree, a root
+ *                   itself, NO_XDEV) fails with -EAGAIN, judged by nobody:
+ *                   the caller checks its root and asks again without it.
+ */
+#define FA_HOW_BY_PATH 0x8u
 
 int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags,
 		  mode_t mode, unsigned how, struct fa_decision *d);

@@ -59,7 +59,12 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 	root = fa__find_root(c, d->path, plen, &rootlen);
 	if (root < 0 || in_deny(p, d->path, plen))
 		return 1;
-	if (p->roots[root].cwd) {
+	if (c->how & FA_HOW_BY_PATH) {
+		if (c->how & FA_HOW_NO_XDEV)
+			return -EAGAIN;	/* '/' to the root may cross mounts: not by path */
+		base = AT_FDCWD;
+		how &= ~(unsigned)RESOLVE_BENEATH;
+	} else if (p->roots[root].cwd) {
 		base = AT_FDCWD;
 	} else {
 		base = p->roots[root].fd;
@@ -82,8 +87,12 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 		d->path[plen] = '/';
 		d->path[plen + 1] = 0;
 	}
-	fd = fa__open(base, rel, flags, mode, how);
+	/* By path: the whole folded path, which has no '..' and no link if this works. */
+	fd = fa__open(base, base == AT_FDCWD && (c->how & FA_HOW_BY_PATH) ? d->path : rel, flags,
+		      mode, how);
 	d->path[plen] = 0;
+	if ((c->how & FA_HOW_BY_PATH) && (fd == -ELOOP || fd == -EXDEV || fd == -EBADF))
+		return -EAGAIN;
 	if (fd == -ELOOP || fd == -EXDEV || fd == -EBADF)
 		return 1;
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, fd < 0 ? -fd : 0);
@@ -280,6 +289,8 @@ int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mo
 	r = open_fast(&c, abs, flags, mode, d);
 	if (r != 1)
 		return r;
+	if (how & FA_HOW_BY_PATH)
+		return -EAGAIN;
 
 	if (!(how & FA_HOW_STRICT)) {
 		r = open_alias(&c, dirfd, path, abs, flags, mode, d);

@@ -197,8 +197,13 @@ mode_flags(PyObject *modeobj, int text_args, PyObject *buffering, int *flags)
     return 0;
 }
 
+/*
+ * again == NULL: open through the pinned root. Otherwise by the root's
+ * path (fa_ws_openat_bypath); *again is set, with no exception, when that
+ * cannot decide and the pinned route must.
+ */
 PyObject *
-fa__ws_open_file(WorkspaceObject *self, PyObject *path, PyObject *mode,
+fa__ws_open_file(WorkspaceObject *self, int *again, PyObject *path, PyObject *mode,
                  PyObject *buffering, PyObject *encoding, PyObject *errors,
                  PyObject *newline)
 {
@@ -234,10 +239,19 @@ fa__ws_open_file(WorkspaceObject *self, PyObject *path, PyObject *mode,
         return NULL;
     }
     ts = PyEval_SaveThread();
-    fd = fa_ws_openat(self->ws, PyBytes_AS_STRING(bytes), flags, 0666);
+    if (again != NULL) {
+        fd = fa_ws_openat_bypath(self->ws, PyBytes_AS_STRING(bytes), flags, 0666);
+    }
+    else {
+        fd = fa_ws_openat(self->ws, PyBytes_AS_STRING(bytes), flags, 0666);
+    }
     PyEval_RestoreThread(ts);
     fa__ws_leave(self);
     Py_DECREF(bytes);
+    if (fd == -EAGAIN && again != NULL) {
+        *again = 1;
+        return NULL;
+    }
     if (fd < 0) {
         return fa__ws_raise();
     }
@@ -275,15 +289,36 @@ fa__ws_open_file(WorkspaceObject *self, PyObject *path, PyObject *mode,
     return file;
 }
 
+/*
+ * Is the cached workspace's pinned root no longer the directory that rootb
+ * names (deleted, renamed, made again)? Asked only when the open cannot go
+ * by the root's path.
+ */
+static int
+root_remade(WorkspaceObject *w, PyObject *rootb)
+{
+    struct stat st, pinned;
+
+    if (w->ws == NULL || fstat(fa_ws_root_fd(w->ws), &pinned) != 0) {
+        return 1;
+    }
+    if (pinned.st_nlink == 0) {
+        return 1;
+    }
+    if (stat(PyBytes_AS_STRING(rootb), &st) != 0) {
+        return 1;
+    }
+    return pinned.st_ino != st.st_ino || pinned.st_dev != st.st_dev;
+}
+
 static PyObject *
 safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"root", "relpath", "mode", "buffering", "encoding",
                                         "errors", "newline", "symlinks", "mounts", NULL};
-    PyObject *a[9], *key = NULL, *ws = NULL, *res = NULL;
+    PyObject *a[9], *key = NULL, *ws = NULL, *res = NULL, *keyroot;
     enum fa_symlinks sym = FA_SYM_BENEATH;
     unsigned flags = 0;
-    struct stat st;
     PyObject *rootb = NULL;
 
     if (fa__ws_parse("safe_open", args, nargs, kwnames, names, 7, 2, a) < 0) {
@@ -309,46 +344,53 @@ safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *k
         }
         flags = mounts ? 0 : FA_WS_NO_XDEV;
     }
-    rootb = fa__ws_fspath(a[0]);
-    if (rootb == NULL) {
+    /* An exact str or bytes keys the cache itself: its hash is computed once. */
+    if (PyUnicode_CheckExact(a[0]) || PyBytes_CheckExact(a[0])) {
+        keyroot = Py_NewRef(a[0]);
+    }
+    else if ((keyroot = fa__ws_fspath(a[0])) == NULL) {
         return NULL;
     }
-    key = Py_BuildValue("(OiI)", rootb, (int)sym, flags);
+    key = Py_BuildValue("(OiI)", keyroot, (int)sym, flags);
+    Py_DECREF(keyroot);
     if (key == NULL) {
+        return NULL;
+    }
+    ws = PyDict_GetItemWithError(safe_open_cache, key);
+    if (ws == NULL && PyErr_Occurred()) {
         goto exit;
     }
-    /*
-     * A cached workspace is reused only while the root path still names the
-     * directory it pinned: a root deleted and made again is pinned afresh.
-     */
-    ws = PyDict_GetItemWithError(safe_open_cache, key);
-    if (ws != NULL) {
-        Py_INCREF(ws);
-        if (stat(PyBytes_AS_STRING(rootb), &st) == 0) {
-            struct stat pinned;
-            WorkspaceObject *w = (WorkspaceObject *)ws;
+    Py_XINCREF(ws);
+    if (ws != NULL && ((WorkspaceObject *)ws)->by_path) {
+        /* one lookup along the root's path: it follows a root made again */
+        int again = 0;
 
-            if (w->ws == NULL || fstat(fa_ws_root_fd(w->ws), &pinned) != 0
-                || pinned.st_ino != st.st_ino || pinned.st_dev != st.st_dev)
-            {
-                Py_CLEAR(ws);
-            }
-        }
-        else {
-            Py_CLEAR(ws);
-        }
-        if (ws == NULL && PyDict_DelItem(safe_open_cache, key) < 0) {
+        res = fa__ws_open_file((WorkspaceObject *)ws, &again, a[1], a[2], a[3], a[4], a[5],
+                               a[6]);
+        if (res != NULL || !again) {
             goto exit;
         }
     }
-    else if (PyErr_Occurred()) {
+    rootb = fa__ws_fspath(a[0]);
+    if (rootb == NULL) {
         goto exit;
     }
+    if (ws != NULL && root_remade((WorkspaceObject *)ws, rootb)) {
+        /* the pinned root is no longer what the path names: pin it afresh */
+        Py_CLEAR(ws);
+        if (PyDict_DelItem(safe_open_cache, key) < 0) {
+            goto exit;
+        }
+    }
     if (ws == NULL) {
+        WorkspaceObject *w;
+
         ws = fa__ws_new(a[0], sym, flags);
         if (ws == NULL) {
             goto exit;
         }
+        w = (WorkspaceObject *)ws;
+        w->by_path = strcmp(PyBytes_AS_STRING(rootb), fa_ws_root(w->ws)) == 0;
         if (PyDict_GET_SIZE(safe_open_cache) >= SAFE_OPEN_CACHE_MAX) {
             PyDict_Clear(safe_open_cache);
         }
@@ -356,7 +398,7 @@ safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *k
             goto exit;
         }
     }
-    res = fa__ws_open_file((WorkspaceObject *)ws, a[1], a[2], a[3], a[4], a[5], a[6]);
+    res = fa__ws_open_file((WorkspaceObject *)ws, NULL, a[1], a[2], a[3], a[4], a[5], a[6]);
 exit:
     Py_XDECREF(rootb);
     Py_XDECREF(key);

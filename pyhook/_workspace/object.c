@@ -208,7 +208,7 @@ ws_open(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     if (fa__ws_parse("open", args, nargs, kwnames, names, 6, 1, a) < 0) {
         return NULL;
     }
-    return fa__ws_open_file((WorkspaceObject *)op, a[0], a[1], a[2], a[3], a[4], a[5]);
+    return fa__ws_open_file((WorkspaceObject *)op, NULL, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 static int

@@ -12,6 +12,7 @@ typedef struct {
     fa_ws *ws;
     int busy;           /* calls running with the GIL released */
     int closing;        /* close() was called while busy */
+    int by_path;        /* safe_open: the root was given in its resolved form */
     PyObject *root;     /* str */
 } WorkspaceObject;
 
@@ -34,7 +35,7 @@ int fa__ws_parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
 /* A path argument (str, bytes, os.PathLike) as a new bytes object. */
 PyObject *fa__ws_fspath(PyObject *obj);
 /* open() on a path of ws: parse mode, open through the C API, wrap the fd. */
-PyObject *fa__ws_open_file(WorkspaceObject *self, PyObject *path, PyObject *mode,
+PyObject *fa__ws_open_file(WorkspaceObject *self, int *again, PyObject *path, PyObject *mode,
                            PyObject *buffering, PyObject *encoding, PyObject *errors,
                            PyObject *newline);
 /* A new Workspace (base type) on root; used by safe_open's cache. */

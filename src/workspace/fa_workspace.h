@@ -109,6 +109,16 @@ unsigned fa_ws_flags(const fa_ws *ws);
  * new fd. Opens for reading are confined exactly like opens for writing.
  */
 int fa_ws_openat(fa_ws *ws, const char *rel, int flags, mode_t mode);
+/*
+ * Like fa_ws_openat(), but the root is the directory that the workspace's
+ * root path names now, not the pinned one: one lookup along the whole path,
+ * with no symlink, magic link or mount point allowed on it, so a root
+ * renamed or made again is followed at no extra cost. Returns -EAGAIN,
+ * recording no error, when the path needs more than that (a link on the
+ * way, a deny subtree, FA_WS_NO_XDEV): the caller then makes sure the
+ * pinned root is still the one its path names and calls fa_ws_openat().
+ */
+int fa_ws_openat_bypath(fa_ws *ws, const char *rel, int flags, mode_t mode);
 int fa_ws_mkdir(fa_ws *ws, const char *rel, mode_t mode, int parents, int exist_ok);
 int fa_ws_unlink(fa_ws *ws, const char *rel);
 int fa_ws_rmdir(fa_ws *ws, const char *rel);

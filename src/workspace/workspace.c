@@ -204,9 +204,16 @@ int fa__ws_lex(const fa_ws *ws, const char *op, const char *rel, struct ws_path 
 	if (r < 0)
 		return fa__ws_fail(ws, op, rel, (int)-r, FA_WHY_ERROR);
 	wp->len = (size_t)r;
-	if (snprintf(wp->abs, sizeof wp->abs, "%s%s%s", ws->root,
-		     r && strcmp(ws->root, "/") ? "/" : "", wp->norm) >= (int)sizeof wp->abs)
-		return fa__ws_fail(ws, op, rel, ENAMETOOLONG, FA_WHY_TOO_LONG);
+	{
+		/* root + "/" + norm, on every call: no printf machinery here */
+		size_t rl = strlen(ws->root), sep = r && !(rl == 1 && ws->root[0] == '/');
+
+		if (rl + sep + (size_t)r >= sizeof wp->abs)
+			return fa__ws_fail(ws, op, rel, ENAMETOOLONG, FA_WHY_TOO_LONG);
+		memcpy(wp->abs, ws->root, rl);
+		wp->abs[rl] = '/';
+		memcpy(wp->abs + rl + sep, wp->norm, (size_t)r + 1);
+	}
 	if (ws->flags & FA_WS_PORTABLE) {
 		const char *c = wp->norm, *e;
 
@@ -308,6 +315,31 @@ int fa_ws_openat(fa_ws *ws, const char *rel, int flags, mode_t mode)
 	fd = fa__ws_open_final(ws, "open", &wp, flags, mode);
 	if (fd >= 0)
 		fa__ws_ok();
+	return fd;
+}
+
+int fa_ws_openat_bypath(fa_ws *ws, const char *rel, int flags, mode_t mode)
+{
+	struct fa_decision d;
+	struct ws_path wp;
+	int fd;
+
+	if ((fd = fa__ws_lex(ws, "open", rel, &wp)) < 0)
+		return fd;
+	if (wp.slash && (flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
+		return fa__ws_fail(ws, "open", rel, EISDIR, FA_WHY_NONE);
+	if (wp.slash)
+		flags |= O_DIRECTORY;
+	fd = fa_openat_how(ws->pol, AT_FDCWD, wp.abs, flags | O_CLOEXEC, mode,
+			   fa__ws_how(ws) | FA_HOW_BY_PATH, &d);
+	if (fd == -EAGAIN) {
+		fa__ws_ok();
+		errno = EAGAIN;
+		return fd;
+	}
+	if (fd < 0)
+		return fa__ws_engine_fail(ws, "open", rel, fd, &d);
+	fa__ws_ok();
 	return fd;
 }
 

@@ -443,6 +443,25 @@ def test_safe_open(tree):
     with safe_open(root, 'fresh', 'w') as f:
         f.write('x')
     assert (root / 'fresh').exists() and not (other / 'fresh').exists()
+    # a link inside takes the pinned route, checked against the path too
+    (root / 'd').mkdir()
+    (root / 'd' / 'f').write_text('in d')
+    os.symlink('d', root / 'ld')
+    with safe_open(root, 'ld/f') as f:
+        assert f.read() == 'in d'
+    os.rename(root, root.parent / 'moved2')
+    root.mkdir()
+    (root / 'e').mkdir()
+    (root / 'e' / 'f').write_text('in e')
+    os.symlink('e', root / 'ld')
+    with safe_open(root, 'ld/f') as f:
+        assert f.read() == 'in e'
+    # deleted: the path names nothing
+    import shutil
+    shutil.rmtree(root)
+    with pytest.raises(FileNotFoundError):
+        safe_open(root, 'x', 'w')
+    assert not root.exists()
 
 
 def test_fa_check_agrees(tree):
