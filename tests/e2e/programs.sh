@@ -255,6 +255,26 @@ grep -q 'denied [a-z_0-9]*(' "$T/e" && fail "--quiet still printed the denial: $
 far -- touch "$O/q"
 grep -q 'denied [a-z_0-9]*(' "$T/e" && pass || fail "without --quiet no denial line: $(cat "$T/e")"
 
+# ---- symlink modes ----
+ln -s "$O/f" "$P/to-outside-file"
+ln -s "$O/sub" "$P/to-outside-dir"
+ln -s src/a.c "$P/to-inside-file"
+for mode in beneath nofollow trust; do
+	far --symlinks=$mode -- sh -c 'echo x >to-outside-dir/new'
+	[ "$rc" -ne 0 ] && pass || fail "--symlinks=$mode: wrote through a symlinked directory leading out"
+	untouched "--symlinks=$mode, directory link"
+done
+for mode in beneath nofollow; do
+	far --symlinks=$mode -- sh -c 'echo x >to-outside-file'
+	[ "$rc" -ne 0 ] && pass || fail "--symlinks=$mode: wrote through a final symlink leading out"
+	untouched "--symlinks=$mode, final link"
+done
+far --symlinks=beneath -- sh -c 'echo x >>to-inside-file'
+status "--symlinks=beneath, a link that stays inside" 0
+far --symlinks=nofollow -- sh -c 'echo x >>to-inside-file'
+[ "$rc" -ne 0 ] && pass || fail "--symlinks=nofollow followed a symlink"
+rm -f "$P/to-outside-file" "$P/to-outside-dir" "$P/to-inside-file"
+
 # ---- roots: default, several, no implicit /tmp ----
 far -- touch "$P/default-root"
 status "no -w: the start directory" 0
@@ -272,6 +292,12 @@ status "-w /tmp" 0
 # ---- fa-run's own statuses ----
 far -- sh -c 'exit 3'
 status "exit status passes through" 3
+# Relative -w and --log mean the start directory's, whatever a child's cwd.
+far -w src --log rel.log -- sh -c "touch src/rel-ok && cd / && touch $O/rel-denied; true"
+status "relative -w and --log" 0
+[ -f "$P/src/rel-ok" ] && pass || fail "relative -w: src/rel-ok not written"
+grep -q "rel-denied" "$P/rel.log" && pass || fail "relative --log: no line in $P/rel.log"
+untouched "relative -w"
 far -- /nonexistent/program
 status "command not found" 127
 far -- "$P/src/a.c"
