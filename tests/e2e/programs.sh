@@ -176,6 +176,25 @@ if have_python; then
 	untouched "python3 open outside"
 	far -- python3 -c "import os, shutil; open('py.txt', 'w').write('x'); os.makedirs('pyd/a'); shutil.rmtree('pyd'); os.replace('py.txt', 'py2.txt')"
 	status "python3 inside" 0
+	# subprocess closes every descriptor in the child before exec.
+	far -- python3 -c "import subprocess, sys; r = subprocess.run(['sh', '-c', 'touch sub-in && touch $O/sub-out']); sys.exit(0 if r.returncode and __import__('os').path.exists('sub-in') else 1)"
+	status "python3 subprocess: inside yes, outside no" 0
+	untouched "python3 subprocess"
+	far -- python3 -c "import os; pid = os.posix_spawn('/bin/sh', ['sh', '-c', 'touch $O/spawned'], {}); os.waitpid(pid, 0)"
+	untouched "python3 os.posix_spawn with an empty environment"
+	# Its locks are POSIX semaphores in /dev/shm, a directory like any other.
+	far -w . -w /dev/shm -- python3 -c "import multiprocessing as m
+def w(p):
+    open(p, 'w')
+if __name__ == '__main__':
+    with m.get_context('fork').Pool(2) as pool:
+        try:
+            pool.map(w, ['$O/mp1', '$O/mp2'])
+        except PermissionError:
+            raise SystemExit(0)
+    raise SystemExit(1)"
+	status "python3 multiprocessing workers confined" 0
+	untouched "python3 multiprocessing"
 	far -- python3 -c "import shutil; shutil.rmtree('$O')"
 	[ "$rc" -ne 0 ] && pass || fail "python3 rmtree outside succeeded"
 	untouched "python3 rmtree outside"
