@@ -278,7 +278,7 @@ CASE(linkat_fd)
 	return rc_neg(linkat(fd, "", AT_FDCWD, A(1), AT_EMPTY_PATH));
 }
 
-/* The same through the magic link, as glibc's own O_TMPFILE helpers do. */
+/* The same through the magic link, as glibc's own O_TMPFILE code does. */
 CASE(linkat_proc)
 {
 	char p[64];

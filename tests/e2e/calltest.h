@@ -1,4 +1,4 @@
-/* calltest.h - helpers shared by the end-to-end test programs. */
+/* calltest.h - declarations shared by the end-to-end test programs. */
 #ifndef FA_CALLTEST_H
 #define FA_CALLTEST_H
 

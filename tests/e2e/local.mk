@@ -1,4 +1,4 @@
-# End-to-end tests of libfashim.so and fa-run: helper programs run under
+# End-to-end tests of libfashim.so and fa-run: small C programs run under
 # the shim by the .sh scripts (exit status; 77 = skip).
 
 check_PROGRAMS += %D%/calltest %D%/racer %D%/manners

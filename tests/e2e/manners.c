@@ -13,7 +13,7 @@
  *   close|dup2|dup3|close_range|closefrom ROOT OUT
  *                           a program that closes or overwrites every
  *                           descriptor it does not know (daemons, exec
- *                           helpers) must leave the policy working
+ *                           launchers) must leave the policy working
  *   pthread_create ROOT OUT a new thread is confined like its creator
  */
 #include "config.h"
