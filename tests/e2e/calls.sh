@@ -23,6 +23,7 @@ echo secret >"$TPL/out/d/g"
 ln -s f "$TPL/in/lnk_in"
 ln -s ../out/f "$TPL/in/lnk_out"
 ln -s ../out "$TPL/in/dir_out"
+ln -s ../out/newfile "$TPL/in/dangle"
 
 fresh() {
 	rm -rf "$W"
@@ -189,6 +190,14 @@ for fn in open open64 __open __open64; do
 	allow $fn /dev/null WRONLY
 	allow $fn /dev/null "WRONLY|CREAT|TRUNC"
 done
+# A final symlink is followed, so it is judged by where it leads, even
+# when that does not exist yet (the open would create it there).
+deny open "$IN/lnk_out" "WRONLY|TRUNC"
+deny open "$IN/dangle" "WRONLY|CREAT"
+deny creat "$IN/dangle"
+deny fopen "$IN/dangle" w
+deny truncate "$IN/lnk_out" 0
+allow open "$IN/lnk_in" "WRONLY|TRUNC"
 # A symlinked parent that leads out is judged by where it leads.
 deny open "$IN/dir_out/new" "WRONLY|CREAT"
 deny open "$IN/dir_out/f" "WRONLY|TRUNC"
