@@ -198,6 +198,16 @@ deny creat "$IN/dangle"
 deny fopen "$IN/dangle" w
 deny truncate "$IN/lnk_out" 0
 allow open "$IN/lnk_in" "WRONLY|TRUNC"
+# '..' after a symlink climbs from where the link leads: lexically the
+# paths below stay in the root, physically they are outside.
+deny open "$IN/dir_out/../out/new" "WRONLY|CREAT"
+deny mkdir "$IN/dir_out/../out/n"
+deny unlink "$IN/dir_out/../out/f"
+deny rename "$IN/f" "$IN/dir_out/../out/f2"
+allow open "$IN/dir_out/../in/new" "WRONLY|CREAT"
+# A directory fd's magic link as a path prefix leads where the fd is.
+deny openat "$OUT" /proc/self/fd/3/new "WRONLY|CREAT"
+deny openat "$OUT" /dev/fd/3/new "WRONLY|CREAT"
 # A symlinked parent that leads out is judged by where it leads.
 deny open "$IN/dir_out/new" "WRONLY|CREAT"
 deny open "$IN/dir_out/f" "WRONLY|TRUNC"
