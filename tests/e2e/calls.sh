@@ -24,6 +24,7 @@ ln -s f "$TPL/in/lnk_in"
 ln -s ../out/f "$TPL/in/lnk_out"
 ln -s ../out "$TPL/in/dir_out"
 ln -s ../out/newfile "$TPL/in/dangle"
+ln -s d "$TPL/in/dlink"
 
 fresh() {
 	rm -rf "$W"
@@ -411,6 +412,16 @@ both chmod "$IN/e" 700 -- "$IN/d" 700
 both rename "$IN/f" "$IN/e/f" -- "$IN/f" "$IN/d/f"
 both mkdir "$IN/e/n" -- "$IN/d/n"
 deny rmdir "$IN/d"
+# No way round it: not through a symlink, not by a new name for its files.
+deny open "$IN/dlink/g" "WRONLY|TRUNC"
+deny open "$IN/dlink/new" "WRONLY|CREAT"
+deny unlink "$IN/dlink/g"
+deny chmod "$IN/dlink/g" 600
+deny link "$IN/d/g" "$IN/g2"
+deny linkat_fd "$IN/d/g" "$IN/g2"
+deny rename "$IN/d/g" "$IN/g2"
+deny symlink d/g "$IN/g2"
+allow rename "$IN/dlink" "$IN/dlink2"
 policy "root $W" "deny $IN/d"
 # Renaming or removing an ancestor of a deny subtree would take it along.
 deny rename "$IN" "$W/in2"
