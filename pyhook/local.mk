@@ -10,7 +10,8 @@ pyhook__fastaudit_la_SOURCES = \
 	pyhook/_fastaudit/ctx.c \
 	pyhook/_fastaudit/policy.c \
 	pyhook/_fastaudit/monitor.c \
-	pyhook/_fastaudit/bridge.c
+	pyhook/_fastaudit/bridge.c \
+	pyhook/_fastaudit/text.c
 pyhook__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 pyhook__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 pyhook__fastaudit_la_LDFLAGS = -module -avoid-version -shared -shrext $(PYTHON_EXT_SUFFIX)

@@ -62,12 +62,17 @@ static __thread struct seen seen[NSEEN];
 static __thread unsigned long seen_tick;
 static unsigned long fa_gen = 1;
 
-#define NSTAMP 64
-static unsigned long stamp[NSTAMP];
+/*
+ * A collision makes a row look stale, and a thread that does not hold the
+ * GIL cannot look the answer up again: Context objects sit a few pool
+ * slots apart, so the address is mixed before it picks one of many slots.
+ */
+#define NSTAMP_BITS 10
+static unsigned long stamp[1 << NSTAMP_BITS];
 
 static unsigned long *stamp_of(PyObject *ctx)
 {
-	return &stamp[((uintptr_t)ctx >> 4) % NSTAMP];
+	return &stamp[((uint64_t)(uintptr_t)ctx * 0x9E3779B97F4A7C15ull) >> (64 - NSTAMP_BITS)];
 }
 
 /* The ContextVar just changed in the calling thread's current Context. */

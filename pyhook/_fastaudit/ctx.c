@@ -47,24 +47,6 @@ static PyObject *qualname_of(PyCodeObject *c)
 #endif
 }
 
-static PyObject *name_of(PyObject *mod, PyCodeObject *code)
-{
-	if (PyUnicode_Check(mod))
-		return PyUnicode_FromFormat("%U.%U", mod, qualname_of(code));
-	return PyUnicode_FromFormat("%S.%U", mod, qualname_of(code));
-}
-
-PyObject *fa_frame_name(PyFrameObject *f)
-{
-	PyObject *mod = module_of(f), *r;
-	PyCodeObject *c = PyFrame_GetCode(f);
-
-	r = name_of(mod, c);
-	Py_DECREF(mod);
-	Py_DECREF(c);
-	return r;
-}
-
 static int ours(PyObject *mod)
 {
 	const char *s = PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
@@ -74,6 +56,105 @@ static int ours(PyObject *mod)
 		return 0;
 	}
 	return !strncmp(s, "fastaudit.", 10);
+}
+
+/*
+ * "module.qualname" of a code object, kept in the code object's extra
+ * slot: a call chain names the same few code objects over and over, and
+ * the slot is freed with the code object. The module is part of the key
+ * because one code object can run under several globals (exec).
+ */
+struct cname {
+	PyObject *mod;
+	PyObject *name;
+	int ours;
+};
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define request_extra PyUnstable_Eval_RequestCodeExtraIndex
+#define get_extra PyUnstable_Code_GetExtra
+#define set_extra PyUnstable_Code_SetExtra
+#else
+#define request_extra _PyEval_RequestCodeExtraIndex
+#define get_extra _PyCode_GetExtra
+#define set_extra _PyCode_SetExtra
+#endif
+
+static Py_ssize_t cname_index = -1;
+
+static void cname_free(void *p)
+{
+	struct cname *c = p;
+
+	if (!c)
+		return;
+	Py_XDECREF(c->mod);
+	Py_XDECREF(c->name);
+	PyMem_RawFree(c);
+}
+
+static PyObject *name_of(PyObject *mod, PyCodeObject *code)
+{
+	struct fa_text t;
+
+	fa_text_init(&t);
+	if (PyUnicode_Check(mod))
+		fa_text_u(&t, mod);
+	else
+		fa_text_steal(&t, PyObject_Str(mod));
+	fa_text_c(&t, ".");
+	fa_text_u(&t, qualname_of(code));
+	return fa_text_done(&t);
+}
+
+/* Borrowed: valid while the code object lives and runs under mod. */
+static struct cname *code_name(PyObject *mod, PyCodeObject *code)
+{
+	struct cname *c = NULL;
+
+	if (get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
+		PyErr_Clear();
+		return NULL;
+	}
+	if (c && (c->mod == mod || (PyUnicode_Check(mod) && PyUnicode_Check(c->mod) &&
+				    PyUnicode_Compare(mod, c->mod) == 0)))
+		return c;
+	c = PyMem_RawMalloc(sizeof *c);
+	if (!c) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	c->name = name_of(mod, code);
+	if (!c->name) {
+		PyMem_RawFree(c);
+		return NULL;
+	}
+	c->mod = Py_NewRef(mod);
+	c->ours = ours(mod);
+	/* replacing an older entry frees it through cname_free */
+	if (set_extra((PyObject *)code, cname_index, c) < 0) {
+		cname_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static struct cname *frame_cname(PyFrameObject *f)
+{
+	PyObject *mod = module_of(f);
+	PyCodeObject *c = PyFrame_GetCode(f);
+	struct cname *r = code_name(mod, c);
+
+	Py_DECREF(mod);
+	Py_DECREF(c);
+	return r;
+}
+
+PyObject *fa_frame_name(PyFrameObject *f)
+{
+	struct cname *c = frame_cname(f);
+
+	return c ? Py_NewRef(c->name) : NULL;
 }
 
 int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual)
@@ -111,77 +192,85 @@ PyObject *fa_external_frame(void)
 	return Py_NewRef(Py_None);
 }
 
+#define CHAIN_MAX 64
+
 /*
- * The stack as a flat tuple (module, code, module, code, ...), innermost
- * first. Names are formatted only if a denial needs them, so entering a
- * context stays cheap; the code objects keep the names alive.
+ * Names of the frames on the stack, innermost first, fastaudit's own left
+ * out (at most CHAIN_MAX frames are looked at). New references: one code
+ * object run under two globals on the same stack replaces its slot.
  */
-static PyObject *capture_chain(void)
+static int stack_names(PyObject **out)
 {
 	PyFrameObject *f = PyEval_GetFrame(), *b;
-	PyObject *items[128], *t;
-	int n = 0, i;
+	struct cname *c;
+	int n = 0, seen = 0;
 
 	Py_XINCREF(f);
-	while (f && n < 128) {
-		items[n++] = module_of(f);
-		items[n++] = (PyObject *)PyFrame_GetCode(f);
+	while (f && seen++ < CHAIN_MAX) {
+		c = frame_cname(f);
+		if (!c) {
+			Py_DECREF(f);
+			while (n)
+				Py_DECREF(out[--n]);
+			return -1;
+		}
+		if (!c->ours)
+			out[n++] = Py_NewRef(c->name);
 		b = PyFrame_GetBack(f);
 		Py_DECREF(f);
 		f = b;
 	}
 	Py_XDECREF(f);
-	t = PyTuple_New(n);
-	for (i = 0; i < n; i++) {
-		if (t)
-			PyTuple_SET_ITEM(t, i, items[i]);
-		else
-			Py_DECREF(items[i]);
-	}
-	return t;
+	return n;
 }
 
-/* outermost -> ... -> innermost [-> extra], fastaudit's own frames left out */
-static PyObject *format_chain(PyObject *flat, PyObject *extra)
+/* Appends "outermost -> ... -> innermost[ -> extra]" for the running stack. */
+void fa_text_chain(struct fa_text *t, PyObject *extra)
 {
-	PyObject *names, *sep, *r, *nm;
-	Py_ssize_t i, n = PyTuple_GET_SIZE(flat);
+	PyObject *names[CHAIN_MAX];
+	int n = stack_names(names), i;
 
-	names = PyList_New(0);
-	if (!names)
-		return NULL;
-	for (i = n - 2; i >= 0; i -= 2) {
-		PyObject *mod = PyTuple_GET_ITEM(flat, i);
-		if (ours(mod))
-			continue;
-		nm = name_of(mod, (PyCodeObject *)PyTuple_GET_ITEM(flat, i + 1));
-		if (!nm || PyList_Append(names, nm) < 0) {
-			Py_XDECREF(nm);
-			Py_DECREF(names);
-			return NULL;
-		}
-		Py_DECREF(nm);
+	if (n < 0) {
+		t->failed = 1;
+		return;
 	}
-	if (extra && extra != Py_None && PyList_Append(names, extra) < 0) {
-		Py_DECREF(names);
-		return NULL;
+	for (i = n - 1; i >= 0; i--) {
+		fa_text_steal(t, names[i]);
+		if (i)
+			fa_text_c(t, " -> ");
 	}
-	sep = PyUnicode_FromString(" -> ");
-	r = sep ? PyUnicode_Join(sep, names) : NULL;
-	Py_XDECREF(sep);
-	Py_DECREF(names);
-	return r;
+	if (extra && extra != Py_None) {
+		if (n)
+			fa_text_c(t, " -> ");
+		fa_text_u(t, extra);
+	}
 }
 
 PyObject *fa_chain_string(PyObject *extra)
 {
-	PyObject *flat = capture_chain(), *r;
+	struct fa_text t;
 
-	if (!flat)
+	fa_text_init(&t);
+	fa_text_chain(&t, extra);
+	return fa_text_done(&t);
+}
+
+/* The chain an entry keeps for its origin note: names, outermost first. */
+static PyObject *capture_chain(void)
+{
+	PyObject *names[CHAIN_MAX], *t;
+	int n = stack_names(names), i;
+
+	if (n < 0)
 		return NULL;
-	r = format_chain(flat, extra);
-	Py_DECREF(flat);
-	return r;
+	t = PyTuple_New(n);
+	for (i = 0; i < n; i++) {
+		if (t)
+			PyTuple_SET_ITEM(t, i, names[n - 1 - i]);
+		else
+			Py_DECREF(names[n - 1 - i]);
+	}
+	return t;
 }
 
 /* ---- thread and task identity ------------------------------------------- */
@@ -224,9 +313,17 @@ static void *current_task(void)
 	return id;
 }
 
-static PyObject *thread_name(void)
+/*
+ * The threading.Thread running this code, found in threading._active by
+ * ident (a dict lookup) rather than through current_thread(); its name is
+ * read only when an origin note is written. A thread threading has not
+ * seen yet gets its dummy Thread from current_thread(), once.
+ */
+static PyObject *active_threads;
+
+static PyObject *current_thread_obj(void)
 {
-	PyObject *mod, *t, *name;
+	PyObject *mod, *key, *t;
 
 	if (!current_thread_fn) {
 		mod = PyImport_GetModule(str_threading);
@@ -235,16 +332,32 @@ static PyObject *thread_name(void)
 		if (!mod)
 			return NULL;
 		current_thread_fn = PyObject_GetAttrString(mod, "current_thread");
+		active_threads = PyObject_GetAttrString(mod, "_active");
 		Py_DECREF(mod);
 		if (!current_thread_fn)
 			return NULL;
+		if (!active_threads || !PyDict_Check(active_threads)) {
+			Py_CLEAR(active_threads);
+			PyErr_Clear();
+		}
 	}
-	t = PyObject_CallNoArgs(current_thread_fn);
-	if (!t)
-		return NULL;
-	name = PyObject_GetAttrString(t, "name");
-	Py_DECREF(t);
-	return name;
+	if (active_threads) {
+		key = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
+		t = key ? PyDict_GetItemWithError(active_threads, key) : NULL;
+		Py_XDECREF(key);
+		if (t)
+			return Py_NewRef(t);
+		if (PyErr_Occurred())
+			return NULL;
+	}
+	return PyObject_CallNoArgs(current_thread_fn);
+}
+
+static PyObject *thread_name_of(PyObject *thread)
+{
+	if (PyUnicode_Check(thread))
+		return Py_NewRef(thread);
+	return PyObject_GetAttrString(thread, "name");
 }
 
 /* ---- Cfg: an immutable snapshot of one mk_audit's settings --------------- */
@@ -353,7 +466,7 @@ static void entry_dealloc(FaEntryObject *self)
 {
 	fa_st.live_entries--;
 	Py_XDECREF(self->cfg);
-	Py_XDECREF(self->tname);
+	Py_XDECREF(self->thread);
 	Py_XDECREF(self->chain);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -378,8 +491,8 @@ static FaEntryObject *entry_new(FaCfgObject *cfg)
 	e->cfg = (FaCfgObject *)Py_NewRef(cfg);
 	e->tid = PyThread_get_thread_ident();
 	e->task = current_task();
-	e->tname = thread_name();
-	e->chain = e->tname ? capture_chain() : NULL;
+	e->thread = current_thread_obj();
+	e->chain = e->thread ? capture_chain() : NULL;
 	if (!e->chain) {
 		Py_DECREF(e);
 		return NULL;
@@ -400,18 +513,30 @@ PyObject *fa_current_entry(void)
 	return v;
 }
 
+/* The note for a denial away from where the context was entered, or NULL. */
 PyObject *fa_origin_note(FaEntryObject *e)
 {
-	PyObject *chain, *r;
+	PyObject *name;
+	struct fa_text t;
+	Py_ssize_t i, n;
 
 	if (e->tid == PyThread_get_thread_ident() && e->task == current_task())
-		return PyUnicode_FromString("");
-	chain = format_chain(e->chain, NULL);
-	if (!chain)
 		return NULL;
-	r = PyUnicode_FromFormat("\nAudit context entered in thread %R by: %U", e->tname, chain);
-	Py_DECREF(chain);
-	return r;
+	name = thread_name_of(e->thread);
+	if (!name)
+		return NULL;
+	fa_text_init(&t);
+	fa_text_c(&t, "\nAudit context entered in thread ");
+	fa_text_repr(&t, name);
+	Py_DECREF(name);
+	fa_text_c(&t, " by: ");
+	n = PyTuple_GET_SIZE(e->chain);
+	for (i = 0; i < n; i++) {
+		fa_text_u(&t, PyTuple_GET_ITEM(e->chain, i));
+		if (i + 1 < n)
+			fa_text_c(&t, " -> ");
+	}
+	return fa_text_done(&t);
 }
 
 /* ---- audit_perms and its context manager --------------------------------- */
@@ -640,5 +765,13 @@ int fa_ctx_init(void)
 	str_name = PyUnicode_InternFromString("__name__");
 	str_asyncio = PyUnicode_InternFromString("asyncio");
 	str_threading = PyUnicode_InternFromString("threading");
-	return str_name && str_asyncio && str_threading ? 0 : -1;
+	if (!str_name || !str_asyncio || !str_threading)
+		return -1;
+	if (cname_index < 0)
+		cname_index = request_extra(cname_free);
+	if (cname_index < 0) {
+		PyErr_SetString(PyExc_RuntimeError, "fastaudit: no code object extra slot left");
+		return -1;
+	}
+	return 0;
 }

@@ -174,25 +174,30 @@ static int env_denied(PyObject *key)
 
 PyObject *fa_event_message(const char *event, PyObject *args)
 {
-	PyObject *shown, *chain, *msg;
+	struct fa_text t;
 
-	if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2) {
-		shown = PyTuple_GetSlice(args, 0, 2);
-		chain = Py_NewRef(PyTuple_GET_ITEM(args, 2));
-	} else {
-		shown = Py_NewRef(args);
-		chain = fa_chain_string(NULL);
-	}
-	if (!shown || !chain) {
+	fa_text_init(&t);
+	fa_text_c(&t, "Audit: ");
+	fa_text_c(&t, event);
+	fa_text_c(&t, " blocked in sandbox with args: ");
+	if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2 &&
+	    PyUnicode_Check(PyTuple_GET_ITEM(args, 2))) {
+		/* the monitor passes the chain it saw as the third argument */
+		PyObject *shown = PyTuple_GetSlice(args, 0, 2);
+
+		if (shown)
+			fa_text_repr(&t, shown);
+		else
+			t.failed = 1;
 		Py_XDECREF(shown);
-		Py_XDECREF(chain);
-		return NULL;
+		fa_text_c(&t, "\nCall chain: ");
+		fa_text_u(&t, PyTuple_GET_ITEM(args, 2));
+	} else {
+		fa_text_repr(&t, args);
+		fa_text_c(&t, "\nCall chain: ");
+		fa_text_chain(&t, NULL);
 	}
-	msg = PyUnicode_FromFormat("Audit: %s blocked in sandbox with args: %R\nCall chain: %U",
-				   event, shown, chain);
-	Py_DECREF(shown);
-	Py_DECREF(chain);
-	return msg;
+	return fa_text_done(&t);
 }
 
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
@@ -202,10 +207,10 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
 	int truth, rc = -1;
 
 	note = fa_origin_note(e);
-	if (!note)
+	if (!note && PyErr_Occurred())
 		return -1;
-	full = PyUnicode_Concat(msg, note);
-	Py_DECREF(note);
+	full = note ? PyUnicode_Concat(msg, note) : Py_NewRef(msg);
+	Py_XDECREF(note);
 	if (!full)
 		return -1;
 	n = PyTuple_GET_SIZE(fa_st.audit_hooks);

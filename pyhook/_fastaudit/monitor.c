@@ -6,7 +6,7 @@
  * code, the standard library or a declared-safe native module is
  * DISABLEd, so it costs nothing until the next context entry restarts
  * events. Events are switched on by the first monitoring context entered
- * and off by the last one left.
+ * and off by the last one left: between contexts nothing is instrumented.
  */
 #include "parts.h"
 
@@ -91,6 +91,9 @@ static PyObject *unwrap(PyObject *fn)
 			Py_SETREF(fn, w);
 			continue;
 		}
+		/* no instance dict, no __wrapped__: spare the AttributeError */
+		if (!Py_TYPE(fn)->tp_dictoffset)
+			break;
 		d = PyObject_GenericGetAttr(fn, str_dict);
 		if (!d) {
 			PyErr_Clear();
@@ -152,7 +155,15 @@ static PyObject *owner_mod(PyObject *fn, PyObject *obj)
 
 static PyObject *func_mod(PyObject *fn)
 {
-	PyObject *mod = getattr_opt(fn, str_module), *o;
+	PyObject *mod, *o;
+
+	/* a module-level builtin: __module__ is its m_module */
+	if (PyCFunction_Check(fn)) {
+		mod = ((PyCFunctionObject *)fn)->m_module;
+		if (is_str_nonempty(mod))
+			return Py_NewRef(mod);
+	}
+	mod = getattr_opt(fn, str_module);
 
 	if (!is_str_nonempty(mod)) {
 		Py_XDECREF(mod);
@@ -211,9 +222,64 @@ static int is_self(PyObject *mod)
 	return !PyUnicode_CompareWithASCIIString(mod, "fastaudit._fastaudit");
 }
 
+enum { MOD_AUDIT, MOD_IGNORE, MOD_SELF };
+
+/*
+ * audit_perms() and the __enter__/__exit__ of its contexts, recognised
+ * without a module lookup. Like the module's other functions they are
+ * answered without DISABLE (see call_cb).
+ */
+static int own_method(PyObject *fn)
+{
+	PyObject *self;
+
+	if (Py_IS_TYPE(fn, &FaPerms_Type))
+		return 1;
+	if (!PyCFunction_Check(fn))
+		return 0;
+	self = PyCFunction_GET_SELF(fn);
+	return self && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
+}
+
+/*
+ * What a callee's module means for the monitor. The stdlib names and the
+ * safe-native prefixes are fixed once the hook is installed, so the answer
+ * per module name is kept (the cache is dropped if it ever grows large).
+ */
+static PyObject *verdicts;
+
+static int module_verdict(PyObject *mod)
+{
+	PyObject *v;
+	int r;
+
+	if (!verdicts && !(verdicts = PyDict_New())) {
+		PyErr_Clear();
+		return MOD_AUDIT;
+	}
+	v = PyDict_GetItemWithError(verdicts, mod);
+	if (v)
+		return (int)PyLong_AS_LONG(v);
+	PyErr_Clear();
+	if (is_self(mod))
+		r = MOD_SELF;
+	else if (is_stdlib(mod) || fa_module_allowed(mod, fa_st.safe_native))
+		r = MOD_IGNORE;
+	else
+		r = MOD_AUDIT;
+	if (PyDict_GET_SIZE(verdicts) > 4096)
+		PyDict_Clear(verdicts);
+	v = PyLong_FromLong(r);
+	if (!v || PyDict_SetItem(verdicts, mod, v) < 0)
+		PyErr_Clear();
+	Py_XDECREF(v);
+	return r;
+}
+
 static PyObject *callee_name(PyObject *fn, PyObject *mod)
 {
 	PyObject *nm = getattr_opt(fn, str_qualname), *r;
+	struct fa_text t;
 
 	if (!nm)
 		nm = getattr_opt(fn, str_name_);
@@ -221,7 +287,14 @@ static PyObject *callee_name(PyObject *fn, PyObject *mod)
 		Py_XDECREF(nm);
 		return NULL;
 	}
-	r = PyUnicode_FromFormat("%U.%S", mod, nm);
+	fa_text_init(&t);
+	fa_text_u(&t, mod);
+	fa_text_c(&t, ".");
+	if (PyUnicode_Check(nm))
+		fa_text_u(&t, nm);
+	else
+		fa_text_steal(&t, PyObject_Str(nm));
+	r = fa_text_done(&t);
 	Py_DECREF(nm);
 	return r;
 }
@@ -286,16 +359,28 @@ static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 		return disable();
 	if (n < 3)
 		Py_RETURN_NONE;
+	if (own_method(args[2]))
+		Py_RETURN_NONE;
 	fn = unwrap(args[2]);
 	if (callee_is_python(fn)) {
 		Py_DECREF(fn);
 		return disable();
 	}
 	mod = func_mod(fn);
-	if (mod && (is_stdlib(mod) || is_self(mod) || fa_module_allowed(mod, fa_st.safe_native))) {
+	switch (mod ? module_verdict(mod) : MOD_AUDIT) {
+	case MOD_IGNORE:
 		Py_DECREF(mod);
 		Py_DECREF(fn);
 		return disable();
+	case MOD_SELF:
+		/*
+		 * Every context's __exit__ runs here: a DISABLE would cost a
+		 * restart_events() on the next entry, a plain return costs
+		 * one callback per use.
+		 */
+		Py_DECREF(mod);
+		Py_DECREF(fn);
+		Py_RETURN_NONE;
 	}
 	entry = fa_current_entry();
 	/* a native call is about to run: let the shim know whose it is */
@@ -470,16 +555,24 @@ out:
 }
 
 /*
- * CALL events are set by the first monitoring entry and then left set:
- * while no monitoring context is active the callback answers DISABLE to
- * every site that fires, so code between contexts sheds its
- * instrumentation lazily, one callback per site. Clearing the events on
- * the last exit instead would make every entry and exit pay two
- * set_events() calls, each re-instrumenting every code object the
- * process runs next (tens of microseconds per context).
+ * The first monitoring entry sets CALL events and the last exit clears
+ * them, so code between contexts runs with no instrumentation at all.
+ * Each entry re-arms the call sites DISABLEd since the last re-arm with
+ * restart_events(); when no DISABLE was answered since then, no site is
+ * disarmed and the restart (a re-instrumentation of every code object
+ * that runs next) is skipped. Both calls go through vectorcall with
+ * prebuilt arguments: they are on every monitoring entry and exit.
  */
-static PyObject *call_events;
-static int events_set;
+static PyObject *tool_obj, *events_on, *events_off;
+
+static int set_events(PyObject *events)
+{
+	PyObject *a[2] = {tool_obj, events};
+	PyObject *r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
+
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
 
 int fa_monitor_enter(void)
 {
@@ -487,25 +580,38 @@ int fa_monitor_enter(void)
 
 	if (fa_st.tool_id < 0)
 		return 0;
-	if (!events_set) {
+	if (!tool_obj) {
 		PyObject *ev = PyObject_GetAttrString(mon, "events");
-		call_events = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
+		PyObject *call = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
+
 		Py_XDECREF(ev);
-		if (!call_events)
+		if (!call)
 			return -1;
-		r = PyObject_CallFunction(fa_st.mon_set_events, "iO", fa_st.tool_id,
-					  raise_events ? raise_events : call_events);
-		if (!r)
+		events_on = raise_events ? Py_NewRef(raise_events) : Py_NewRef(call);
+		Py_DECREF(call);
+		events_off = PyLong_FromLong(0);
+		tool_obj = PyLong_FromLong(fa_st.tool_id);
+		if (!events_off || !tool_obj) {
+			Py_CLEAR(events_on);
+			Py_CLEAR(events_off);
+			Py_CLEAR(tool_obj);
 			return -1;
-		Py_DECREF(r);
-		events_set = 1;
+		}
 	}
+	if (fa_st.monitor_on == 0 && set_events(events_on) < 0)
+		return -1;
 	fa_st.monitor_on++;
-	/* re-arm call sites DISABLEd earlier, in a context or between contexts */
 	if (disabled) {
 		r = PyObject_CallNoArgs(fa_st.mon_restart);
 		if (!r) {
-			fa_st.monitor_on--;
+			if (--fa_st.monitor_on == 0) {
+				PyObject *et, *ev, *tb;
+
+				PyErr_Fetch(&et, &ev, &tb);
+				if (set_events(events_off) < 0)
+					PyErr_Clear();
+				PyErr_Restore(et, ev, tb);
+			}
 			return -1;
 		}
 		Py_DECREF(r);
@@ -516,8 +622,10 @@ int fa_monitor_enter(void)
 
 int fa_monitor_exit(void)
 {
-	if (fa_st.monitor_on > 0)
-		fa_st.monitor_on--;
+	if (fa_st.monitor_on <= 0)
+		return 0;
+	if (--fa_st.monitor_on == 0)
+		return set_events(events_off);
 	return 0;
 }
 

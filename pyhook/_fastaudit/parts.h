@@ -20,6 +20,29 @@
 #define FA_HAVE_MONITORING 0
 #endif
 
+/* ---- text.c ------------------------------------------------------------ */
+
+#define FA_TEXT_MAX 160
+
+struct fa_piece {
+	const char *s;          /* ASCII, when u is NULL */
+	PyObject *u;
+	Py_ssize_t len;
+	int owned;
+};
+
+struct fa_text {
+	int n, failed;
+	struct fa_piece p[FA_TEXT_MAX];
+};
+
+void fa_text_init(struct fa_text *t);
+void fa_text_c(struct fa_text *t, const char *s);
+void fa_text_u(struct fa_text *t, PyObject *u);
+void fa_text_steal(struct fa_text *t, PyObject *u);
+void fa_text_repr(struct fa_text *t, PyObject *o);
+PyObject *fa_text_done(struct fa_text *t);
+
 /* ---- events.c ---------------------------------------------------------- */
 
 enum fa_evclass {
@@ -56,6 +79,7 @@ typedef struct {
 	PyObject_HEAD
 	fa_policy *policy;      /* sealed; unrestricted for roots=None */
 	PyObject *roots;        /* tuple of str as the user sees them, or None */
+	PyObject *roots_repr;   /* repr(roots), for messages */
 } FaPolicyObject;
 
 extern PyTypeObject FaPolicy_Type;
@@ -82,8 +106,8 @@ typedef struct {
 	FaCfgObject *cfg;
 	unsigned long tid;
 	void *task;             /* identity of the asyncio task, or NULL */
-	PyObject *tname;        /* thread name at entry */
-	PyObject *chain;        /* flat tuple (module, code, module, code...) innermost first */
+	PyObject *thread;       /* the threading.Thread that entered, or its name */
+	PyObject *chain;        /* tuple of frame names, outermost first, fastaudit's left out */
 } FaEntryObject;
 
 extern PyTypeObject FaCfg_Type, FaEntry_Type, FaPerms_Type, FaCM_Type;
@@ -94,6 +118,7 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_ca
 PyObject *fa_mods_union(PyObject *a, PyObject *b);
 PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
 PyObject *fa_chain_string(PyObject *extra);
+void fa_text_chain(struct fa_text *t, PyObject *extra);
 PyObject *fa_origin_note(FaEntryObject *e);
 PyObject *fa_external_frame(void);
 int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);

@@ -21,6 +21,7 @@ static void policy_dealloc(FaPolicyObject *self)
 	if (self->policy)
 		fa_policy_free(self->policy);
 	Py_XDECREF(self->roots);
+	Py_XDECREF(self->roots_repr);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -68,6 +69,7 @@ PyObject *fa_policy_from_roots(PyObject *roots)
 		return NULL;
 	self->policy = NULL;
 	self->roots = NULL;
+	self->roots_repr = NULL;
 	if (roots == Py_None) {
 		/*
 		 * Still a policy: the shim needs one to know a context is active
@@ -84,7 +86,7 @@ PyObject *fa_policy_from_roots(PyObject *roots)
 			PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
 			goto fail;
 		}
-		return (PyObject *)self;
+		goto done;
 	}
 	/* a lone path iterates as characters: refuse rather than guess */
 	if (PyUnicode_Check(roots) || PyBytes_Check(roots) || PyObject_HasAttrString(roots, "__fspath__")) {
@@ -127,6 +129,11 @@ PyObject *fa_policy_from_roots(PyObject *roots)
 			goto fail;
 		PyTuple_SET_ITEM(self->roots, i, s);
 	}
+done:
+	/* the roots never change: every path denial quotes the same text */
+	self->roots_repr = PyObject_Repr(self->roots);
+	if (!self->roots_repr)
+		goto fail;
 	return (PyObject *)self;
 fail:
 	Py_DECREF(self);
@@ -205,11 +212,28 @@ static void arg_done(struct fa_arg *a)
 static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a,
 			      const struct fa_decision *d, enum fa_op op)
 {
-	return PyUnicode_FromFormat("%s %R not in %R\nRule: %s judged at %s: %s (%s)%s%s",
-				    event, a->obj, e->cfg->pol->roots, fa_op_name(op),
-				    d->path[0] ? d->path : a->path,
-				    fa_why_text(d->why), fa_why_name(d->why),
-				    d->err ? ": " : "", d->err ? strerror(d->err) : "");
+	struct fa_text t;
+
+	fa_text_init(&t);
+	fa_text_c(&t, event);
+	fa_text_c(&t, " ");
+	fa_text_repr(&t, a->obj);
+	fa_text_c(&t, " not in ");
+	fa_text_u(&t, e->cfg->pol->roots_repr);
+	fa_text_c(&t, "\nRule: ");
+	fa_text_c(&t, fa_op_name(op));
+	fa_text_c(&t, " judged at ");
+	fa_text_c(&t, d->path[0] ? d->path : a->path);
+	fa_text_c(&t, ": ");
+	fa_text_c(&t, fa_why_text(d->why));
+	fa_text_c(&t, " (");
+	fa_text_c(&t, fa_why_name(d->why));
+	fa_text_c(&t, ")");
+	if (d->err) {
+		fa_text_c(&t, ": ");
+		fa_text_c(&t, strerror(d->err));
+	}
+	return fa_text_done(&t);
 }
 
 static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
@@ -271,8 +295,8 @@ static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
 
 static int not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
 {
-	PyObject *msg = PyUnicode_FromFormat("%s %R not in %R\nRule: not a path",
-					     event, obj, e->cfg->pol->roots);
+	PyObject *msg = PyUnicode_FromFormat("%s %R not in %U\nRule: not a path",
+					     event, obj, e->cfg->pol->roots_repr);
 	int rc;
 
 	if (!msg)

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from conftest import MON
+from fastaudit import audit_state
 
 pytestmark = pytest.mark.skipif(not MON, reason='sys.monitoring is 3.12+')
 
@@ -172,21 +173,63 @@ def test_monitoring_idle_between_contexts(mk, root, native_mods):
     calls = []
     spy = mk([root], on_call=lambda c, callee, *a: calls.append(callee) or False)
     assert sys.monitoring.get_tool(3) == 'fastaudit'
+    CALL = sys.monitoring.events.CALL
 
     def site():
         fa_probe.noop()
+    assert sys.monitoring.get_events(3) == 0
     with ap():
-        assert sys.monitoring.get_events(3) == sys.monitoring.events.CALL
+        # RAISE joins CALL when libfashim.so is loaded (native denial notes)
+        assert sys.monitoring.get_events(3) & CALL
         with ap():
-            pass
+            assert audit_state()['monitor_on'] == 2
+        assert sys.monitoring.get_events(3) & CALL
+        assert audit_state()['monitor_on'] == 1
         with pytest.raises(PermissionError):
             site()
-    site()            # between contexts: not audited, and the site goes quiet
+    # the last exit clears the events: nothing is instrumented between contexts
+    assert sys.monitoring.get_events(3) == 0
+    assert audit_state()['monitor_on'] == 0
+    site()            # between contexts: not audited
     with off():
+        assert sys.monitoring.get_events(3) == 0
         site()        # a context without monitoring audits no native call
     with spy():
-        site()        # the next monitoring entry re-arms it
+        site()        # the next monitoring entry audits it again
     assert calls == ['fa_probe.noop']
+    assert sys.monitoring.get_events(3) == 0
+
+
+def test_site_disabled_in_one_context_rearmed_in_the_next(mk, root, native_mods):
+    """A site DISABLEd in a context and not run since is re-armed on entry."""
+    fa_probe = native_mods[0]
+    quiet = mk([root], on_call=lambda *a: sys.monitoring.DISABLE)
+    deny = mk([root])
+
+    def site():
+        fa_probe.noop()
+    for _ in range(3):
+        with quiet():
+            site()
+            site()    # DISABLEd: runs unaudited
+        with deny():
+            with pytest.raises(PermissionError):
+                site()
+
+
+def test_entries_without_disable_keep_auditing(mk, root, native_mods):
+    """Entries that DISABLE nothing skip restart_events(); sites stay armed."""
+    fa_probe = native_mods[0]
+    ap = mk([root])
+
+    def site():
+        fa_probe.noop()
+    for _ in range(3):
+        with ap():
+            with pytest.raises(PermissionError):
+                site()
+        with ap():
+            pass
 
 
 def test_monitor_calls_false_context_ignores_native(mk, root, native_mods):
