@@ -22,6 +22,18 @@ int fa_ctx_gate;
 
 static fa_ctx_resolver resolver;
 
+/*
+ * A thread that ends while it holds a context (pthread_exit, or a return
+ * from its start routine in a thread the shim did not start) must give
+ * its count back, or every later call in the process takes the slow path.
+ * The key's value is set while the thread is counted, so that its
+ * destructor runs at thread exit. Keys below PTHREAD_KEY_2NDLEVEL_SIZE
+ * live in the thread descriptor itself: created in the constructor, this
+ * one is among them and pthread_setspecific() never allocates.
+ */
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
 static void gate_add(int n)
 {
 	__atomic_add_fetch(&fa_ctx_gate, n, __ATOMIC_SEQ_CST);
@@ -40,10 +52,42 @@ static void slot_store(const struct fa_thread_ctx *c)
 	if (want && !fa_tls.counted) {
 		fa_tls.counted = 1;
 		gate_add(1);
+		if (exit_key_ok)
+			pthread_setspecific(exit_key, &fa_tls);
 	} else if (!want && fa_tls.counted) {
 		fa_tls.counted = 0;
 		gate_add(-1);
 	}
+}
+
+static void thread_gone(void *v)
+{
+	int e = errno;
+
+	(void)v;
+	slot_store(NULL);
+	fa_tls.nappr = 0;
+	errno = e;
+}
+
+/*
+ * The child of fork() has one thread: the counts of the others, and a
+ * resolver that was registered, stay with the parent's threads. The
+ * registration itself is inherited, so it still counts.
+ */
+static void after_fork_child(void)
+{
+	int want = fa_tls.counted + (__atomic_load_n(&resolver, __ATOMIC_RELAXED) != NULL);
+	int have = __atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED);
+
+	if (want != have)
+		gate_add(want - have);
+}
+
+void fa_bridge_init(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, thread_gone) == 0;
+	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 static void set_thread(const struct fa_thread_ctx *c)

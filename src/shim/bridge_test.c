@@ -7,13 +7,16 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,6 +101,139 @@ static int spawn_true(void)
 	return 0;
 }
 
+/*
+ * The shim's count of threads holding a context is internal; the test
+ * reads it through the library's own symbol table (.symtab survives in a
+ * build-tree library), so that what it checks is the count itself.
+ */
+static const int *find_ctx_gate(void)
+{
+	Dl_info info;
+	struct stat st;
+	const ElfW(Ehdr) *eh;
+	const ElfW(Shdr) *sh;
+	const int *found = NULL;
+	void *map;
+	int fd, i;
+
+	if (!dladdr((void *)dlsym(RTLD_DEFAULT, "fa_bridge_v1"), &info) || !info.dli_fname)
+		return NULL;
+	fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh)) {
+		close(fd);
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	eh = map;
+	sh = (const ElfW(Shdr) *)((const char *)map + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum && !found; i++) {
+		const ElfW(Sym) *sym;
+		const char *names;
+		size_t k, n;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		sym = (const ElfW(Sym) *)((const char *)map + sh[i].sh_offset);
+		names = (const char *)map + sh[sh[i].sh_link].sh_offset;
+		n = sh[i].sh_size / sizeof(*sym);
+		for (k = 0; k < n; k++) {
+			if (!strcmp(names + sym[k].st_name, "fa_ctx_gate")) {
+				found = (const int *)((char *)info.dli_fbase + sym[k].st_value);
+				break;
+			}
+		}
+	}
+	munmap(map, (size_t)st.st_size);
+	return found;
+}
+
+static const int *ctx_gate;
+
+static int gate_now(void)
+{
+	return __atomic_load_n(ctx_gate, __ATOMIC_SEQ_CST);
+}
+
+/* Enters a context and ends: arg 0 returns, 1 calls pthread_exit. */
+static void *thread_holds(void *arg)
+{
+	enter(0);
+	if (*(int *)arg)
+		pthread_exit(NULL);
+	return NULL;
+}
+
+/* Started inside a context (the shim's trampoline), ends by pthread_exit. */
+static void *thread_exits(void *arg)
+{
+	(void)arg;
+	pthread_exit(NULL);
+}
+
+static int ready_fd[2], go_fd[2];
+
+/* Holds a context until the main thread says go. */
+static void *thread_waits(void *arg)
+{
+	char c;
+
+	(void)arg;
+	enter(0);
+	if (write(ready_fd[1], "r", 1) != 1 || read(go_fd[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static void thread_exit_tests(void)
+{
+	int g0, how, st;
+	pthread_t t;
+	pid_t pid;
+	char c;
+
+	if (!ctx_gate) {
+		for (how = 0; how < 4; how++)
+			ok(1, "# SKIP the shim has no symbol table to read its counts from");
+		return;
+	}
+	g0 = gate_now();
+	for (how = 0; how < 2; how++) {
+		pthread_create(&t, NULL, thread_holds, &how);
+		pthread_join(t, NULL);
+	}
+	ok(gate_now() == g0, "a thread that returns or calls pthread_exit in a context gives its count back");
+	enter(0);
+	pthread_create(&t, NULL, thread_exits, NULL);
+	pthread_join(t, NULL);
+	br->set_thread(NULL);
+	ok(gate_now() == g0, "a thread started in a context that calls pthread_exit gives its count back");
+
+	if (pipe(ready_fd) < 0 || pipe(go_fd) < 0)
+		return;
+	pthread_create(&t, NULL, thread_waits, NULL);
+	if (read(ready_fd[0], &c, 1) != 1)
+		return;
+	ok(gate_now() == g0 + 1, "a live thread holding a context is counted");
+	pid = fork();
+	if (pid == 0)
+		_exit(gate_now() == g0 ? 0 : 1);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "a forked child does not count the threads it did not inherit");
+	if (write(go_fd[1], "g", 1) != 1)
+		return;
+	pthread_join(t, NULL);
+	close(ready_fd[0]);
+	close(ready_fd[1]);
+	close(go_fd[0]);
+	close(go_fd[1]);
+}
+
 static void reexec(char **argv)
 {
 	const char *shim = getenv("FA_SHIM");
@@ -132,7 +268,7 @@ int main(int argc, char **argv)
 	if (!fn)
 		reexec(argv);
 	unsetenv("FA_POLICY");
-	printf("1..22\n");
+	printf("1..26\n");
 	br = fn();
 	ok(br && br->version == FA_BRIDGE_VERSION && br->size == sizeof(struct fa_bridge) &&
 	   br->engine_abi == FA_ENGINE_ABI, "bridge found, version, size and engine ABI agree");
@@ -211,6 +347,9 @@ int main(int argc, char **argv)
 	enter(1);
 	ok(spawn_true() == 0, "a context with exec permission lets programs start");
 	br->set_thread(NULL);
+
+	ctx_gate = find_ctx_gate();
+	thread_exit_tests();
 
 	snprintf(p, sizeof(p), "rm -rf %s", tmpl);
 	if (system(p))

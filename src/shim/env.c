@@ -252,6 +252,7 @@ void fa_init(void)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	fa_resolve_all();
+	fa_bridge_init();
 	if (flag_var("FA_FORCE_FALLBACK"))
 		fa_resolve_force_fallback(1);
 	read_policy();

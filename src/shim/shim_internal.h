@@ -45,6 +45,8 @@ FA_HIDDEN void fa_resolve_all(void);
 extern FA_HIDDEN int fa_gate;
 /* The part of fa_gate that comes from contexts and the resolver. */
 extern FA_HIDDEN int fa_ctx_gate;
+/* Thread-exit and fork bookkeeping for the context counts (fa_init). */
+FA_HIDDEN void fa_bridge_init(void);
 /* Read the environment once (constructor, or first call before it). */
 FA_HIDDEN void fa_init(void);
 extern FA_HIDDEN int fa_init_state;
