@@ -3,7 +3,7 @@ lib_LTLIBRARIES += src/libfashim.la
 src_libfashim_la_SOURCES = src/shim/symbols.def src/shim/wrap.h src/shim/shim_internal.h \
 	src/shim/env.c src/shim/bridge.c src/shim/report.c src/shim/check.c \
 	src/shim/open.c src/shim/generated.c src/shim/dirent.c src/shim/attr.c \
-	src/shim/tmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/elf.c \
+	src/shim/tmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/spawn_actions.c src/shim/elf.c \
 	src/shim/syscall.c src/shim/fd.c
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
@@ -55,4 +55,14 @@ src_shim_bridge_test_LDADD = src/libfaengine.la -ldl -lpthread
 src_shim_bridge_test_CPPFLAGS = $(AM_CPPFLAGS)
 if FA_SANITIZERS
 src_shim_bridge_test_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
+endif
+
+# Opens in posix_spawn file actions, judged before the spawn.
+check_PROGRAMS += src/shim/spawn_test
+C_TESTS += src/shim/spawn_test
+src_shim_spawn_test_SOURCES = src/shim/spawn_test.c
+src_shim_spawn_test_LDADD = src/libfaengine.la -ldl
+src_shim_spawn_test_CPPFLAGS = $(AM_CPPFLAGS)
+if FA_SANITIZERS
+src_shim_spawn_test_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
 endif

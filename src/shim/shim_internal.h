@@ -260,6 +260,9 @@ FA_HIDDEN enum fa_prog_kind fa_prog_inspect(int fd, char *interp, size_t len);
 /* Judge an exec of the program at (dirfd, path): 0 or -EACCES (reported). */
 FA_HIDDEN int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 			    void *ra);
+/* Judge the write-class opens of a posix_spawn file-actions list: 0 or -errno (reported). */
+FA_HIDDEN int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *fa,
+				     void *ra);
 /*
  * The child's environment: envp with LD_PRELOAD and every FA_* variable
  * of the process put back. Built in 'mem' (nslots pointers, then text);

@@ -1,8 +1,9 @@
 /*
  * spawn.c - posix_spawn, posix_spawnp, system and popen.
  *
- * posix_spawn* run through libc after the program is judged and the envp
- * is replaced by the child's environment (built on the stack). system()
+ * posix_spawn* run through libc after the program and the opens of the
+ * file actions (spawn_actions.c) are judged and the envp is replaced by
+ * the child's environment (built on the stack). system()
  * and popen() spawn "/bin/sh -c" inside libc from the global environ,
  * out of reach of any wrapper: they are judged as an exec of /bin/sh (the
  * shell, preloaded, judges what it runs), and when environ has lost the
@@ -57,6 +58,8 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 	int rc, saved = errno;
 
 	rc = fa_exec_check(call, AT_FDCWD, path, 0, ra);
+	if (rc == 0)
+		rc = fa_spawn_actions_check(call, fa, ra);
 	errno = saved;
 	if (rc < 0)
 		return -rc;
