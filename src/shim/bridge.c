@@ -190,7 +190,7 @@ static void refresh(void)
 	fa_tls.guard--;
 }
 
-void fa_pols_get(struct fa_pols *pp, int op, const char *path)
+void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path)
 {
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();

@@ -91,6 +91,17 @@ static void spin_use_pin(struct fa_spin *s, const char *path)
 	s->name = s->nbuf;
 }
 
+static void pin_event(struct fa_event *ev, const char *call, enum fa_op op, const char *path,
+		      const char *shown1, void *ra)
+{
+	if (shown1) {
+		event_init(ev, call, op, shown1, path, ra);
+		ev->second = 1;
+	} else {
+		event_init(ev, call, op, path, fa_tls.call_path2, ra);
+	}
+}
+
 int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		const char *shown1, struct fa_spin *s, void *ra)
 {
@@ -106,26 +117,24 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		return 0;
 	first = pp.proc ? pp.proc : pp.ctx;
 	second = pp.proc ? pp.ctx : NULL;
-	if (shown1) {
-		event_init(&ev, call, op, shown1, path, ra);
-		ev.second = 1;
-	} else {
-		event_init(&ev, call, op, path, fa_tls.call_path2, ra);
-	}
 
 	d.verdict = FA_ALLOW;
 	rc = ENGINE(fa_pin_parent(first, fa_engine_op(op), dirfd, path, &s->pin, &d));
-	if (refused(rc, &d))
+	if (refused(rc, &d)) {
+		pin_event(&ev, call, op, path, shown1, ra);
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
+	}
 	if (rc < 0)
 		return rc;
 	spin_use_pin(s, path);
 	if (second) {
 		d.verdict = FA_ALLOW;
-		if (ENGINE(fa_check(second, fa_engine_op(op), s->pin.fd, s->pin.name, &d)) != FA_ALLOW &&
-		    deny(&ev, second, &d, 1)) {
-			fa_unpin_call(s);
-			return -EACCES;
+		if (ENGINE(fa_check(second, fa_engine_op(op), s->pin.fd, s->pin.name, &d)) != FA_ALLOW) {
+			pin_event(&ev, call, op, path, shown1, ra);
+			if (deny(&ev, second, &d, 1)) {
+				fa_unpin_call(s);
+				return -EACCES;
+			}
 		}
 	}
 	return 0;
@@ -136,6 +145,15 @@ void fa_unpin_call(struct fa_spin *s)
 	if (s->pinned)
 		fa_unpin(&s->pin);
 	s->pinned = 0;
+}
+
+/* Built only when there is something to report: an allowed open pays nothing for it. */
+static void open_event(struct fa_event *ev, const char *call, enum fa_op op, const char *path,
+		       int flags, mode_t mode, void *ra)
+{
+	event_init(ev, call, op, path, NULL, ra);
+	ev->flags = flags;
+	ev->mode = fa_needs_mode(flags) ? (int)mode : -1;
 }
 
 int fa_open_call(const char *call, int dirfd, const char *path, int flags,
@@ -151,21 +169,22 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 	fa_pols_get(&pp, op, path);
 	if (!pp.proc && !pp.ctx)
 		return FA_PASS;
-	event_init(&ev, call, op, path, NULL, ra);
-	ev.flags = flags;
-	ev.mode = fa_needs_mode(flags) ? (int)mode : -1;
 	opener = pp.proc ? pp.proc : pp.ctx;
 	if (pp.proc && pp.ctx) {
 		d.verdict = FA_ALLOW;
 		if (ENGINE(fa_check(pp.ctx, op, dirfd, path, &d)) != FA_ALLOW &&
-		    d.why != FA_WHY_ERROR && deny(&ev, pp.ctx, &d, 1))
-			return -EACCES;
+		    d.why != FA_WHY_ERROR) {
+			open_event(&ev, call, op, path, flags, mode, ra);
+			if (deny(&ev, pp.ctx, &d, 1))
+				return -EACCES;
+		}
 	}
 	d.verdict = FA_ALLOW;
 	fd = ENGINE(fa_openat(opener, dirfd, path, flags, mode, &d));
-	if (refused(fd, &d))
-		return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
-	return fd;
+	if (FA_LIKELY(!refused(fd, &d)))
+		return fd;
+	open_event(&ev, call, op, path, flags, mode, ra);
+	return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
 }
 
 int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,

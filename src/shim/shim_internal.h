@@ -118,7 +118,20 @@ struct fa_pols {
 	const fa_policy *ctx;
 	int ctx_exec_denied;      /* a context is active and forbids exec */
 };
-FA_HIDDEN void fa_pols_get(struct fa_pols *pp, int op, const char *path);
+FA_HIDDEN void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path);
+
+/* The process policy alone unless a context may apply (or start-up is not done). */
+static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
+{
+	if (FA_UNLIKELY(__atomic_load_n(&fa_init_state, __ATOMIC_ACQUIRE) != 2 ||
+			__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) != 0)) {
+		fa_pols_get_slow(pp, op, path);
+		return;
+	}
+	pp->proc = fa_proc.policy;
+	pp->ctx = NULL;
+	pp->ctx_exec_denied = 0;
+}
 FA_HIDDEN int fa_ctx_exec_denied(const char *path);
 /*
  * A call made of several checks (rename, link, symlink) takes its one
