@@ -69,13 +69,21 @@ int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d)
 const char *fa__cwd(struct fa__jctx *c)
 {
 	if (c->cwdlen == 0) {
-		int r = fa__sys_getcwd(c->cwd, sizeof c->cwd);
+		struct fa__cwdv v;
+		int r;
 
+		if (c->cached && fa__cwd_cached(&v)) {
+			c->cwd = v.path;
+			c->cwdlen = (int)v.len;
+			return c->cwd;
+		}
+		c->cwd = c->cwdbuf;
+		r = fa__sys_getcwd(c->cwdbuf, sizeof c->cwdbuf);
 		/* A removed or unreachable cwd holds nothing: no root there. */
-		if (r < 0 || c->cwd[0] != '/')
+		if (r <= 1 || c->cwdbuf[0] != '/')
 			c->cwdlen = -1;
 		else
-			c->cwdlen = (int)strlen(c->cwd);
+			c->cwdlen = r - 1;
 	}
 	return c->cwdlen > 0 ? c->cwd : NULL;
 }
@@ -803,11 +811,12 @@ enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const cha
 	struct fa__rule rule;
 	int r = fa__precheck(p, path, d);
 
+	if (op == FA_OP_RENAME || op == FA_OP_EXCHANGE)
+		fa_cwd_changed();	/* the entry may be the cwd or hold it */
 	if (r != 0)
 		return d->verdict;
-	c.p = p;
-	c.cwdlen = 0;
-	c.how = 0;
+	fa__jctx_init(&c, p, 0);
+	c.cached = 1;
 	if (op == FA_OP_SYMLINK)
 		op = FA_OP_CREATE;
 	fa__rule_for(op, &rule);
@@ -839,9 +848,10 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 	enum fa_verdict v1, v2;
 	int pre;
 
-	c.p = p;
-	c.cwdlen = 0;
-	c.how = 0;
+	fa__jctx_init(&c, p, 0);
+	c.cached = 1;
+	if (op == FA_OP_RENAME || op == FA_OP_EXCHANGE)
+		fa_cwd_changed();	/* the entry may be the cwd or hold it */
 	switch (op) {
 	case FA_OP_RENAME:
 		fa__rule_for(FA_OP_RENAME, &r1);
@@ -932,9 +942,8 @@ enum fa_verdict fa_check_path(const fa_policy *p, const char *path, struct fa_de
 
 	if (r != 0)
 		return d->verdict;
-	c.p = p;
-	c.cwdlen = 0;
-	c.how = 0;
+	fa__jctx_init(&c, p, 0);
+	c.cached = 1;
 	if (p->nroots == 0) {
 		set_path(d, path);
 		fa__decide(d, FA_DENY, FA_WHY_NO_ROOTS, -1, 0);

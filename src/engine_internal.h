@@ -63,6 +63,20 @@ ssize_t fa__fold_abs(const char *in, char *out, size_t len);
 /* 1 if some component of path is "..". */
 int fa__has_dotdot(const char *path);
 /*
+ * One pass over an absolute path: its length in *len, and FA__SCAN_FOLD if
+ * folding would change it ('//', '.', a trailing '/'), FA__SCAN_DOTDOT if
+ * a component is "..". 0: the path is already in folded form.
+ */
+#define FA__SCAN_FOLD 1
+#define FA__SCAN_DOTDOT 2
+int fa__scan_abs(const char *path, size_t *len);
+/*
+ * base (blen bytes, already folded, absolute) + rel with its empty and '.'
+ * components dropped, into out. -EXDEV if rel has a '..' component,
+ * -ENAMETOOLONG, -EINVAL for an absolute rel; else the length.
+ */
+ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out, size_t len);
+/*
  * Split a path into its directory part and final component, ignoring
  * trailing slashes: *dlen is the length of the directory part (0 for a
  * bare name, 1 for "/x"), *name / *nlen the final component without
@@ -102,6 +116,17 @@ ssize_t fa__fd_path(int fd, char *buf, size_t len);
 /* Flags openat2 accepts (it refuses unknown bits, unlike openat). */
 int fa__openat2_flags(int flags);
 
+/* ---- cwd.c ---- */
+struct fa__cwdv {
+	const char *path;	/* the thread's copy: valid until the next call */
+	size_t len;
+	unsigned long gen;	/* the generation it is current for */
+};
+/* 1 with *v filled when the cache is on and current (refilled if need be). */
+int fa__cwd_cached(struct fa__cwdv *v);
+/* 1 if the directory may have changed since *v was taken. */
+int fa__cwd_moved(const struct fa__cwdv *v);
+
 /* ---- policy.c ---- */
 int fa__policy_ok(const fa_policy *p);
 /* Resolve an absolute path like realpath, keeping a missing tail lexically. */
@@ -109,13 +134,28 @@ ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing
 
 /* ---- check.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
 
-/* Per-call state: the policy and the current directory, read at most once. */
+/*
+ * Per-call state: the policy and the current directory, read at most once
+ * (into cwdbuf, or taken from the per-thread copy of cwd.c when 'cached'
+ * allows it).
+ */
 struct fa__jctx {
 	const fa_policy *p;
 	unsigned how;		/* FA_HOW_* of the call */
+	int cached;		/* a pure decision: the cached cwd may serve */
 	int cwdlen;		/* 0: not read yet; -1: unknown */
-	char cwd[PATH_MAX];
+	const char *cwd;
+	char cwdbuf[PATH_MAX];
 };
+
+static inline void fa__jctx_init(struct fa__jctx *c, const fa_policy *p, unsigned how)
+{
+	c->p = p;
+	c->how = how;
+	c->cached = 0;
+	c->cwdlen = 0;
+	c->cwd = c->cwdbuf;
+}
 
 /* Which path an operation judges, and how. */
 struct fa__rule {

@@ -211,6 +211,7 @@ struct fa_pin {
 	int owned;              /* fd must be closed by fa_unpin() */
 	const char *name;       /* final component, points into buf or into the caller's path */
 	char buf[NAME_MAX + 1];
+	int moves;              /* a rename: fa_unpin() reports that the cwd may have moved */
 };
 
 /*
@@ -247,6 +248,24 @@ ssize_t fa_lex_normalize(const char *rel, char *out, size_t len);
  * no trailing dot or space. 1 if portable.
  */
 int fa_name_portable(const char *name, size_t len);
+
+/* ---- the current directory, cached --------------------------------------- */
+
+/*
+ * Keep the current directory's path per thread, read again only after a
+ * change, so that a relative write-open costs its one openat2 and no
+ * getcwd. Off by default: only a caller that sees every change of
+ * directory in the process may turn it on, and must then report each one:
+ * fa_cwd_changed() after it, or fa_cwd_hold() before and fa_cwd_release()
+ * after a call that changes directory, or may keep changing it until it
+ * returns (the cache is not used while any hold is taken). Renames judged
+ * by the engine count as changes by themselves.
+ */
+void fa_cwd_cache_enable(void);
+int fa_cwd_cache_enabled(void);
+void fa_cwd_changed(void);
+void fa_cwd_hold(void);
+void fa_cwd_release(void);
 
 /* ---- tuning and tests ------------------------------------------------- */
 

@@ -126,6 +126,73 @@ int fa__has_dotdot(const char *path)
 	return 0;
 }
 
+int fa__scan_abs(const char *path, size_t *len)
+{
+	const char *s = path + 1, *c = s;
+	int st = 0;
+
+	for (;; s++) {
+		size_t n;
+
+		if (*s && *s != '/')
+			continue;
+		n = (size_t)(s - c);
+		if (n == 0) {
+			/* "//", or a trailing '/' (but "/" alone is folded). */
+			if (*s || s > path + 1)
+				st |= FA__SCAN_FOLD;
+		} else if (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.'))) {
+			st |= n == 1 ? FA__SCAN_FOLD : FA__SCAN_DOTDOT;
+		}
+		if (!*s)
+			break;
+		c = s + 1;
+	}
+	*len = (size_t)(s - path);
+	return st;
+}
+
+ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out, size_t len)
+{
+	const char *s = rel;
+	size_t o = blen;
+
+	if (rel[0] == '/')
+		return -EINVAL;
+	if (blen >= len)
+		return -ENAMETOOLONG;
+	if (out != base)
+		memcpy(out, base, blen);
+	while (*s) {
+		const char *c;
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		c = s;
+		while (*s && *s != '/')
+			s++;
+		n = (size_t)(s - c);
+		if (c[0] == '.' && n <= 2) {
+			if (n == 1)
+				continue;
+			if (c[1] == '.')
+				return -EXDEV;
+		}
+		/* base "/" needs no separator. */
+		if (o + n + 2 > len)
+			return -ENAMETOOLONG;
+		if (o > 1)
+			out[o++] = '/';
+		memcpy(out + o, c, n);
+		o += n;
+	}
+	out[o] = 0;
+	return (ssize_t)o;
+}
+
 void fa__split(const char *path, size_t *dlen, const char **name, size_t *nlen)
 {
 	size_t end = strlen(path), start;

@@ -35,6 +35,14 @@ static int in_deny(const fa_policy *p, const char *path, size_t len)
 	return 0;
 }
 
+/* Where an open beneath a root starts: the root's pinned fd, or -1. */
+static int root_base(const struct fa__jctx *c, int root)
+{
+	if (c->how & FA_HOW_BY_PATH)
+		return AT_FDCWD;
+	return c->p->roots[root].cwd ? AT_FDCWD : c->p->roots[root].fd;
+}
+
 /*
  * The one-syscall route: no '..', a pinned root holds the path, no deny
  * subtree on the string. Returns the fd or -errno, or 1 to take the slow
@@ -44,43 +52,49 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 		     struct fa_decision *d)
 {
 	const fa_policy *p = c->p;
-	size_t plen, rootlen;
+	size_t plen, rootlen, off;
 	const char *rel;
-	int root, base, fd, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	int root, base, fd, folded, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
 	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
-	ssize_t n;
+	int st = fa__scan_abs(abs, &plen);
 
-	if (fa__has_dotdot(abs))
+	if (st & FA__SCAN_DOTDOT)
 		return 1;
-	n = fa__fold_abs(abs, d->path, sizeof d->path);
-	if (n < 0)
-		return 1;
-	plen = (size_t)n;
+	folded = st != 0;
+	if (!folded) {
+		/* Already in folded form: judged as it is, opened as it is. */
+		if (plen >= sizeof d->path)
+			return 1;
+		memcpy(d->path, abs, plen + 1);
+	} else {
+		ssize_t n = fa__fold_abs(abs, d->path, sizeof d->path);
+
+		if (n < 0)
+			return 1;
+		plen = (size_t)n;
+	}
 	root = fa__find_root(c, d->path, plen, &rootlen);
 	if (root < 0 || in_deny(p, d->path, plen))
 		return 1;
-	if (c->how & FA_HOW_BY_PATH) {
-		if (c->how & FA_HOW_NO_XDEV)
-			return -EAGAIN;	/* '/' to the root may cross mounts: not by path */
-		base = AT_FDCWD;
+	if ((c->how & FA_HOW_BY_PATH) && (c->how & FA_HOW_NO_XDEV))
+		return -EAGAIN;	/* '/' to the root may cross mounts: not by path */
+	base = root_base(c, root);
+	if (base == -1)
+		return 1;
+	if (c->how & FA_HOW_BY_PATH)
 		how &= ~(unsigned)RESOLVE_BENEATH;
-	} else if (p->roots[root].cwd) {
-		base = AT_FDCWD;
-	} else {
-		base = p->roots[root].fd;
-		if (base < 0)
-			return 1;
-	}
-	rel = d->path + (rootlen == 1 ? 1 : rootlen);
-	while (*rel == '/')
-		rel++;
-	if (!*rel) {
+	off = rootlen == 1 ? 1 : rootlen;
+	while (d->path[off] == '/')
+		off++;
+	if (!d->path[off]) {
 		/* The root itself: a write would change its parent, which is outside. */
 		if (!tmpfile && write_class(flags))
 			return 1;
 		rel = ".";
+	} else {
+		rel = (folded ? d->path : abs) + off;
 	}
-	if (abs[strlen(abs) - 1] == '/') {
+	if (folded && abs[strlen(abs) - 1] == '/') {
 		/* "f/" keeps the kernel's answer (EISDIR, ENOTDIR), never a new "f". */
 		if (plen + 2 > sizeof d->path)
 			return 1;
@@ -88,12 +102,75 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 		d->path[plen + 1] = 0;
 	}
 	/* By path: the whole folded path, which has no '..' and no link if this works. */
-	fd = fa__open(base, base == AT_FDCWD && (c->how & FA_HOW_BY_PATH) ? d->path : rel, flags,
-		      mode, how);
+	if (base == AT_FDCWD && (c->how & FA_HOW_BY_PATH))
+		rel = folded ? d->path : abs;
+	fd = fa__open(base, rel, flags, mode, how);
 	d->path[plen] = 0;
 	if ((c->how & FA_HOW_BY_PATH) && (fd == -ELOOP || fd == -EXDEV || fd == -EBADF))
 		return -EAGAIN;
 	if (fd == -ELOOP || fd == -EXDEV || fd == -EBADF)
+		return 1;
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, fd < 0 ? -fd : 0);
+	return fd;
+}
+
+/*
+ * After a relative open whose cwd may have changed under it (another
+ * thread's chdir between the judgement and the kernel's lookup): judge the
+ * file by what the fd names. Returns fd, or -EACCES with the fd closed.
+ */
+static int judge_opened(struct fa__jctx *c, int fd, struct fa_decision *d)
+{
+	char named[PATH_MAX];
+	struct fa__rule rule;
+	ssize_t n = fa__fd_path(fd, named, sizeof named);
+
+	c->cached = 0;
+	c->cwdlen = 0;
+	c->cwd = c->cwdbuf;
+	fa__rule_for(FA_OP_WRITE, &rule);
+	if (n < 0) {
+		fa__decide(d, FA_DENY, FA_WHY_ERROR, -1, (int)-n);
+	} else if (fa__judge_abs(c, named, &rule, d, NULL) == FA_ALLOW) {
+		return fd;
+	}
+	fa__sys_close(fd);
+	return -EACCES;
+}
+
+/*
+ * A path relative to the current directory, whose path the thread's copy
+ * holds: judged on that string joined with rel, opened as the caller named
+ * it from the kernel's cwd, beneath it and with no link on the way, so the
+ * file judged is the file opened. One syscall. Returns fd, -errno, or 1 to
+ * take the slow route (which reads the cwd itself).
+ */
+static int open_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const char *rel, int flags,
+		    mode_t mode, struct fa_decision *d)
+{
+	int root, fd, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	size_t rootlen;
+	ssize_t n = fa__join_clean(v->path, v->len, rel, d->path, sizeof d->path);
+
+	if (n < 0)
+		return 1;
+	c->cwd = v->path;
+	c->cwdlen = (int)v->len;
+	root = fa__find_root(c, d->path, (size_t)n, &rootlen);
+	c->cwdlen = 0;
+	c->cwd = c->cwdbuf;
+	/* The cwd itself, or a root itself: their parents decide. */
+	if (root < 0 || ((size_t)n == v->len && !tmpfile) || (rootlen == (size_t)n && !tmpfile) ||
+	    in_deny(c->p, d->path, (size_t)n))
+		return 1;
+	fd = fa__open(AT_FDCWD, rel, flags, mode,
+		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fa__cwd_moved(v)) {
+		if (fd < 0)
+			return 1;
+		return judge_opened(c, fd, d);
+	}
+	if (fd == -ELOOP || fd == -EXDEV || fd == -EAGAIN || fd == -EBADF)
 		return 1;
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, fd < 0 ? -fd : 0);
 	return fd;
@@ -262,8 +339,10 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 		  unsigned how, struct fa_decision *d)
 {
-	char abs[PATH_MAX];
+	char buf[PATH_MAX];
+	const char *abs = path;
 	struct fa__jctx c;
+	struct fa__cwdv v;
 	enum fa_why why;
 	int r, tries;
 	ssize_t n;
@@ -278,13 +357,20 @@ int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mo
 		return d->verdict == FA_REJECT && d->why == FA_WHY_ERROR ? -EACCES : r;
 	if (r > 0)
 		return fa__sys_openat(dirfd, path, flags, mode);
-	c.p = p;
-	c.cwdlen = 0;
-	c.how = how;
-	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
-	if (n < 0) {
-		fa__decide(d, FA_REJECT, why, -1, (int)-n);
-		return (int)n;
+	fa__jctx_init(&c, p, how);
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD && !(how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
+		    write_class(flags) && fa__cwd_cached(&v)) {
+			r = open_cwd(&c, &v, path, flags, mode, d);
+			if (r != 1)
+				return r;
+		}
+		n = fa__absolute(&c, dirfd, path, buf, sizeof buf, &why);
+		if (n < 0) {
+			fa__decide(d, FA_REJECT, why, -1, (int)-n);
+			return (int)n;
+		}
+		abs = buf;
 	}
 	r = open_fast(&c, abs, flags, mode, d);
 	if (r != 1)
@@ -305,6 +391,91 @@ int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mo
 	return r;
 }
 
+/* 1 if path[0..len) names the directory it starts from ("", ".", "./."). */
+static int names_start(const char *path, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (path[i] != '.' && path[i] != '/')
+			return 0;
+	return 1;	/* no '..': fa__join_clean refused it */
+}
+
+/*
+ * The parent of a path relative to the current directory, whose path the
+ * thread's copy holds: judged on that string, pinned as the caller named
+ * it. A bare name's parent is the cwd itself: AT_FDCWD, no syscall at all;
+ * a deeper parent is one O_PATH openat2 beneath the cwd with no link on
+ * the way. Only for rules that do not look past the final name. Returns 0
+ * (pinned, allowed), or 1 to take the slow route.
+ */
+static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa__rule *rule,
+		   const char *path, struct fa_pin *pin, struct fa_decision *d)
+{
+	const fa_policy *p = c->p;
+	char dir[PATH_MAX];
+	const char *name;
+	size_t dlen, nlen, parent, rootlen;
+	ssize_t n;
+	int root, fd, i;
+
+	if (rule->self)
+		return 1;
+	fa__split(path, &dlen, &name, &nlen);
+	if (nlen == 0 || nlen > NAME_MAX || (name[0] == '.' && (nlen == 1 ||
+							       (nlen == 2 && name[1] == '.'))))
+		return 1;
+	n = fa__join_clean(v->path, v->len, path, d->path, sizeof d->path);
+	if (n < 0)
+		return 1;
+	parent = (size_t)n - nlen - 1;
+	if (parent == 0)
+		parent = 1;	/* the cwd is "/" */
+	c->cwd = v->path;
+	c->cwdlen = (int)v->len;
+	root = fa__find_root(c, d->path, parent, &rootlen);
+	c->cwdlen = 0;
+	c->cwd = c->cwdbuf;
+	if (root < 0 || in_deny(p, d->path, (size_t)n))
+		return 1;
+	for (i = 0; rule->protect && i < p->ndeny; i++)
+		if (fa__within(fa__str(p, &p->deny[i]), p->deny[i].len, d->path, (size_t)n))
+			return 1;
+	if (names_start(path, dlen)) {
+		fd = AT_FDCWD;
+	} else {
+		memcpy(dir, path, dlen);
+		dir[dlen] = 0;
+		fd = fa__open(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (fd < 0)
+			return 1;
+	}
+	/* A final link is followed by these calls: that needs the slow route. */
+	if (rule->follow) {
+		char nm[NAME_MAX + 1];
+
+		memcpy(nm, name, nlen);
+		nm[nlen] = 0;
+		if (fa__sys_type(fd, nm, 0) == S_IFLNK) {
+			if (fd >= 0)
+				fa__sys_close(fd);
+			return 1;
+		}
+	}
+	if (fa__cwd_moved(v)) {
+		if (fd >= 0)
+			fa__sys_close(fd);
+		return 1;
+	}
+	pin->fd = fd;
+	pin->owned = fd >= 0;
+	pin->name = name;
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, 0);
+	return 0;
+}
+
 int fa_pin_parent(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
 		  struct fa_pin *pin, struct fa_decision *d)
 {
@@ -318,6 +489,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	struct fa__jctx c;
 	struct fa__rule rule;
 	struct fa__pinned kept;
+	struct fa__cwdv v;
 	enum fa_why why;
 	size_t dlen, nlen;
 	const char *name;
@@ -328,6 +500,10 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	pin->owned = 0;
 	pin->name = path;
 	pin->buf[0] = 0;
+	/* A rename may move the cwd or one of its ancestors: before and after. */
+	pin->moves = op == FA_OP_RENAME || op == FA_OP_EXCHANGE;
+	if (pin->moves)
+		fa_cwd_changed();
 	r = fa__precheck(p, path, d);
 	if (r < 0)
 		return d->verdict == FA_REJECT && d->why == FA_WHY_ERROR ? -EACCES : r;
@@ -335,18 +511,19 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 		pin->fd = dirfd;
 		return 0;
 	}
-	c.p = p;
-	c.cwdlen = 0;
-	c.how = how;
+	fa__jctx_init(&c, p, how);
+	/* The new name of a link is created like any other entry. */
+	if (op == FA_OP_SYMLINK || op == FA_OP_LINK)
+		op = FA_OP_CREATE;
+	fa__rule_for(op, &rule);
+	if (path[0] != '/' && dirfd == AT_FDCWD && !(how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
+	    fa__cwd_cached(&v) && pin_cwd(&c, &v, &rule, path, pin, d) == 0)
+		return 0;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
 	}
-	/* The new name of a link is created like any other entry. */
-	if (op == FA_OP_SYMLINK || op == FA_OP_LINK)
-		op = FA_OP_CREATE;
-	fa__rule_for(op, &rule);
 	if (fa__judge_abs(&c, abs, &rule, d, &kept) != FA_ALLOW) {
 		if (kept.owned)
 			fa__sys_close(kept.fd);
@@ -381,8 +558,11 @@ void fa_unpin(struct fa_pin *pin)
 {
 	if (pin->owned && pin->fd >= 0)
 		fa__sys_close(pin->fd);
+	if (pin->moves)
+		fa_cwd_changed();
 	pin->fd = -1;
 	pin->owned = 0;
+	pin->moves = 0;
 }
 
 enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin *pin,
@@ -396,9 +576,7 @@ enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin 
 
 	if (r != 0)
 		return d->verdict;
-	c.p = p;
-	c.cwdlen = 0;
-	c.how = 0;
+	fa__jctx_init(&c, p, 0);
 	fa__rule_for(FA_OP_LINK, &rule);
 	if (target[0] == '/')
 		return fa__judge_abs(&c, target, &rule, d, NULL);

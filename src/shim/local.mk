@@ -4,7 +4,7 @@ src_libfashim_la_SOURCES = src/shim/symbols.def src/shim/wrap.h src/shim/shim_in
 	src/shim/env.c src/shim/bridge.c src/shim/report.c src/shim/check.c \
 	src/shim/open.c src/shim/generated.c src/shim/dirent.c src/shim/attr.c \
 	src/shim/tmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/spawn_actions.c src/shim/elf.c \
-	src/shim/syscall.c src/shim/fd.c
+	src/shim/syscall.c src/shim/fd.c src/shim/cwd.c
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
 	-Wl,--version-script=src/shim/libfashim.map
@@ -65,4 +65,14 @@ src_shim_spawn_test_LDADD = src/libfaengine.la -ldl
 src_shim_spawn_test_CPPFLAGS = $(AM_CPPFLAGS)
 if FA_SANITIZERS
 src_shim_spawn_test_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
+endif
+
+# A process policy stacked with a context: both judged, check = use for both.
+check_PROGRAMS += src/shim/stack_test
+C_TESTS += src/shim/stack_test
+src_shim_stack_test_SOURCES = src/shim/stack_test.c
+src_shim_stack_test_LDADD = src/libfaengine.la -ldl -lpthread
+src_shim_stack_test_CPPFLAGS = $(AM_CPPFLAGS)
+if FA_SANITIZERS
+src_shim_stack_test_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'
 endif

@@ -1,0 +1,113 @@
+/*
+ * cwd.c - the current directory, kept per thread so that a relative call
+ * need not ask the kernel for it every time.
+ *
+ * Off unless a caller that sees every change of directory in the process
+ * turns it on (the shim, whose chdir and fchdir wrappers report each one).
+ * A global generation counts the changes; each thread keeps its own copy
+ * of the path, stamped with the generation it was read under, and reads
+ * it again (one getcwd) when the generation has moved. The hot path thus
+ * writes nothing shared and takes no lock.
+ *
+ * What the copy is trusted for: that the directory the kernel resolves a
+ * relative path from is the one the string names. That holds as long as
+ * every change goes through the process's libc wrappers: chdir, fchdir,
+ * the libc walks that change directory on their own (held for as long as
+ * they run), and renames judged by the engine (a rename may move the cwd
+ * or one of its ancestors, so it counts as a change). Raw system calls
+ * and other processes that rename the directory's ancestors bypass it, as
+ * they bypass the rest of the guard; a chdir in another thread that lands
+ * between the judgement and the kernel's lookup is caught after the fact
+ * (the generation moved) and the opened file judged by what it really is.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "engine_internal.h"
+
+static int cache_on;
+/* Starts above 0 so that a thread's zeroed copy is never current. */
+static unsigned long generation = 2;
+/* Changes under way (a chdir between its two bumps, a walk): no cache. */
+static int holds;
+
+/*
+ * The default TLS model: the engine is linked into modules that are
+ * dlopen'd too. Those never turn the cache on, so they never touch it.
+ */
+static __thread struct {
+	unsigned long gen;	/* 0 while being filled */
+	size_t len;
+	char path[PATH_MAX];
+} mine;
+
+void fa_cwd_cache_enable(void)
+{
+	struct fa__cwdv v;
+
+	__atomic_store_n(&cache_on, 1, __ATOMIC_SEQ_CST);
+	/* Read now, at start-up, so the first relative call costs nothing extra. */
+	fa__cwd_cached(&v);
+}
+
+int fa_cwd_cache_enabled(void)
+{
+	return __atomic_load_n(&cache_on, __ATOMIC_RELAXED);
+}
+
+void fa_cwd_changed(void)
+{
+	__atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
+}
+
+void fa_cwd_hold(void)
+{
+	__atomic_add_fetch(&holds, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
+}
+
+void fa_cwd_release(void)
+{
+	__atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&holds, 1, __ATOMIC_SEQ_CST);
+}
+
+int fa__cwd_cached(struct fa__cwdv *v)
+{
+	unsigned long g;
+	int r;
+
+	if (!__atomic_load_n(&cache_on, __ATOMIC_RELAXED))
+		return 0;
+	g = __atomic_load_n(&generation, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&holds, __ATOMIC_SEQ_CST))
+		return 0;
+	if (mine.gen != g) {
+		/*
+		 * A signal handler that lands while the copy is filled sees it
+		 * as stale and fills it itself; the stamp is the generation
+		 * read before getcwd, so a change meanwhile makes the next use
+		 * read it again.
+		 */
+		mine.gen = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		r = fa__sys_getcwd(mine.path, sizeof mine.path);
+		/* A removed or unreachable directory: the caller asks itself. */
+		if (r <= 1 || mine.path[0] != '/')
+			return 0;
+		mine.len = (size_t)r - 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		mine.gen = g;
+	}
+	v->path = mine.path;
+	v->len = mine.len;
+	v->gen = g;
+	return 1;
+}
+
+int fa__cwd_moved(const struct fa__cwdv *v)
+{
+	return __atomic_load_n(&generation, __ATOMIC_SEQ_CST) != v->gen ||
+	       __atomic_load_n(&holds, __ATOMIC_SEQ_CST) != 0;
+}

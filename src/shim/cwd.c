@@ -1,0 +1,157 @@
+/*
+ * cwd.c - changes of directory, told to the engine's cwd cache.
+ *
+ * With a process policy, a write-open by a path relative to the current
+ * directory is judged on the engine's per-thread copy of the cwd's path,
+ * and opened by the kernel beneath the real cwd: containment then rests on
+ * that copy naming the real cwd. Every libc call that changes the cwd is
+ * therefore wrapped here: the engine holds the cache off while the change
+ * is under way and reads the directory again after it. Calls that change
+ * it from inside libc without going through these names are covered by
+ * the walks that make them (fts, nftw) and by daemon(). Raw system calls
+ * (syscall(SYS_chdir), another process renaming an ancestor) are not seen,
+ * like the rest of what a preload cannot see.
+ *
+ * Without a process policy the cache is off and these are plain calls.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "wrap.h"
+
+/* Enabled after the process policy is read, in every process image. */
+__attribute__((constructor)) static void fa_cwd_ctor(void)
+{
+	fa_init();
+	if (fa_proc.policy)
+		fa_cwd_cache_enable();
+}
+
+/* No process policy, or a call made before the constructor: nothing to tell. */
+static int untold(void)
+{
+	return FA_GATE_OPEN() || !fa_cwd_cache_enabled();
+}
+
+int chdir(const char *path)
+{
+	int r;
+
+	if (untold())
+		return FA_REAL(chdir)(path);
+	fa_cwd_hold();
+	r = FA_REAL(chdir)(path);
+	fa_cwd_release();
+	return r;
+}
+
+int fchdir(int fd)
+{
+	int r;
+
+	if (untold())
+		return FA_REAL(fchdir)(fd);
+	fa_cwd_hold();
+	r = FA_REAL(fchdir)(fd);
+	fa_cwd_release();
+	return r;
+}
+
+/* daemon() forks, and the child alone goes on, in "/" unless nochdir. */
+int daemon(int nochdir, int noclose)
+{
+	int r;
+
+	if (untold() || nochdir)
+		return FA_REAL(daemon)(nochdir, noclose);
+	fa_cwd_hold();
+	r = FA_REAL(daemon)(nochdir, noclose);
+	fa_cwd_release();
+	return r;
+}
+
+/*
+ * fts without FTS_NOCHDIR changes directory in fts_read() and returns to
+ * the start in fts_close(): the cache stays off in between. A stream
+ * never closed keeps it off, which costs a getcwd per relative call and
+ * nothing else.
+ */
+FTS *fts_open(char *const *argv, int options, int (*compar)(const FTSENT **, const FTSENT **))
+{
+	FTS *f;
+
+	if (untold())
+		return FA_REAL(fts_open)(argv, options, compar);
+	fa_cwd_hold();
+	f = FA_REAL(fts_open)(argv, options, compar);
+	/* fts_open sets FTS_NOCHDIR itself when it cannot come back. */
+	if (!f || (f->fts_options & FTS_NOCHDIR))
+		fa_cwd_release();
+	return f;
+}
+
+int fts_close(FTS *f)
+{
+	int r, held;
+
+	if (untold())
+		return FA_REAL(fts_close)(f);
+	held = f && !(f->fts_options & FTS_NOCHDIR);
+	r = FA_REAL(fts_close)(f);
+	if (held)
+		fa_cwd_release();
+	return r;
+}
+
+FTS64 *fts64_open(char *const *argv, int options,
+		  int (*compar)(const FTSENT64 **, const FTSENT64 **))
+{
+	FTS64 *f;
+
+	if (untold())
+		return FA_REAL(fts64_open)(argv, options, compar);
+	fa_cwd_hold();
+	f = FA_REAL(fts64_open)(argv, options, compar);
+	if (!f || (f->fts_options & FTS_NOCHDIR))
+		fa_cwd_release();
+	return f;
+}
+
+int fts64_close(FTS64 *f)
+{
+	int r, held;
+
+	if (untold())
+		return FA_REAL(fts64_close)(f);
+	held = f && !(f->fts_options & FTS_NOCHDIR);
+	r = FA_REAL(fts64_close)(f);
+	if (held)
+		fa_cwd_release();
+	return r;
+}
+
+/* FTW_CHDIR: the callbacks run in the directory of each entry. */
+int nftw(const char *dir, __nftw_func_t fn, int nfd, int flags)
+{
+	int r;
+
+	if (untold() || !(flags & FTW_CHDIR))
+		return FA_REAL(nftw)(dir, fn, nfd, flags);
+	fa_cwd_hold();
+	r = FA_REAL(nftw)(dir, fn, nfd, flags);
+	fa_cwd_release();
+	return r;
+}
+
+int nftw64(const char *dir, __nftw64_func_t fn, int nfd, int flags)
+{
+	int r;
+
+	if (untold() || !(flags & FTW_CHDIR))
+		return FA_REAL(nftw64)(dir, fn, nfd, flags);
+	fa_cwd_hold();
+	r = FA_REAL(nftw64)(dir, fn, nfd, flags);
+	fa_cwd_release();
+	return r;
+}
