@@ -34,7 +34,8 @@ static PyObject *module_of(PyFrameObject *f)
 		m = PyDict_GetItemWithError(g, str_name);
 	Py_XINCREF(m);
 	Py_XDECREF(g);
-	PyErr_Clear();
+	if (!m && PyErr_Occurred())
+		PyErr_Clear();
 	return m ? m : Py_NewRef(Py_None);
 }
 
@@ -544,6 +545,7 @@ PyObject *fa_origin_note(FaEntryObject *e)
 typedef struct {
 	PyObject_HEAD
 	FaCfgObject *cfg;
+	vectorcallfunc vectorcall;
 } FaPermsObject;
 
 typedef struct {
@@ -559,6 +561,9 @@ static void perms_dealloc(FaPermsObject *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+				  PyObject *kwnames);
+
 PyObject *fa_perms_new(FaCfgObject *cfg)
 {
 	FaPermsObject *p = PyObject_New(FaPermsObject, &FaPerms_Type);
@@ -566,24 +571,41 @@ PyObject *fa_perms_new(FaCfgObject *cfg)
 	if (!p)
 		return NULL;
 	p->cfg = (FaCfgObject *)Py_NewRef(cfg);
+	p->vectorcall = perms_vectorcall;
 	return (PyObject *)p;
 }
 
-static PyObject *perms_call(FaPermsObject *self, PyObject *args, PyObject *kw)
+static PyObject *new_cm(FaPermsObject *self)
 {
-	FaCMObject *cm;
+	FaCMObject *cm = PyObject_New(FaCMObject, &FaCM_Type);
 
-	if ((kw && PyDict_GET_SIZE(kw)) || PyTuple_GET_SIZE(args)) {
-		PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
-		return NULL;
-	}
-	cm = PyObject_New(FaCMObject, &FaCM_Type);
 	if (!cm)
 		return NULL;
 	cm->perms = (FaPermsObject *)Py_NewRef(self);
 	cm->token = NULL;
 	cm->monitored = 0;
 	return (PyObject *)cm;
+}
+
+static PyObject *perms_call(FaPermsObject *self, PyObject *args, PyObject *kw)
+{
+	if ((kw && PyDict_GET_SIZE(kw)) || PyTuple_GET_SIZE(args)) {
+		PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
+		return NULL;
+	}
+	return new_cm(self);
+}
+
+/* `with audit_perms():` is the hot path: no argument tuple */
+static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+				  PyObject *kwnames)
+{
+	(void)args;
+	if (PyVectorcall_NARGS(nargsf) || (kwnames && PyTuple_GET_SIZE(kwnames))) {
+		PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
+		return NULL;
+	}
+	return new_cm((FaPermsObject *)self);
 }
 
 static int replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
@@ -644,7 +666,8 @@ PyTypeObject FaPerms_Type = {
 	.tp_dealloc = (destructor)perms_dealloc,
 	.tp_repr = (reprfunc)perms_repr,
 	.tp_call = (ternaryfunc)perms_call,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_vectorcall_offset = offsetof(FaPermsObject, vectorcall),
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
 	.tp_methods = perms_methods,
 	.tp_doc = "audit_perms(): a context manager that enforces this policy while active.",
 };

@@ -5,18 +5,17 @@
  * across versions, and the version-specific argument shapes (os.open's
  * missing dir_fd, open(fd), fchmod's int path, 3.12's start_new_thread vs
  * 3.13's start_joinable_thread) are handled where the arguments are read,
- * in policy.c and hook.c. The table is sorted once, so a lookup is a binary
- * search over strcmp; the hook consults it only while a context is live.
+ * in policy.c and hook.c. The hook consults it only while a context is
+ * live.
  */
 #include "parts.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define ALLOW(n) {n, FA_EV_ALLOW, FA_OP_WRITE, -1, -1}
 #define PATH(n, c, op, d1, d2) {n, c, op, d1, d2}
 
-static struct fa_evinfo table[] = {
+static const struct fa_evinfo table[] = {
 	ALLOW("array.__new__"), ALLOW("builtins.breakpoint"), ALLOW("builtins.id"),
 	ALLOW("builtins.input"), ALLOW("builtins.input/result"), ALLOW("code.__new__"),
 	ALLOW("compile"), ALLOW("cpython.run_interactivehook"), ALLOW("exec"),
@@ -103,30 +102,48 @@ static const struct fa_evinfo internal = {"audit_perms.", FA_EV_INTERNAL, FA_OP_
 static const struct fa_evinfo prefixed = {"", FA_EV_ALLOW, FA_OP_WRITE, -1, -1};
 static const struct fa_evinfo other = {"", FA_EV_OTHER, FA_OP_WRITE, -1, -1};
 
-static int sorted;
+/*
+ * Every event raised inside a context is looked up here, so the table is
+ * hashed once (FNV-1a over the name, open addressing, at most half full)
+ * and a lookup is one short hash and, usually, one strcmp.
+ */
+#define NSLOT 512
+_Static_assert(NTABLE * 2 <= NSLOT, "event hash table more than half full");
+static const struct fa_evinfo *slots[NSLOT];
+static int hashed;
 
-static int cmp_info(const void *a, const void *b)
+static unsigned hash_name(const char *s)
 {
-	return strcmp(((const struct fa_evinfo *)a)->name, ((const struct fa_evinfo *)b)->name);
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
 }
 
-static int cmp_key(const void *k, const void *b)
+static void build(void)
 {
-	return strcmp(k, ((const struct fa_evinfo *)b)->name);
+	size_t i;
+	unsigned j;
+
+	for (i = 0; i < NTABLE; i++) {
+		for (j = hash_name(table[i].name) % NSLOT; slots[j]; j = (j + 1) % NSLOT)
+			;
+		slots[j] = &table[i];
+	}
+	hashed = 1;
 }
 
 const struct fa_evinfo *fa_event_lookup(const char *event)
 {
-	const struct fa_evinfo *hit;
+	unsigned j;
 	size_t i;
 
-	if (!sorted) {
-		qsort(table, NTABLE, sizeof table[0], cmp_info);
-		sorted = 1;
-	}
-	hit = bsearch(event, table, NTABLE, sizeof table[0], cmp_key);
-	if (hit)
-		return hit;
+	if (!hashed)
+		build();
+	for (j = hash_name(event) % NSLOT; slots[j]; j = (j + 1) % NSLOT)
+		if (!strcmp(slots[j]->name, event))
+			return slots[j];
 	if (!strncmp(event, "audit_perms.", 12))
 		return &internal;
 	for (i = 0; i < sizeof allow_prefix / sizeof allow_prefix[0]; i++)

@@ -186,14 +186,14 @@ PyObject *fa_event_message(const char *event, PyObject *args)
 		PyObject *shown = PyTuple_GetSlice(args, 0, 2);
 
 		if (shown)
-			fa_text_repr(&t, shown);
+			fa_text_tuple_repr(&t, shown);
 		else
 			t.failed = 1;
 		Py_XDECREF(shown);
 		fa_text_c(&t, "\nCall chain: ");
 		fa_text_u(&t, PyTuple_GET_ITEM(args, 2));
 	} else {
-		fa_text_repr(&t, args);
+		fa_text_tuple_repr(&t, args);
 		fa_text_c(&t, "\nCall chain: ");
 		fa_text_chain(&t, NULL);
 	}

@@ -41,6 +41,7 @@ void fa_text_c(struct fa_text *t, const char *s);
 void fa_text_u(struct fa_text *t, PyObject *u);
 void fa_text_steal(struct fa_text *t, PyObject *u);
 void fa_text_repr(struct fa_text *t, PyObject *o);
+void fa_text_tuple_repr(struct fa_text *t, PyObject *tup);
 PyObject *fa_text_done(struct fa_text *t);
 
 /* ---- events.c ---------------------------------------------------------- */

@@ -88,6 +88,29 @@ void fa_text_repr(struct fa_text *t, PyObject *o)
 	fa_text_steal(t, t->failed ? NULL : PyObject_Repr(o));
 }
 
+/*
+ * repr() of an exact tuple, item by item: tuple_repr's recursion guard
+ * (Py_ReprEnter) costs a per-thread dict and list, and a tuple can only
+ * contain itself through a container whose own repr guards against it.
+ */
+void fa_text_tuple_repr(struct fa_text *t, PyObject *tup)
+{
+	Py_ssize_t i, n;
+
+	if (!PyTuple_CheckExact(tup) || (n = PyTuple_GET_SIZE(tup)) > 16 ||
+	    t->n + 2 * n + 2 > FA_TEXT_MAX) {
+		fa_text_repr(t, tup);
+		return;
+	}
+	fa_text_c(t, "(");
+	for (i = 0; i < n; i++) {
+		if (i)
+			fa_text_c(t, ", ");
+		fa_text_repr(t, PyTuple_GET_ITEM(tup, i));
+	}
+	fa_text_c(t, n == 1 ? ",)" : ")");
+}
+
 PyObject *fa_text_done(struct fa_text *t)
 {
 	PyObject *r = NULL;

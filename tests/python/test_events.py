@@ -51,6 +51,22 @@ def test_message_and_call_chain(mk, root):
     assert not any(f.filename.startswith(pkg) for f in traceback.extract_tb(ei.value.__traceback__))
 
 
+class _Odd:
+    def __repr__(self):
+        return 'odd \u20ac'
+
+
+@pytest.mark.parametrize('args', [(), (1,), ('q"uo\'te',), ((1, (2,)), [3], {'k': None}),
+                                  tuple(range(20)), (b'\xff', _Odd(), 'é')])
+def test_message_args_are_repr(mk, root, args):
+    ap = mk([root])
+    with ap():
+        with pytest.raises(PermissionError) as ei:
+            sys.audit('ev.\u00e9', *args)
+    first = str(ei.value).split('\n')[0]
+    assert first == f'Audit: ev.\u00e9 blocked in sandbox with args: {args!r}'
+
+
 def test_allowed_events_and_prefixes(mk, root):
     ap = mk([root])
     with ap():
