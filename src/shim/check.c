@@ -5,9 +5,20 @@
  * audit context of the calling thread. Both must allow. The first one
  * both judges and pins (or opens), so that what is checked is what is
  * used; the second judges the pinned parent by fd, which names the same
- * directory whatever happens to the path meanwhile. A write-open under
- * both is the exception: the context judges the path, then the process
- * policy's fa_openat() opens it.
+ * directory whatever happens to the path meanwhile.
+ *
+ * A write-open has no pinned parent to hand to the second policy: the
+ * engine opens in one step. It is opened through the narrower policy when
+ * one covers the other (every root of the narrower lies inside a root of
+ * the wider, clear of the wider's deny subtrees, and its symlink mode is
+ * at least as strict): whatever the narrower lets that one openat2 reach,
+ * the wider allows, so check = use holds for both. The common stack, a
+ * context whose workspace lies inside fa-run's roots, is such a case.
+ * Otherwise the context judges the path and the process policy opens it:
+ * a symlink or rename swapped in between can then lead the open outside
+ * the context's roots (never outside the process policy's), the one
+ * check-then-use window left. Closing it needs both policies judged
+ * inside the same resolution, which the engine does not offer.
  */
 #include "config.h"
 
@@ -147,6 +158,50 @@ void fa_unpin_call(struct fa_spin *s)
 	s->pinned = 0;
 }
 
+/* 1 if 'inner' (a path of a sealed policy's root) lies within 'outer', by whole components. */
+static int path_within(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+
+	if (n == 1 && outer[0] == '/')
+		return inner[0] == '/';
+	return !strncmp(inner, outer, n) && (inner[n] == '/' || inner[n] == '\0');
+}
+
+/*
+ * Does 'wide' allow everything 'narrow' can allow a write-open to reach?
+ * Only roots that were resolved and pinned count: a root kept by its
+ * lexical path (missing when sealed) or the live cwd root may name
+ * something else by the time of the call.
+ */
+static int covers(const fa_policy *wide, const fa_policy *narrow)
+{
+	int i, j, k, nw = fa_policy_nroots(wide), nd = fa_policy_ndeny(wide);
+
+	if (fa_policy_unrestricted(wide))
+		return 1;
+	if (fa_policy_unrestricted(narrow) || fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
+		return 0;
+	for (i = 0; i < fa_policy_nroots(narrow); i++) {
+		const char *r = fa_policy_root(narrow, i);
+
+		if (fa_policy_root_fd(narrow, i) < 0)
+			return 0;
+		for (j = 0; j < nw; j++)
+			if (fa_policy_root_fd(wide, j) >= 0 && path_within(r, fa_policy_root(wide, j)))
+				break;
+		if (j == nw)
+			return 0;
+		for (k = 0; k < nd; k++) {
+			const char *dd = fa_policy_deny(wide, k);
+
+			if (path_within(dd, r) || path_within(r, dd))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /* Built only when there is something to report: an allowed open pays nothing for it. */
 static void open_event(struct fa_event *ev, const char *call, enum fa_op op, const char *path,
 		       int flags, mode_t mode, void *ra)
@@ -170,7 +225,9 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 	if (!pp.proc && !pp.ctx)
 		return FA_PASS;
 	opener = pp.proc ? pp.proc : pp.ctx;
-	if (pp.proc && pp.ctx) {
+	if (pp.proc && pp.ctx && covers(pp.proc, pp.ctx)) {
+		opener = pp.ctx;
+	} else if (pp.proc && pp.ctx && !covers(pp.ctx, pp.proc)) {
 		d.verdict = FA_ALLOW;
 		if (ENGINE(fa_check(pp.ctx, op, dirfd, path, &d)) != FA_ALLOW &&
 		    d.why != FA_WHY_ERROR) {
