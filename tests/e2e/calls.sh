@@ -96,6 +96,8 @@ called() {
 	linkat_*) echo linkat ;;
 	reopen*) echo open ;;
 	spawn_noenv | execle_noenv | clearenv_exec | syscall) echo "$2" ;;
+	# A change of directory is not judged: the write made after it is.
+	chdir | fchdir | daemon | fts*_open | fts*_close | nftw*) echo open ;;
 	# Old binaries reach these from mknod(): that family's name will do.
 	__xmknod*) echo '(__x)?mknod' ;;
 	*) echo "$1" ;;
@@ -518,6 +520,20 @@ deny unlink "$OUT/f"
 deny open "$OUT/new" "WRONLY|CREAT"
 XENV=()
 QUIET=
+
+# ---- changes of directory: a relative write lands where the cwd really is ----
+both chdir "$IN/d" new -- "$OUT/d" new
+both fchdir "$IN/d" new -- "$OUT/d" new
+for fn in fts_open fts64_open nftw nftw64; do
+	both $fn "$IN/d" new -- "$OUT/d" new
+done
+for fn in fts_close fts64_close; do
+	both $fn "$IN/d" "$OUT/d" new -- "$OUT/d" "$IN/d" new
+done
+# daemon() moves its child to "/": relative paths from there.
+allow daemon "${IN#/}/new"
+deny daemon "${OUT#/}/new"
+plain daemon "${IN#/}/new"
 
 # ---- FA_REPORT: nothing denied, each would-be denial said; FA_LOG ----
 SNAP=

@@ -19,6 +19,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
 #include <semaphore.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -727,6 +729,129 @@ CASE(syscall)
 	return rc_neg(rc);
 }
 
+/*
+ * Changes of directory: each case moves the cwd by the named call, then
+ * makes one write-open of FILE relative to where it now is, so the answer
+ * says whether the guard followed the move.
+ */
+static int open_here(const char *file)
+{
+	errno = SENTINEL;
+	return fd_result(open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+}
+
+CASE(chdir)
+{
+	if (chdir(A(0)))
+		return say_err(errno);
+	return open_here(A(1));
+}
+
+CASE(fchdir)
+{
+	int d = open(A(0), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (d < 0)
+		return say_err(errno);
+	rc = fchdir(d);
+	close(d);
+	if (rc)
+		return say_err(errno);
+	return open_here(A(1));
+}
+
+/* daemon FILE: the child, in "/", makes the write and says how it went. */
+CASE(daemon)
+{
+	if (daemon(0, 1))
+		return say_err(errno);
+	return open_here(A(0));
+}
+
+/* fts_open DIR FILE: the write from inside DIR, while the walk is there. */
+#define FTS_CASE(open_fn, close_fn, fts_t, ent_t) \
+	CASE(open_fn) \
+	{ \
+		char *paths[] = { A(0), NULL }; \
+		fts_t *f = open_fn(paths, FTS_PHYSICAL, NULL); \
+		ent_t *e; \
+		int rc = -1; \
+		if (!f) \
+			return say_err(errno); \
+		while ((e = fts_read(f)) != NULL) \
+			if (e->fts_level == 1) { \
+				rc = open_here(A(1)); \
+				break; \
+			} \
+		close_fn(f); \
+		return rc < 0 ? say_err(ENOENT) : 0; \
+	}
+/* fts_close START DIR FILE: walk DIR from START, close, write back in START. */
+#define FTS_CLOSE_CASE(open_fn, close_fn, fts_t, ent_t) \
+	CASE(close_fn) \
+	{ \
+		char *paths[] = { A(1), NULL }; \
+		fts_t *f; \
+		ent_t *e; \
+		if (chdir(A(0))) \
+			return say_err(errno); \
+		f = open_fn(paths, FTS_PHYSICAL, NULL); \
+		if (!f) \
+			return say_err(errno); \
+		while ((e = fts_read(f)) != NULL && e->fts_level < 1) \
+			; \
+		if (close_fn(f)) \
+			return say_err(errno); \
+		return open_here(A(2)); \
+	}
+#define fts_read fts_read
+FTS_CASE(fts_open, fts_close, FTS, FTSENT)
+FTS_CLOSE_CASE(fts_open, fts_close, FTS, FTSENT)
+#undef fts_read
+#define fts_read fts64_read
+FTS_CASE(fts64_open, fts64_close, FTS64, FTSENT64)
+FTS_CLOSE_CASE(fts64_open, fts64_close, FTS64, FTSENT64)
+#undef fts_read
+
+/* nftw DIR FILE with FTW_CHDIR: the write from the first entry's callback. */
+static const char *nftw_file;
+
+static int nftw_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path, (void)st, (void)type;
+	if (ftw->level != 1)
+		return 0;
+	open_here(nftw_file);
+	return 1;
+}
+
+static int nftw64_cb(const char *path, const struct stat64 *st, int type, struct FTW *ftw)
+{
+	(void)path, (void)st, (void)type;
+	if (ftw->level != 1)
+		return 0;
+	open_here(nftw_file);
+	return 1;
+}
+
+CASE(nftw)
+{
+	int rc;
+
+	nftw_file = A(1);
+	rc = nftw(A(0), nftw_cb, 8, FTW_PHYS | FTW_CHDIR);
+	return rc == 1 ? 0 : say_err(rc < 0 ? errno : ENOENT);
+}
+
+CASE(nftw64)
+{
+	int rc;
+
+	nftw_file = A(1);
+	rc = nftw64(A(0), nftw64_cb, 8, FTW_PHYS | FTW_CHDIR);
+	return rc == 1 ? 0 : say_err(rc < 0 ? errno : ENOENT);
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 #define ENTRY(fn, nargs) { #fn, nargs, c_##fn }
@@ -765,6 +890,9 @@ static const struct {
 	ENTRY(system, 1), ENTRY(popen, 1),
 	ENTRY(spawn_noenv, 2), ENTRY(execle_noenv, 2), ENTRY(clearenv_exec, 2),
 	ENTRY(syscall, 2),
+	ENTRY(chdir, 2), ENTRY(fchdir, 2), ENTRY(daemon, 1),
+	ENTRY(fts_open, 2), ENTRY(fts64_open, 2), ENTRY(fts_close, 3), ENTRY(fts64_close, 3),
+	ENTRY(nftw, 2), ENTRY(nftw64, 2),
 };
 
 int main(int argc, char **argv)
