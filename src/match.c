@@ -126,43 +126,77 @@ int fa__has_dotdot(const char *path)
 	return 0;
 }
 
-int fa__scan_abs(const char *path, size_t *len)
+/*
+ * The folding flags of the components from s on (s starts a component):
+ * an empty one ('//', a trailing '/'), '.', '..'. *end: the final NUL.
+ * One tight pass; the common path has none of them.
+ */
+static int scan_components(const char *s, const char **end)
 {
-	const char *s = path + 1, *c = s;
 	int st = 0;
 
-	for (;; s++) {
-		size_t n;
-
-		if (*s && *s != '/')
-			continue;
-		n = (size_t)(s - c);
-		if (n == 0) {
-			/* "//", or a trailing '/' (but "/" alone is folded). */
-			if (*s || s > path + 1)
+	for (;;) {
+		if (*s == '/') {
+			st |= FA__SCAN_FOLD;
+		} else if (*s == '.') {
+			if (s[1] == '/' || !s[1])
 				st |= FA__SCAN_FOLD;
-		} else if (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.'))) {
-			st |= n == 1 ? FA__SCAN_FOLD : FA__SCAN_DOTDOT;
+			else if (s[1] == '.' && (s[2] == '/' || !s[2]))
+				st |= FA__SCAN_DOTDOT;
+		} else if (!*s) {
+			st |= FA__SCAN_FOLD;
+			break;
 		}
+		while (*s && *s != '/')
+			s++;
 		if (!*s)
 			break;
-		c = s + 1;
+		s++;
 	}
-	*len = (size_t)(s - path);
+	*end = s;
+	return st;
+}
+
+int fa__scan_abs(const char *path, size_t *len)
+{
+	const char *end;
+	int st;
+
+	if (!path[1]) {
+		*len = 1;
+		return 0;	/* "/" */
+	}
+	st = scan_components(path + 1, &end);
+	*len = (size_t)(end - path);
 	return st;
 }
 
 ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out, size_t len)
 {
-	const char *s = rel;
+	const char *s = rel, *end;
 	size_t o = blen;
+	int st;
 
 	if (rel[0] == '/')
 		return -EINVAL;
+	st = scan_components(rel, &end);
+	if (st & FA__SCAN_DOTDOT)
+		return -EXDEV;
 	if (blen >= len)
 		return -ENAMETOOLONG;
 	if (out != base)
 		memcpy(out, base, blen);
+	if (!st) {
+		/* Already clean: one copy. */
+		size_t n = (size_t)(end - rel);
+
+		if (o + n + 2 > len)
+			return -ENAMETOOLONG;
+		if (o > 1)
+			out[o++] = '/';
+		memcpy(out + o, rel, n + 1);
+		return (ssize_t)(o + n);
+	}
 	while (*s) {
 		const char *c;
 		size_t n;
@@ -175,12 +209,8 @@ ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out
 		while (*s && *s != '/')
 			s++;
 		n = (size_t)(s - c);
-		if (c[0] == '.' && n <= 2) {
-			if (n == 1)
-				continue;
-			if (c[1] == '.')
-				return -EXDEV;
-		}
+		if (n == 1 && c[0] == '.')
+			continue;
 		/* base "/" needs no separator. */
 		if (o + n + 2 > len)
 			return -ENAMETOOLONG;

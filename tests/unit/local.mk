@@ -25,7 +25,13 @@ check_PROGRAMS += %D%/test_walk
 %C%_test_walk_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_walk_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
-C_TESTS += %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk
+check_PROGRAMS += %D%/test_cwd
+%C%_test_cwd_SOURCES = %D%/test_cwd.c %D%/tree.c %D%/tree.h
+%C%_test_cwd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_cwd_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
+	%D%/test_cwd
 endif
 
 E2E_TESTS += %D%/fa_check.sh
