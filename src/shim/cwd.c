@@ -8,9 +8,10 @@
  * therefore wrapped here: the engine holds the cache off while the change
  * is under way and reads the directory again after it. Calls that change
  * it from inside libc without going through these names are covered by
- * the walks that make them (fts, nftw) and by daemon(). Raw system calls
- * (syscall(SYS_chdir), another process renaming an ancestor) are not seen,
- * like the rest of what a preload cannot see.
+ * the walks that make them (fts, nftw) and by daemon(); syscall(SYS_chdir)
+ * and syscall(SYS_fchdir) by the syscall() wrapper. Inline system calls
+ * and another process renaming an ancestor are not seen, like the rest of
+ * what a preload cannot see.
  *
  * Without a process policy the cache is off and these are plain calls.
  */

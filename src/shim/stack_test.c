@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,6 +155,38 @@ static void race(const fa_policy *a)
 	ok(escapes == 0, "a symlink swapped in mid-open never leads a context's write outside it");
 }
 
+/*
+ * A relative write is judged against the directory the kernel will
+ * resolve it from, whichever way the process changed directory.
+ */
+static void cwd_changes(void)
+{
+	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), bfd;
+
+	if (back < 0 || chdir(at("a")) < 0) {
+		printf("Bail out! chdir: %s\n", strerror(errno));
+		exit(1);
+	}
+	ok(create("rel1") == 0 && exists(at("a/rel1")), "after chdir, a relative write lands in the new cwd");
+	if (syscall(SYS_chdir, at("c/locked")) < 0) {
+		printf("Bail out! syscall(SYS_chdir): %s\n", strerror(errno));
+		exit(1);
+	}
+	ok(create("rel2") == EACCES && !exists(at("c/locked/rel2")) && !exists(at("a/rel2")),
+	   "after syscall(SYS_chdir) into a deny subtree, a relative write there is denied");
+	bfd = open(at("b"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0 || syscall(SYS_fchdir, bfd) < 0) {
+		printf("Bail out! syscall(SYS_fchdir): %s\n", strerror(errno));
+		exit(1);
+	}
+	ok(create("rel3") == 0 && exists(at("b/rel3")) && !exists(at("c/locked/rel3")),
+	   "after syscall(SYS_fchdir), a relative write lands where the cwd really is");
+	close(bfd);
+	if (fchdir(back) < 0)
+		exit(1);
+	close(back);
+}
+
 static void reexec(char **argv)
 {
 	const char *shim = getenv("FA_SHIM");
@@ -213,7 +246,7 @@ int main(int argc, char **argv)
 		reexec(argv);
 	snprintf(T, sizeof(T), "%s", top);
 	br = fn();
-	printf("1..10\n");
+	printf("1..13\n");
 	a = context(at("a"));
 	c = context(at("c"));
 
@@ -245,6 +278,7 @@ int main(int argc, char **argv)
 	   "a write outside that context's root is denied");
 	enter(NULL);
 
+	cwd_changes();
 	race(a);
 	fa_policy_free(a);
 	fa_policy_free(c);

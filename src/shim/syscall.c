@@ -3,8 +3,10 @@
  *
  * A program (or a runtime) that calls syscall(SYS_openat, ...) through
  * libc gets the same judgement as the libc function; the numbers are
- * routed to the same internal entry points. Inline system call
- * instructions and io_uring remain out of reach of any preload.
+ * routed to the same internal entry points; chdir and fchdir by number
+ * are told to the engine's cwd cache like the libc calls (cwd.c). Inline
+ * system call instructions and io_uring remain out of reach of any
+ * preload.
  */
 #include "config.h"
 
@@ -44,6 +46,22 @@ static long fdattr_nr(void *ra, const char *call, long nr, const long *a)
 	if (fa_do_fdattr(ra, call, I(0)) < 0)
 		return -1;
 	return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* A change of directory by number: the engine's cwd copy is held off meanwhile (cwd.c). */
+static long cwd_nr(long nr, const long *a)
+{
+	long r;
+	int e;
+
+	if (!fa_cwd_cache_enabled())
+		return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	fa_cwd_hold();
+	r = FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	e = errno;
+	fa_cwd_release();
+	errno = e;
+	return r;
 }
 
 long syscall(long nr, ...)
@@ -187,6 +205,9 @@ long syscall(long nr, ...)
 		return fa_do_execveat(ra, "syscall(execveat)", I(0), S(1), (char *const *)a[2],
 				      (char *const *)a[3], I(4));
 #endif
+	case SYS_chdir:
+	case SYS_fchdir:
+		return cwd_nr(nr, a);
 	default:
 		break;
 	}
