@@ -1,12 +1,14 @@
 """Cost of the fastaudit audit hook, against no hook, a no-op C hook and the
 pure-Python reference implementation, in one run on one Python.
 
-    python bench/hook/bench_hook.py --build BUILDDIR [--ref REF_PYTHON]
+    python bench/hook/bench_hook.py --build BUILDDIR [--ref REF_PYTHON] [--instructions]
 
 BUILDDIR is a configured and built tree (its pyhook/ holds the package).
 REF_PYTHON is a Python of the same version with the reference fastaudit
 installed (pip install fastaudit), e.g. build/bench-ref-3.12/bin/python.
 Every variant runs in a fresh process: audit hooks cannot be removed.
+--instructions counts instructions per iteration under valgrind's callgrind
+instead of timing: the same code paths, repeatable on a busy machine.
 """
 import argparse
 import json
@@ -86,8 +88,16 @@ def build_noop(out):
 
 # ---- worker side ----------------------------------------------------------
 
-def best(fn, n, repeat=5):
+# (row, n) when a worker runs under callgrind: only that row runs, once.
+_COUNT = None
+
+
+def best(fn, n, repeat=5, row=None):
     """Best per-iteration time in ns of fn(n) over repeat runs."""
+    if _COUNT:
+        if row == _COUNT[0]:
+            fn(_COUNT[1])
+        return 0.0
     out = []
     for _ in range(repeat):
         t = time.perf_counter_ns()
@@ -111,6 +121,16 @@ def make_open_loop(path):
 
 def remove_cost(d, n=2000):
     """Time os.remove alone over pre-created files."""
+    if _COUNT:
+        if _COUNT[0] != 'remove':
+            return 0.0
+        # as many files whatever the count: only the removals differ
+        names = [os.path.join(d, f'r{i}') for i in range(4000)]
+        for p in names:
+            os.close(os.open(p, os.O_CREAT | os.O_WRONLY))
+        for p in names[:_COUNT[1]]:
+            os.remove(p)
+        return 0.0
     names = [os.path.join(d, f'r{i}') for i in range(n)]
     res = []
     for _ in range(3):
@@ -138,8 +158,8 @@ def native_worker(base):
     r = {}
     for key, d in (('n_open1', d1), ('n_open5', d5)):
         p = os.path.join(d, 'n')
-        r[key + '_free'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000)
-    r['py_open_free'] = best(make_open_loop(os.path.join(d1, 'p')), 3000)
+        r[key + '_free'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000, row=key + '_free')
+    r['py_open_free'] = best(make_open_loop(os.path.join(d1, 'p')), 3000, row='py_open_free')
     try:
         from fastaudit import mk_audit, audit_state
     except ImportError:
@@ -149,7 +169,7 @@ def native_worker(base):
         p = os.path.join(d, 'n')
         ap = mk_audit([d], monitor_calls=False)
         with ap():
-            r[key + '_ctx'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000)
+            r[key + '_ctx'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000, row=key + '_ctx')
     return r
 
 
@@ -160,20 +180,32 @@ def worker(mode, base):
     r = {}
     d1, d5 = dirs(base)
     if mode == 'bare':
-        r['event'] = best(loop_event, 200000)
-        r['open1'] = best(make_open_loop(os.path.join(d1, 'f')), 3000)
-        r['open5'] = best(make_open_loop(os.path.join(d5, 'f')), 3000)
+        r['event'] = best(loop_event, 200000, row='event')
+        r['open1'] = best(make_open_loop(os.path.join(d1, 'f')), 3000, row='open1')
+        r['open5'] = best(make_open_loop(os.path.join(d5, 'f')), 3000, row='open5')
         r['remove'] = remove_cost(d1)
 
         def native(n):
             f = fa_bench_noop.noop
             for _ in range(n):
                 f()
-        r['native'] = best(native, 200000)
+        r['native'] = best(native, 200000, row='native')
+        if sys.version_info >= (3, 12):
+            # the floor of a monitoring entry + exit: the seed's set_events()
+            # on the first entry and off on the last exit, at the same depth
+            m = sys.monitoring
+            m.use_tool_id(5, 'bench')
+            m.register_callback(5, m.events.CALL, lambda *a: None)
+
+            def set_pair(n):
+                for _ in range(n):
+                    m.set_events(5, m.events.CALL)
+                    m.set_events(5, 0)
+            r['enter_on'] = best(set_pair, 5000, row='enter_on')
         return r
     if mode == 'noop':
         fa_bench_noop.install()
-        r['event'] = best(loop_event, 200000)
+        r['event'] = best(loop_event, 200000, row='event')
         return r
     # ours or the reference: the same public API
     from fastaudit import mk_audit
@@ -181,12 +213,12 @@ def worker(mode, base):
     ap1 = mk_audit([d1], monitor_calls=mon)
     ap5 = mk_audit([os.path.join(base, 'r5')], monitor_calls=mon)
     off = mk_audit([d1], monitor_calls=False)
-    r['event'] = best(loop_event, 200000)
+    r['event'] = best(loop_event, 200000, row='event')
     with ap1():
-        r['open1'] = best(make_open_loop(os.path.join(d1, 'f')), 3000)
+        r['open1'] = best(make_open_loop(os.path.join(d1, 'f')), 3000, row='open1')
         r['remove'] = remove_cost(d1)
     with ap5():
-        r['open5'] = best(make_open_loop(os.path.join(d5, 'f')), 3000)
+        r['open5'] = best(make_open_loop(os.path.join(d5, 'f')), 3000, row='open5')
 
     def deny_event(n):
         audit = sys.audit
@@ -196,7 +228,7 @@ def worker(mode, base):
             except PermissionError:
                 pass
     with off():
-        r['deny'] = best(deny_event, 20000)
+        r['deny'] = best(deny_event, 20000, row='deny')
     outside = os.path.join(base, 'outside')
 
     def deny_open(n):
@@ -206,7 +238,7 @@ def worker(mode, base):
             except PermissionError:
                 pass
     with off():
-        r['deny_open'] = best(deny_open, 20000)
+        r['deny_open'] = best(deny_open, 20000, row='deny_open')
 
     def enter_leave(ap):
         def run(n):
@@ -214,9 +246,9 @@ def worker(mode, base):
                 with ap():
                     pass
         return run
-    r['enter_off'] = best(enter_leave(off), 20000)
+    r['enter_off'] = best(enter_leave(off), 20000, row='enter_off')
     if mon:
-        r['enter_on'] = best(enter_leave(ap1), 5000)
+        r['enter_on'] = best(enter_leave(ap1), 5000, row='enter_on')
 
         def native(n):
             f = fa_bench_noop.noop
@@ -226,7 +258,7 @@ def worker(mode, base):
                 except PermissionError:
                     pass
         with ap1():
-            r['native'] = best(native, 20000)
+            r['native'] = best(native, 20000, row='native')
     return r
 
 
@@ -240,6 +272,46 @@ def run_worker(python, mode, env, base):
     return json.loads(out.stdout)
 
 
+ROWS_BY_MODE = {
+    'bare': ('event', 'open1', 'open5', 'remove', 'native', 'enter_on'),
+    'noop': ('event',),
+    'ours': ('event', 'open1', 'open5', 'remove', 'deny', 'deny_open', 'enter_on', 'enter_off',
+             'native'),
+}
+ROWS_BY_MODE['ref'] = ROWS_BY_MODE['ours']
+
+
+def count_row(python, mode, env, base, row, n):
+    """Instructions valgrind's callgrind counts for one run of row with n iterations."""
+    out = subprocess.run(['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null',
+                          python, os.path.abspath(__file__), '--worker', mode, '--base', base,
+                          '--count', f'{row}:{n}'],
+                         env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f'{mode} {row} under callgrind failed:\n{out.stderr[-2000:]}')
+    for line in out.stderr.splitlines():
+        if 'refs:' in line:
+            return int(line.split('refs:')[1].replace(',', ''))
+    raise SystemExit(f'no instruction count from callgrind:\n{out.stderr[-2000:]}')
+
+
+def instructions(python, mode, env, base):
+    """Per-iteration instructions of each row: (count at 3n - count at n) / 2n."""
+    from concurrent.futures import ThreadPoolExecutor
+    r = {}
+
+    def one(row):
+        n = 10000 if row == 'event' else 1000
+        lo = count_row(python, mode, env, base, row, n)
+        hi = count_row(python, mode, env, base, row, 3 * n)
+        return row, (hi - lo) / (2 * n)
+    rows = [row for row in ROWS_BY_MODE[mode] if row != 'enter_on' or sys.version_info >= (3, 12)]
+    with ThreadPoolExecutor(2) as ex:
+        for row, v in ex.map(one, rows):
+            r[row] = v
+    return r
+
+
 def fmt(ns):
     if ns is None:
         return '-'
@@ -251,10 +323,17 @@ def main():
     ap.add_argument('--build', help='configured build tree with pyhook/')
     ap.add_argument('--ref', help='Python with the reference fastaudit installed')
     ap.add_argument('--shim', help='libfashim.so, for the native rows')
+    ap.add_argument('--instructions', action='store_true',
+                    help='count instructions per iteration with callgrind instead of timing')
     ap.add_argument('--worker')
     ap.add_argument('--base')
+    ap.add_argument('--count', help='row:n (worker side of --instructions)')
     a = ap.parse_args()
     if a.worker:
+        global _COUNT
+        if a.count:
+            row, n = a.count.split(':')
+            _COUNT = (row, int(n))
         print(json.dumps(worker(a.worker, a.base)))
         return
     tmp = tempfile.mkdtemp(prefix='fa-bench-')
@@ -264,11 +343,17 @@ def main():
     ours_env = dict(env, PYTHONPATH=os.pathsep.join(
         [os.path.join(os.path.abspath(a.build), 'pyhook'), tmp]))
     res = {}
-    for mode, py, e in (('bare', sys.executable, plain), ('noop', sys.executable, plain),
-                        ('ours', sys.executable, ours_env)):
-        res[mode] = run_worker(py, mode, e, os.path.join(tmp, mode))
+    runs = [('bare', sys.executable, plain), ('noop', sys.executable, plain),
+            ('ours', sys.executable, ours_env)]
     if a.ref:
-        res['ref'] = run_worker(a.ref, 'ref', plain, os.path.join(tmp, 'ref'))
+        runs.append(('ref', a.ref, plain))
+    if a.instructions:
+        for mode, py, e in runs:
+            res[mode] = instructions(py, mode, e, os.path.join(tmp, mode))
+        print_instructions(res)
+        return
+    for mode, py, e in runs:
+        res[mode] = run_worker(py, mode, e, os.path.join(tmp, mode))
     if a.shim:
         res['n_bare'] = run_worker(sys.executable, 'native', plain, os.path.join(tmp, 'nb'))
         res['n_shim'] = run_worker(sys.executable, 'native', dict(ours_env, LD_PRELOAD=a.shim),
@@ -276,26 +361,27 @@ def main():
     b, n, o, r = res['bare'], res['noop'], res['ours'], res.get('ref', {})
     print(f'fastaudit hook benchmark, Python {sys.version.split()[0]}, best of 5')
     rows = [
-        ('sys.audit event, no context active', 'event', n['event'], 'no-op C hook', 1.2),
-        ('write-open inside a context, root depth 1', 'open1', b['open1'], 'bare', 1.15),
-        ('write-open inside a context, root depth 5', 'open5', b['open5'], 'bare', 1.15),
-        ('os.remove inside a context', 'remove', b['remove'], 'bare', 1.25),
-        ('a denial (event, with call chain)', 'deny', None, None, None),
-        ('a denial (open outside the roots)', 'deny_open', None, None, None),
-        ('enter + leave, monitoring on', 'enter_on', None, None, None),
-        ('enter + leave, monitoring off', 'enter_off', None, None, None),
-        ('denied native call (monitor)', 'native', b['native'], 'bare call', None),
+        ('sys.audit event, no context active', 'event', n['event'], '<= 1.2x no-op C hook'),
+        ('write-open inside a context, root depth 1', 'open1', b['open1'], '<= 1.15x bare'),
+        ('write-open inside a context, root depth 5', 'open5', b['open5'], '<= 1.15x bare'),
+        ('os.remove inside a context', 'remove', b['remove'], '<= 1.25x bare'),
+        ('a denial (event, with call chain)', 'deny', None, '<= 2 us'),
+        ('a denial (open outside the roots)', 'deny_open', None, None),
+        # bare: the seed's set_events() on + off alone, at the same stack depth
+        ('enter + leave, monitoring on', 'enter_on', b.get('enter_on'), '<= 5 us'),
+        ('enter + leave, monitoring off', 'enter_off', None, '<= 1 us'),
+        ('denied native call (monitor)', 'native', b['native'], '<= 3 us'),
     ]
     print(f"{'what':44} {'bare':>10} {'no-op hook':>11} {'reference':>11} {'ours':>10} "
           f"{'ours/base':>10} {'ref/ours':>9}")
     print(f'  (no hook at all: {fmt(b["event"])} per event)')
-    for label, key, base, basename, target in rows:
+    for label, key, base, target in rows:
         ov, rv = o.get(key), r.get(key)
         ratio = f'{ov / base:.2f}x' if ov and base else '-'
         vs = f'{rv / ov:.1f}x' if ov and rv else '-'
         bare = b.get(key) if key != 'event' else None
         print(f'{label:44} {fmt(bare):>10} {fmt(n.get(key)):>11} {fmt(rv):>11} {fmt(ov):>10} '
-              f'{ratio:>10} {vs:>9}' + (f'   (target <= {target}x {basename})' if target else ''))
+              f'{ratio:>10} {vs:>9}' + (f'   (target {target})' if target else ''))
 
     if a.shim:
         nb, ns = res['n_bare'], res['n_shim']
@@ -309,6 +395,34 @@ def main():
         b0, f0 = nb['py_open_free'], ns['py_open_free']
         print(f"{'Python open() write, no context':44} {fmt(b0):>10} {fmt(f0):>13} {'-':>10} "
               f'{f0 / b0:>9.2f}x')
+
+
+def print_instructions(res):
+    b, n, o, r = res['bare'], res['noop'], res['ours'], res.get('ref', {})
+    print(f'fastaudit hook benchmark, Python {sys.version.split()[0]}, '
+          'instructions per iteration (callgrind, (3n - n) / 2n)')
+    print(f"{'what':44} {'bare':>9} {'no-op hook':>11} {'reference':>10} {'ours':>9} "
+          f"{'ours/base':>10} {'ref/ours':>9}")
+    rows = [('sys.audit event, no context active', 'event', n.get('event')),
+            ('write-open inside a context, root depth 1', 'open1', b.get('open1')),
+            ('write-open inside a context, root depth 5', 'open5', b.get('open5')),
+            ('os.remove inside a context', 'remove', b.get('remove')),
+            ('a denial (event, with call chain)', 'deny', None),
+            ('a denial (open outside the roots)', 'deny_open', None),
+            ('enter + leave, monitoring on', 'enter_on', b.get('enter_on')),
+            ('enter + leave, monitoring off', 'enter_off', None),
+            ('denied native call (monitor)', 'native', b.get('native'))]
+
+    def f(v):
+        return '-' if v is None else f'{v:.0f}'
+    for label, key, base in rows:
+        ov, rv = o.get(key), r.get(key)
+        print(f"{label:44} {f(b.get(key) if key != 'event' else b.get('event')):>9} "
+              f"{f(n.get(key)):>11} {f(rv):>10} {f(ov):>9} "
+              f"{(f'{ov / base:.2f}x' if ov and base else '-'):>10} "
+              f"{(f'{rv / ov:.1f}x' if ov and rv else '-'):>9}")
+    print('(user-space instructions only: the system calls a write-open or a remove makes '
+          'are not counted)')
 
 
 if __name__ == '__main__':

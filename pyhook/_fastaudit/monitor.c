@@ -560,8 +560,11 @@ out:
  * Each entry re-arms the call sites DISABLEd since the last re-arm with
  * restart_events(); when no DISABLE was answered since then, no site is
  * disarmed and the restart (a re-instrumentation of every code object
- * that runs next) is skipped. Both calls go through vectorcall with
- * prebuilt arguments: they are on every monitoring entry and exit.
+ * that runs next) is skipped.
+ *
+ * What remains is CPython's: each set_events() re-instruments, at once,
+ * every code object running on any thread, so the first entry and the
+ * last exit cost time in proportion to the code on the stacks.
  */
 static PyObject *tool_obj, *events_on, *events_off;
 
@@ -598,25 +601,21 @@ int fa_monitor_enter(void)
 			return -1;
 		}
 	}
-	if (fa_st.monitor_on == 0 && set_events(events_on) < 0)
-		return -1;
-	fa_st.monitor_on++;
+	/*
+	 * Re-arm first: with no events set, the restart's eager pass over the
+	 * running frames finds nothing instrumented, and set_events() then
+	 * arms every site of those frames anyway.
+	 */
 	if (disabled) {
 		r = PyObject_CallNoArgs(fa_st.mon_restart);
-		if (!r) {
-			if (--fa_st.monitor_on == 0) {
-				PyObject *et, *ev, *tb;
-
-				PyErr_Fetch(&et, &ev, &tb);
-				if (set_events(events_off) < 0)
-					PyErr_Clear();
-				PyErr_Restore(et, ev, tb);
-			}
+		if (!r)
 			return -1;
-		}
 		Py_DECREF(r);
 		disabled = 0;
 	}
+	if (fa_st.monitor_on == 0 && set_events(events_on) < 0)
+		return -1;
+	fa_st.monitor_on++;
 	return 0;
 }
 
