@@ -103,7 +103,7 @@ static PyObject *name_of(PyObject *mod, PyCodeObject *code)
 		fa_text_u(&t, mod);
 	else
 		fa_text_steal(&t, PyObject_Str(mod));
-	fa_text_c(&t, ".");
+	fa_text_lit(&t, ".");
 	fa_text_u(&t, qualname_of(code));
 	return fa_text_done(&t);
 }
@@ -238,11 +238,11 @@ void fa_text_chain(struct fa_text *t, PyObject *extra)
 	for (i = n - 1; i >= 0; i--) {
 		fa_text_steal(t, names[i]);
 		if (i)
-			fa_text_c(t, " -> ");
+			fa_text_lit(t, " -> ");
 	}
 	if (extra && extra != Py_None) {
 		if (n)
-			fa_text_c(t, " -> ");
+			fa_text_lit(t, " -> ");
 		fa_text_u(t, extra);
 	}
 }
@@ -527,15 +527,15 @@ PyObject *fa_origin_note(FaEntryObject *e)
 	if (!name)
 		return NULL;
 	fa_text_init(&t);
-	fa_text_c(&t, "\nAudit context entered in thread ");
+	fa_text_lit(&t, "\nAudit context entered in thread ");
 	fa_text_repr(&t, name);
 	Py_DECREF(name);
-	fa_text_c(&t, " by: ");
+	fa_text_lit(&t, " by: ");
 	n = PyTuple_GET_SIZE(e->chain);
 	for (i = 0; i < n; i++) {
 		fa_text_u(&t, PyTuple_GET_ITEM(e->chain, i));
 		if (i + 1 < n)
-			fa_text_c(&t, " -> ");
+			fa_text_lit(&t, " -> ");
 	}
 	return fa_text_done(&t);
 }

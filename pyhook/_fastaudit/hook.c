@@ -177,9 +177,9 @@ PyObject *fa_event_message(const char *event, PyObject *args)
 	struct fa_text t;
 
 	fa_text_init(&t);
-	fa_text_c(&t, "Audit: ");
+	fa_text_lit(&t, "Audit: ");
 	fa_text_c(&t, event);
-	fa_text_c(&t, " blocked in sandbox with args: ");
+	fa_text_lit(&t, " blocked in sandbox with args: ");
 	if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2 &&
 	    PyUnicode_Check(PyTuple_GET_ITEM(args, 2))) {
 		/* the monitor passes the chain it saw as the third argument */
@@ -190,11 +190,11 @@ PyObject *fa_event_message(const char *event, PyObject *args)
 		else
 			t.failed = 1;
 		Py_XDECREF(shown);
-		fa_text_c(&t, "\nCall chain: ");
+		fa_text_lit(&t, "\nCall chain: ");
 		fa_text_u(&t, PyTuple_GET_ITEM(args, 2));
 	} else {
 		fa_text_tuple_repr(&t, args);
-		fa_text_c(&t, "\nCall chain: ");
+		fa_text_lit(&t, "\nCall chain: ");
 		fa_text_chain(&t, NULL);
 	}
 	return fa_text_done(&t);

@@ -289,7 +289,7 @@ static PyObject *callee_name(PyObject *fn, PyObject *mod)
 	}
 	fa_text_init(&t);
 	fa_text_u(&t, mod);
-	fa_text_c(&t, ".");
+	fa_text_lit(&t, ".");
 	if (PyUnicode_Check(nm))
 		fa_text_u(&t, nm);
 	else

@@ -38,6 +38,9 @@ struct fa_text {
 
 void fa_text_init(struct fa_text *t);
 void fa_text_c(struct fa_text *t, const char *s);
+void fa_text_ascii(struct fa_text *t, const char *s, Py_ssize_t len);
+/* an ASCII string literal: no strlen, no scan */
+#define fa_text_lit(t, s) fa_text_ascii((t), "" s, (Py_ssize_t)sizeof(s) - 1)
 void fa_text_u(struct fa_text *t, PyObject *u);
 void fa_text_steal(struct fa_text *t, PyObject *u);
 void fa_text_repr(struct fa_text *t, PyObject *o);

@@ -216,21 +216,21 @@ static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg
 
 	fa_text_init(&t);
 	fa_text_c(&t, event);
-	fa_text_c(&t, " ");
+	fa_text_lit(&t, " ");
 	fa_text_repr(&t, a->obj);
-	fa_text_c(&t, " not in ");
+	fa_text_lit(&t, " not in ");
 	fa_text_u(&t, e->cfg->pol->roots_repr);
-	fa_text_c(&t, "\nRule: ");
+	fa_text_lit(&t, "\nRule: ");
 	fa_text_c(&t, fa_op_name(op));
-	fa_text_c(&t, " judged at ");
+	fa_text_lit(&t, " judged at ");
 	fa_text_c(&t, d->path[0] ? d->path : a->path);
-	fa_text_c(&t, ": ");
+	fa_text_lit(&t, ": ");
 	fa_text_c(&t, fa_why_text(d->why));
-	fa_text_c(&t, " (");
+	fa_text_lit(&t, " (");
 	fa_text_c(&t, fa_why_name(d->why));
-	fa_text_c(&t, ")");
+	fa_text_lit(&t, ")");
 	if (d->err) {
-		fa_text_c(&t, ": ");
+		fa_text_lit(&t, ": ");
 		fa_text_c(&t, strerror(d->err));
 	}
 	return fa_text_done(&t);

@@ -27,11 +27,12 @@ static struct fa_piece *next_piece(struct fa_text *t)
 	return &t->p[t->n++];
 }
 
-/* A C string: ASCII is copied as is, anything else decoded as UTF-8 the
- * way PyUnicode_FromFormat("%s") does, so messages stay the same. */
+/*
+ * A C string: ASCII is copied as is, anything else decoded as UTF-8 the
+ * way PyUnicode_FromFormat("%s") does, so messages stay the same.
+ */
 void fa_text_c(struct fa_text *t, const char *s)
 {
-	struct fa_piece *p;
 	size_t i, len = strlen(s);
 
 	for (i = 0; i < len; i++)
@@ -41,10 +42,16 @@ void fa_text_c(struct fa_text *t, const char *s)
 		fa_text_steal(t, PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace"));
 		return;
 	}
-	p = next_piece(t);
+	fa_text_ascii(t, s, (Py_ssize_t)len);
+}
+
+void fa_text_ascii(struct fa_text *t, const char *s, Py_ssize_t len)
+{
+	struct fa_piece *p = next_piece(t);
+
 	if (p) {
 		p->s = s;
-		p->len = (Py_ssize_t)len;
+		p->len = len;
 		p->u = NULL;
 		p->owned = 0;
 	}
@@ -102,13 +109,16 @@ void fa_text_tuple_repr(struct fa_text *t, PyObject *tup)
 		fa_text_repr(t, tup);
 		return;
 	}
-	fa_text_c(t, "(");
+	fa_text_lit(t, "(");
 	for (i = 0; i < n; i++) {
 		if (i)
-			fa_text_c(t, ", ");
+			fa_text_lit(t, ", ");
 		fa_text_repr(t, PyTuple_GET_ITEM(tup, i));
 	}
-	fa_text_c(t, n == 1 ? ",)" : ")");
+	if (n == 1)
+		fa_text_lit(t, ",)");
+	else
+		fa_text_lit(t, ")");
 }
 
 PyObject *fa_text_done(struct fa_text *t)
