@@ -81,6 +81,24 @@ def test_context_copied_into_thread(mk, root, outside):
     assert not (outside / 't').exists()
 
 
+def test_origin_names_the_entering_thread_after_it_ended(mk, root, outside):
+    ap = mk([root], monitor_calls=False)
+    got = {}
+
+    def enter():
+        with ap():
+            got['ctx'] = contextvars.copy_context()
+    t = threading.Thread(target=enter, name='entering-thread')
+    t.start()
+    t.join()
+    with pytest.raises(PermissionError) as ei:
+        got['ctx'].run(open, outside / 'o', 'w')
+    msg = str(ei.value)
+    assert "\nAudit context entered in thread 'entering-thread' by: " in msg
+    assert msg.rstrip().endswith('.enter')
+    assert not (outside / 'o').exists()
+
+
 def test_thread_outside_context_unaffected(mk, root, outside):
     ap = mk([root], monitor_calls=False)
     done = threading.Event()
