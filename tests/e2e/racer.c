@@ -126,8 +126,17 @@ int main(int argc, char **argv)
 	/* Start only once the swapping is under way, or short runs race nothing. */
 	while (atomic_load(&swaps) < 10 && now() < deadline)
 		sched_yield();
-	for (long i = 0; i < rounds && now() < deadline; i++) {
+	/*
+	 * A denied unlink or rename leaves its entry in place: try it again
+	 * rather than move on, so that a run cannot spend all its entries in
+	 * the few milliseconds while the swapper is off the CPU (a loaded
+	 * machine) and end with nothing raced.
+	 */
+	for (long i = 0, tries = 0; i < rounds && now() < deadline; tries++) {
 		int rc;
+
+		if (tries && !(tries % 256))
+			sched_yield();
 
 		snprintf(path, sizeof path, "%s/d/n%ld", argv[2], i);
 		if (mkdir_op) {
@@ -155,6 +164,8 @@ int main(int argc, char **argv)
 			other++;
 			last_other = errno;
 		}
+		if (rc >= 0 || errno != EACCES || !(unlink_op || rename_op))
+			i++;
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
