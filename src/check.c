@@ -41,8 +41,10 @@ static void set_path(struct fa_decision *d, const char *s)
 }
 
 /* Reject what no resolution can help: bad policy, empty, overlong. */
-int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d)
+int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d, size_t *len)
 {
+	size_t n;
+
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 	d->path[0] = 0;
 	if (!fa__policy_ok(p)) {
@@ -53,7 +55,8 @@ int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d)
 		fa__decide(d, FA_REJECT, FA_WHY_EMPTY, -1, ENOENT);
 		return -ENOENT;
 	}
-	if (strnlen(path, PATH_MAX) >= PATH_MAX) {
+	n = strnlen(path, PATH_MAX);
+	if (n >= PATH_MAX) {
 		fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
 		memcpy(d->path, path, 64);
 		strcpy(d->path + 64, "...");
@@ -63,6 +66,8 @@ int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d)
 		set_path(d, path);
 		return 1;
 	}
+	if (len)
+		*len = n;
 	return 0;
 }
 
@@ -809,7 +814,7 @@ enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const cha
 {
 	struct fa__jctx c;
 	struct fa__rule rule;
-	int r = fa__precheck(p, path, d);
+	int r = fa__precheck(p, path, d, NULL);
 
 	if (op == FA_OP_RENAME || op == FA_OP_EXCHANGE)
 		fa_cwd_changed();	/* the entry may be the cwd or hold it */
@@ -880,7 +885,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 		char src[PATH_MAX];
 		int k;
 
-		pre = fa__precheck(p, "fd", d1);
+		pre = fa__precheck(p, "fd", d1, NULL);
 		if (pre < 0) {
 			v1 = d1->verdict;
 		} else if (pre > 0) {
@@ -892,7 +897,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 			v1 = fa__judge_abs(&c, src, &r1, d1, NULL);
 		}
 	} else {
-		pre = fa__precheck(p, path1, d1);
+		pre = fa__precheck(p, path1, d1, NULL);
 		v1 = pre ? d1->verdict : fa__check_one(&c, &r1, 0, dirfd1, path1, d1);
 	}
 
@@ -902,7 +907,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 		enum fa_why why;
 		ssize_t n;
 
-		pre = fa__precheck(p, path2, d2);
+		pre = fa__precheck(p, path2, d2, NULL);
 		if (pre)
 			return v1 > d2->verdict ? v1 : d2->verdict;
 		if (path2[0] == '/') {
@@ -927,7 +932,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 			}
 		}
 	} else {
-		pre = fa__precheck(p, path2, d2);
+		pre = fa__precheck(p, path2, d2, NULL);
 		v2 = pre ? d2->verdict : fa__check_one(&c, &r2, 0, dirfd2, path2, d2);
 	}
 	return v1 > v2 ? v1 : v2;
@@ -938,7 +943,7 @@ enum fa_verdict fa_check_path(const fa_policy *p, const char *path, struct fa_de
 	char abs[PATH_MAX], norm[PATH_MAX];
 	struct fa__jctx c;
 	struct fa__rule rule;
-	int r = fa__precheck(p, path, d);
+	int r = fa__precheck(p, path, d, NULL);
 
 	if (r != 0)
 		return d->verdict;

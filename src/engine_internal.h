@@ -7,6 +7,7 @@
 #define FA_ENGINE_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "fa_policy.h"
 #include "sys.h"
@@ -53,8 +54,41 @@ static inline const char *fa__str(const fa_policy *p, const struct fa__ent *e)
 
 /* ---- match.c: pure string work, no I/O ---- */
 
+/*
+ * n bytes of a and b equal. Inline, eight bytes a step: a root compare is
+ * a few words, less than the call into memcmp.
+ */
+static inline int fa__same(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+
+	if (n < 8) {
+		while (n && *a == *b)
+			a++, b++, n--;
+		return n == 0;
+	}
+	for (; n > 8; a += 8, b += 8, n -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return 0;
+	}
+	/* The last word overlaps the one before: no byte loop for the tail. */
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
 /* 1 if path (plen bytes) is base or lies below it, by whole components. */
-int fa__within(const char *path, size_t plen, const char *base, size_t blen);
+static inline int fa__within(const char *path, size_t plen, const char *base, size_t blen)
+{
+	/* "/" holds every absolute path. */
+	if (blen == 1 && base[0] == '/')
+		return plen >= 1 && path[0] == '/';
+	if (plen < blen || !fa__same(path, base, blen))
+		return 0;
+	return plen == blen || path[blen] == '/';
+}
 /*
  * Fold an absolute path lexically ('.', '//', 'a/..', '..' at '/' stays).
  * Returns the length, or -ENAMETOOLONG.
@@ -70,6 +104,8 @@ int fa__has_dotdot(const char *path);
 #define FA__SCAN_FOLD 1
 #define FA__SCAN_DOTDOT 2
 int fa__scan_abs(const char *path, size_t *len);
+/* The same for a path whose length is known. */
+int fa__scan_abs_len(const char *path, size_t len);
 /*
  * base (blen bytes, already folded, absolute) + rel with its empty and '.'
  * components dropped, into out. -EXDEV if rel has a '..' component,
@@ -182,7 +218,11 @@ struct fa__pinned {
 	int followed;		/* a final symlink was followed while judging */
 };
 
-int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d);
+/*
+ * 1: unrestricted, 0: to be judged, or -errno with *d filled. *len (if
+ * not NULL): the length of path when 0 is returned.
+ */
+int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d, size_t *len);
 const char *fa__cwd(struct fa__jctx *c);
 /* The absolute form of (dirfd, path): length, or -errno with *why set. */
 ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out, size_t len,

@@ -9,16 +9,6 @@
 
 #include "engine_internal.h"
 
-int fa__within(const char *path, size_t plen, const char *base, size_t blen)
-{
-	/* "/" holds every absolute path. */
-	if (blen == 1 && base[0] == '/')
-		return plen >= 1 && path[0] == '/';
-	if (plen < blen || memcmp(path, base, blen) != 0)
-		return 0;
-	return plen == blen || path[blen] == '/';
-}
-
 ssize_t fa__fold_abs(const char *in, char *out, size_t len)
 {
 	size_t o = 1;
@@ -157,18 +147,66 @@ static int scan_components(const char *s, const char **end)
 	return st;
 }
 
-int fa__scan_abs(const char *path, size_t *len)
+/*
+ * 0x80 in each byte of x that is zero; a byte above a zero one may show a
+ * false hit, which only costs the exact scan.
+ */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/*
+ * At each byte of the word at s: a '/' followed by '/' or '.' ('.' is '/'
+ * with bit 0 clear). s[8] must be readable.
+ */
+static inline uint64_t slash_fold(const char *s)
+{
+	uint64_t w, next;
+
+	memcpy(&w, s, sizeof w);
+	memcpy(&next, s + 1, sizeof next);
+	return zero_bytes(w ^ 0x2f2f2f2f2f2f2f2full) &
+	       zero_bytes((next | 0x0101010101010101ull) ^ 0x2f2f2f2f2f2f2f2full);
+}
+
+/*
+ * 1 if some '/' in path[0..n) may be followed by '/' or '.', or path ends
+ * in '/': only then can a component be empty, '.' or '..'. Eight bytes a
+ * step; a false hit (".hidden") only costs the exact scan.
+ */
+static int may_fold(const char *path, size_t n)
+{
+	size_t i;
+
+	if (path[n - 1] == '/')
+		return 1;
+	if (n < 9) {
+		for (i = 0; i + 1 < n; i++)
+			if (path[i] == '/' && (path[i + 1] | 1) == '/')
+				return 1;
+		return 0;
+	}
+	/* The reads stop at path[n], the NUL; the last word overlaps. */
+	for (i = 0; i + 8 < n; i += 8)
+		if (slash_fold(path + i))
+			return 1;
+	return slash_fold(path + n - 8) != 0;
+}
+
+int fa__scan_abs_len(const char *path, size_t len)
 {
 	const char *end;
-	int st;
 
-	if (!path[1]) {
-		*len = 1;
-		return 0;	/* "/" */
-	}
-	st = scan_components(path + 1, &end);
-	*len = (size_t)(end - path);
-	return st;
+	if (len == 1 || !may_fold(path, len))
+		return 0;
+	return scan_components(path + 1, &end);
+}
+
+int fa__scan_abs(const char *path, size_t *len)
+{
+	*len = strlen(path);
+	return fa__scan_abs_len(path, *len);
 }
 
 ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out, size_t len)

@@ -48,7 +48,7 @@ static int root_base(const struct fa__jctx *c, int root)
  * subtree on the string. Returns the fd or -errno, or 1 to take the slow
  * route (a symlink or an escape on the way, or nothing pinned).
  */
-static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode,
+static int open_fast(struct fa__jctx *c, const char *abs, size_t alen, int flags, mode_t mode,
 		     struct fa_decision *d)
 {
 	const fa_policy *p = c->p;
@@ -56,10 +56,11 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 	const char *rel;
 	int root, base, fd, folded, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
 	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
-	int st = fa__scan_abs(abs, &plen);
+	int st = fa__scan_abs_len(abs, alen);
 
 	if (st & FA__SCAN_DOTDOT)
 		return 1;
+	plen = alen;
 	folded = st != 0;
 	if (!folded) {
 		/* Already in folded form: judged as it is, opened as it is. */
@@ -94,7 +95,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, int flags, mode_t mode
 	} else {
 		rel = (folded ? d->path : abs) + off;
 	}
-	if (folded && abs[strlen(abs) - 1] == '/') {
+	if (folded && abs[alen - 1] == '/') {
 		/* "f/" keeps the kernel's answer (EISDIR, ENOTDIR), never a new "f". */
 		if (plen + 2 > sizeof d->path)
 			return 1;
@@ -336,59 +337,81 @@ int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t
 	return fa_openat_how(p, dirfd, path, flags, mode, 0, d);
 }
 
+/* Everything after the fast route's refusal: aliases, then the judged route. */
+static int open_slow(struct fa__jctx *c, int dirfd, const char *path, const char *abs, int flags,
+		     mode_t mode, struct fa_decision *d)
+{
+	int r, tries;
+
+	if (c->how & FA_HOW_BY_PATH)
+		return -EAGAIN;
+	if (!(c->how & FA_HOW_STRICT)) {
+		r = open_alias(c, dirfd, path, abs, flags, mode, d);
+		if (r != 1)
+			return r;
+	}
+	for (tries = 0; tries < 8; tries++) {
+		r = open_judged(c, dirfd, path, abs, flags, mode, d);
+		if (r != -EAGAIN)
+			break;
+	}
+	return r;
+}
+
+/*
+ * A relative path: made absolute in a PATH_MAX buffer of its own, so the
+ * frame of an absolute open stays small.
+ */
+static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, const char *path,
+					      int flags, mode_t mode, struct fa_decision *d)
+{
+	char buf[PATH_MAX];
+	struct fa__cwdv v;
+	enum fa_why why;
+	ssize_t n;
+	int r;
+
+	if (dirfd == AT_FDCWD && !(c->how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
+	    write_class(flags) && fa__cwd_cached(&v)) {
+		r = open_cwd(c, &v, path, flags, mode, d);
+		if (r != 1)
+			return r;
+	}
+	n = fa__absolute(c, dirfd, path, buf, sizeof buf, &why);
+	if (n < 0) {
+		fa__decide(d, FA_REJECT, why, -1, (int)-n);
+		return (int)n;
+	}
+	r = open_fast(c, buf, (size_t)n, flags, mode, d);
+	if (r != 1)
+		return r;
+	return open_slow(c, dirfd, path, buf, flags, mode, d);
+}
+
 int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 		  unsigned how, struct fa_decision *d)
 {
-	char buf[PATH_MAX];
-	const char *abs = path;
 	struct fa__jctx c;
-	struct fa__cwdv v;
-	enum fa_why why;
-	int r, tries;
-	ssize_t n;
+	size_t len;
+	int r;
 
 	if (!(how & FA_HOW_READS) && !write_class(flags)) {
 		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 		d->path[0] = 0;
 		return fa__sys_openat(dirfd, path, flags, mode);
 	}
-	r = fa__precheck(p, path, d);
+	r = fa__precheck(p, path, d, &len);
 	if (r < 0)
 		return d->verdict == FA_REJECT && d->why == FA_WHY_ERROR ? -EACCES : r;
 	if (r > 0)
 		return fa__sys_openat(dirfd, path, flags, mode);
 	fa__jctx_init(&c, p, how);
-	if (path[0] != '/') {
-		if (dirfd == AT_FDCWD && !(how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
-		    write_class(flags) && fa__cwd_cached(&v)) {
-			r = open_cwd(&c, &v, path, flags, mode, d);
-			if (r != 1)
-				return r;
-		}
-		n = fa__absolute(&c, dirfd, path, buf, sizeof buf, &why);
-		if (n < 0) {
-			fa__decide(d, FA_REJECT, why, -1, (int)-n);
-			return (int)n;
-		}
-		abs = buf;
-	}
-	r = open_fast(&c, abs, flags, mode, d);
+	if (path[0] != '/')
+		return open_rel(&c, dirfd, path, flags, mode, d);
+	r = open_fast(&c, path, len, flags, mode, d);
 	if (r != 1)
 		return r;
-	if (how & FA_HOW_BY_PATH)
-		return -EAGAIN;
-
-	if (!(how & FA_HOW_STRICT)) {
-		r = open_alias(&c, dirfd, path, abs, flags, mode, d);
-		if (r != 1)
-			return r;
-	}
-	for (tries = 0; tries < 8; tries++) {
-		r = open_judged(&c, dirfd, path, abs, flags, mode, d);
-		if (r != -EAGAIN)
-			break;
-	}
-	return r;
+	return open_slow(&c, dirfd, path, path, flags, mode, d);
 }
 
 /* 1 if path[0..len) names the directory it starts from ("", ".", "./."). */
@@ -504,7 +527,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	pin->moves = op == FA_OP_RENAME || op == FA_OP_EXCHANGE;
 	if (pin->moves)
 		fa_cwd_changed();
-	r = fa__precheck(p, path, d);
+	r = fa__precheck(p, path, d, NULL);
 	if (r < 0)
 		return d->verdict == FA_REJECT && d->why == FA_WHY_ERROR ? -EACCES : r;
 	if (r > 0) {
@@ -572,7 +595,7 @@ enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin 
 	struct fa__jctx c;
 	struct fa__rule rule;
 	ssize_t n;
-	int r = fa__precheck(p, target, d);
+	int r = fa__precheck(p, target, d, NULL);
 
 	if (r != 0)
 		return d->verdict;
