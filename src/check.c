@@ -628,6 +628,73 @@ static int magic_text(const char *t)
 	       !strncmp(s, "fd/", 3) || !strncmp(s, "task/", 5);
 }
 
+/*
+ * A pure check that follows a final link, with the parent below its root:
+ * one openat2 of the whole path, with no symlink allowed anywhere, often
+ * settles it. Opened: no link on the way nor at the end, so the lexical
+ * parent is the real one and the final is no link to follow. ENOENT: the
+ * walk met no link before the missing component; whether that was the
+ * final one (the parent exists) or not is the error the ordinary route
+ * reports, so the parent is looked at once more. Anything else (a link,
+ * a mount, a file in the way) takes the ordinary route. 1 with r->path,
+ * r->err and target set as that route would set them; 0 to take it.
+ */
+static int quick_follow(struct fa__jctx *c, const char *abs, struct fa__res *r, char *target,
+			size_t tlen)
+{
+	char dir[PATH_MAX], full[PATH_MAX];
+	const char *name, *rel;
+	size_t dlen, nlen, rootlen, rl;
+	int root, base, fd, type;
+	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
+
+	if (!fa__openat2_usable() || fa__has_dotdot(abs))
+		return 0;
+	fa__split(abs, &dlen, &name, &nlen);
+	if (nlen == 0 || nlen > NAME_MAX || (nlen == 1 && name[0] == '.') || dlen == 0)
+		return 0;
+	memcpy(dir, abs, dlen);
+	dir[dlen] = 0;
+	if (clean(dir, r->path, PATH_MAX) < 0)
+		return 0;
+	root = fa__find_root(c, r->path, strlen(r->path), &rootlen);
+	if (root < 0)
+		return 0;
+	base = root_base(c, root, r->path, rootlen, &rel);
+	/* At the root itself the ordinary route already costs one call. */
+	if (base == -1 || (rel[0] == '.' && !rel[1]))
+		return 0;
+	rl = strlen(rel);
+	if (rl + 1 + nlen >= sizeof full)
+		return 0;
+	memcpy(full, rel, rl);
+	full[rl] = '/';
+	memcpy(full + rl + 1, name, nlen);
+	full[rl + 1 + nlen] = 0;
+	fd = fa__open_openat2(base, full, O_PATH | O_CLOEXEC, 0, how);
+	if (fd >= 0) {
+		fa__sys_close(fd);
+		r->err = 0;
+	} else if (fd == -ENOENT) {
+		type = fa__sys_type(base, rel, 0);
+		if (type == S_IFDIR)
+			r->err = 0;
+		else if (type == -ENOENT)
+			r->err = ENOENT;
+		else
+			return 0;
+	} else {
+		return 0;
+	}
+	if (target_path(r->path, name, nlen, target, tlen) < 0)
+		return 0;
+	r->pfd = -1;
+	r->pfd_owned = 0;
+	r->root = -1;
+	r->why = FA_WHY_NONE;
+	return 1;
+}
+
 enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
 			      struct fa_decision *d, struct fa__pinned *keep)
 {
@@ -651,6 +718,8 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 		return FA_REJECT;
 	}
 	strcpy(cur, abs);
+	if (!keep && rule->follow && quick_follow(c, abs, &r, target, sizeof target))
+		goto judge;
 	for (;;) {
 		fa__resolve_parent(c, cur, &r, &name, &nlen);
 		if (r.why != FA_WHY_NONE) {
@@ -720,6 +789,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 			fa__res_close(&r);
 		}
 	}
+judge:
 	d->err = r.err;
 	if (rule->self)
 		v = verdict(c, NULL, target, rule->protect, rule->outside, d);

@@ -188,6 +188,98 @@ static void resolved_paths(void **state)
 	fa_policy_free(p);
 }
 
+/*
+ * Paths below the root's top level, for the operations that follow a final
+ * link: existing, missing at the end, missing higher up, a file in the
+ * way, links at the end. Every mode, and the decision must be the same
+ * whether openat2 or the O_PATH walk resolves it (the walk never takes a
+ * shortcut), down to the error and the path reported.
+ */
+static void deep_follow(void **state)
+{
+	static const struct {
+		const char *path;
+		enum fa_verdict v[3];
+		int err;	/* -1: not checked */
+		const char *real;	/* the reported path under root/ (trust) */
+	} cases[] = {
+		{"sub/file", {Y, Y, Y}, 0, "sub/file"},
+		{"sub/new", {Y, Y, Y}, 0, "sub/new"},
+		{"deep/a/b/c/f", {Y, Y, Y}, 0, "deep/a/b/c/f"},
+		{"deep/a/b/c/new", {Y, Y, Y}, 0, "deep/a/b/c/new"},
+		{"deep/a/b/nonexist/new", {Y, Y, Y}, ENOENT, "deep/a/b/nonexist/new"},
+		{"nonexist/deeper/new", {Y, Y, Y}, ENOENT, "nonexist/deeper/new"},
+		{"sub/nonexist/new", {Y, Y, Y}, ENOENT, "sub/nonexist/new"},
+		{"sub/file/x", {Y, Y, Y}, ENOTDIR, "sub/file/x"},
+		{"sub/./new", {Y, Y, Y}, 0, "sub/new"},
+		{"sub//new/", {Y, Y, Y}, 0, "sub/new"},
+		{"proj/.git/config", {N, N, N}, 0, "proj/.git/config"},
+		{"proj/.git/new", {N, N, N}, 0, "proj/.git/new"},
+		{"proj/.git/x/new", {N, N, N}, ENOENT, "proj/.git/x/new"},
+		{"deep/a/in", {Y, Y, N}, -1, "sub/file"},
+		{"deep/a/out", {N, N, N}, -1, NULL},
+		{"deep/a/dangle", {Y, Y, N}, -1, "deep/a/b/none"},
+		{"deep/a/in/x", {Y, Y, N}, -1, NULL},
+		{"deep/a/blink/c/f", {Y, Y, N}, -1, "deep/a/b/c/f"},
+		{"deep/fifo", {Y, Y, Y}, 0, "deep/fifo"},
+		{"in_link/new", {Y, Y, N}, -1, "sub/new"},
+	};
+	static const enum fa_op ops[] = {FA_OP_WRITE, FA_OP_ATTR, FA_OP_DIR, FA_OP_CHDIR};
+	int mode, failures = 0;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p deep/a/b/c && : > deep/a/b/c/f && "
+				"mkfifo deep/fifo && "
+				"ln -s ../../sub/file deep/a/in && "
+				"ln -s ../../../outside/secret deep/a/out && "
+				"ln -s b/none deep/a/dangle && ln -s b deep/a/blink"), 0);
+	for (mode = FA_SYM_TRUST; mode <= FA_SYM_NOFOLLOW; mode++) {
+		fa_policy *p = tree_policy((enum fa_symlinks)mode);
+
+		for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			for (k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+				struct fa_decision d, w;
+				enum fa_verdict v, vw;
+				char want[PATH_MAX];
+
+				snprintf(want, sizeof want, "%s/root/%s", T,
+					 cases[i].real ? cases[i].real : "");
+
+				v = fa_check(p, ops[k], AT_FDCWD, cases[i].path, &d);
+				fa_resolve_force_fallback(1);
+				vw = fa_check(p, ops[k], AT_FDCWD, cases[i].path, &w);
+				fa_resolve_force_fallback(0);
+				if (ops[k] != FA_OP_WRITE && ops[k] != FA_OP_ATTR)
+					goto same;	/* directories: only the agreement */
+				if (v != cases[i].v[mode] ||
+				    (cases[i].err >= 0 && d.err != cases[i].err) ||
+				    (mode == FA_SYM_TRUST && cases[i].real &&
+				     strcmp(d.path, want) != 0)) {
+					print_error("# mode %s op %s '%s': got %d (%s) err %d path %s\n",
+						    fa_symlinks_name((enum fa_symlinks)mode),
+						    fa_op_name(ops[k]), cases[i].path, v,
+						    fa_why_name(d.why), d.err, d.path);
+					failures++;
+				}
+same:
+				if (v != vw || d.why != w.why || d.err != w.err || d.root != w.root ||
+				    strcmp(d.path, w.path) != 0) {
+					print_error("# mode %s op %s '%s': openat2 %d %s %d %s, walk %d %s %d %s\n",
+						    fa_symlinks_name((enum fa_symlinks)mode),
+						    fa_op_name(ops[k]), cases[i].path, v,
+						    fa_why_name(d.why), d.err, d.path, vw,
+						    fa_why_name(w.why), w.err, w.path);
+					failures++;
+				}
+			}
+		}
+		fa_policy_free(p);
+	}
+	assert_int_equal(system("rm -rf deep"), 0);
+	assert_int_equal(failures, 0);
+}
+
 static void overlong(void **state)
 {
 	fa_policy *p = tree_policy(FA_SYM_TRUST);
@@ -397,6 +489,7 @@ int main(void)
 		BOTH(table_beneath),
 		BOTH(table_nofollow),
 		BOTH(resolved_paths),
+		BOTH(deep_follow),
 		BOTH(overlong),
 		BOTH(dirfds),
 		BOTH(two_paths),
