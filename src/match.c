@@ -9,14 +9,16 @@
 
 #include "engine_internal.h"
 
-ssize_t fa__fold_abs(const char *in, char *out, size_t len)
+/*
+ * Fold '.', empty components, trailing slashes and 'a/..' into out, whose
+ * first 'base' bytes are already written ("/" for an absolute path, nothing
+ * for a relative one). A '..' at the base stays there when climb is 0 ("/.."
+ * is "/") and fails with -climb otherwise (a relative path may not climb out).
+ */
+static ssize_t fold(const char *s, char *out, size_t len, size_t base, int climb)
 {
-	size_t o = 1;
-	const char *s = in;
+	size_t o = base;
 
-	if (len < 2)
-		return -ENAMETOOLONG;
-	out[0] = '/';
 	while (*s) {
 		const char *c;
 		size_t n;
@@ -32,13 +34,15 @@ ssize_t fa__fold_abs(const char *in, char *out, size_t len)
 		if (n == 1 && c[0] == '.')
 			continue;
 		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			while (o > 1 && out[o - 1] != '/')
+			if (o == base && climb)
+				return -climb;
+			while (o > base && out[o - 1] != '/')
 				o--;
-			if (o > 1)
+			if (o > base)
 				o--;
 			continue;
 		}
-		if (o > 1) {
+		if (o > base) {
 			if (o + 1 >= len)
 				return -ENAMETOOLONG;
 			out[o++] = '/';
@@ -52,50 +56,21 @@ ssize_t fa__fold_abs(const char *in, char *out, size_t len)
 	return (ssize_t)o;
 }
 
+ssize_t fa__fold_abs(const char *in, char *out, size_t len)
+{
+	if (len < 2)
+		return -ENAMETOOLONG;
+	out[0] = '/';
+	return fold(in, out, len, 1, 0);
+}
+
 ssize_t fa_lex_normalize(const char *rel, char *out, size_t len)
 {
-	size_t o = 0;
-	const char *s = rel;
-
 	if (!rel || rel[0] == '/')
 		return -EINVAL;
 	if (len < 1)
 		return -ENAMETOOLONG;
-	while (*s) {
-		const char *c;
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		c = s;
-		while (*s && *s != '/')
-			s++;
-		n = (size_t)(s - c);
-		if (n == 1 && c[0] == '.')
-			continue;
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			if (o == 0)
-				return -EXDEV;
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-			continue;
-		}
-		if (o > 0) {
-			if (o + 1 >= len)
-				return -ENAMETOOLONG;
-			out[o++] = '/';
-		}
-		if (o + n >= len)
-			return -ENAMETOOLONG;
-		memcpy(out + o, c, n);
-		o += n;
-	}
-	out[o] = 0;
-	return (ssize_t)o;
+	return fold(rel, out, len, 0, EXDEV);
 }
 
 int fa__has_dotdot(const char *path)
