@@ -523,7 +523,8 @@ int execvp(const char *file, char *const argv[])
 		va_end(fa_ap); \
 	} while (0)
 
-#define FILL_ARGS(arg, argv, n, envp) \
+/* 'then' runs with the list positioned after the NULL (execle's envp). */
+#define FILL_ARGS(arg, argv, n, then) \
 	do { \
 		va_list fa_ap; \
 		size_t fa_i; \
@@ -531,7 +532,7 @@ int execvp(const char *file, char *const argv[])
 		argv[0] = (char *)arg; \
 		for (fa_i = 1; fa_i <= n; fa_i++) \
 			argv[fa_i] = va_arg(fa_ap, char *); \
-		envp = va_arg(fa_ap, char *const *); \
+		then; \
 		va_end(fa_ap); \
 	} while (0)
 
@@ -542,14 +543,8 @@ int execl(const char *path, const char *arg, ...)
 	COUNT_ARGS(arg, n);
 	{
 		char *argv[n + 1];
-		va_list ap;
-		size_t i;
 
-		va_start(ap, arg);
-		argv[0] = (char *)arg;
-		for (i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
+		FILL_ARGS(arg, argv, n, (void)0);
 		if (FA_GATE_OPEN())
 			return fa_real_execv(path, argv);
 		return exec_at(FA_RA(), "execl", AT_FDCWD, path, argv, environ, 0);
@@ -563,14 +558,8 @@ int execlp(const char *file, const char *arg, ...)
 	COUNT_ARGS(arg, n);
 	{
 		char *argv[n + 1];
-		va_list ap;
-		size_t i;
 
-		va_start(ap, arg);
-		argv[0] = (char *)arg;
-		for (i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
+		FILL_ARGS(arg, argv, n, (void)0);
 		if (FA_GATE_OPEN())
 			return FA_REAL(execvp)(file, argv);
 		return execvpe_slow(FA_RA(), "execlp", file, argv, environ);
@@ -586,7 +575,7 @@ int execle(const char *path, const char *arg, ...)
 		char *argv[n + 1];
 		char *const *envp;
 
-		FILL_ARGS(arg, argv, n, envp);
+		FILL_ARGS(arg, argv, n, envp = va_arg(fa_ap, char *const *));
 		if (FA_GATE_OPEN())
 			return FA_REAL(execve)(path, argv, envp);
 		return exec_at(FA_RA(), "execle", AT_FDCWD, path, argv, envp, 0);
