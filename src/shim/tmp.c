@@ -1,5 +1,5 @@
 /*
- * tmp.c - temporary files and named IPC objects that create entries.
+ * tmp.c - temporary files and named IPC objects that create or remove entries.
  *
  * Under a policy the mk*temp family is performed here, beneath the pinned
  * parent of the template (same letters, same attempts, same errors as
@@ -37,40 +37,37 @@ static uint64_t next_random(uint64_t *state)
 
 enum { TMP_FILE, TMP_DIR };
 
-/* Returns fd (TMP_FILE) or 0 (TMP_DIR), -1 with errno, or FA_PASS. */
+/*
+ * Returns 0 when no policy applies (libc does the work), else 1 with *out
+ * the fd (TMP_FILE) or 0 (TMP_DIR), or -1 with errno set.
+ */
 static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
-		     int kind)
+		     int kind, int *out)
 {
 	struct fa_spin s;
 	size_t len = strlen(tmpl), nlen;
 	char *x, *nx;
 	uint64_t st = 0;
-	int saved = errno, rc, i, k, fd = -1;
+	int saved, i, k, fd = -1;
 	struct timespec ts;
 
-	if (FA_GUARDED())
-		return FA_PASS;
+	*out = -1;
 	if (suffixlen < 0 || len < (size_t)suffixlen + 6 ||
 	    memcmp(tmpl + len - (size_t)suffixlen - 6, "XXXXXX", 6)) {
 		errno = EINVAL;
-		return -1;
+		return 1;
 	}
-	rc = fa_pin_call(call, FA_OP_CREATE, AT_FDCWD, tmpl, NULL, &s, ra);
-	if (rc < 0) {
-		errno = -rc;
-		return -1;
-	}
-	if (!s.pinned) {
-		errno = saved;
-		return FA_PASS;
-	}
+	if (fa_pin_call(call, FA_OP_CREATE, AT_FDCWD, tmpl, NULL, &s, ra))
+		return 1;
+	if (!s.pinned)
+		return 0;
 	x = tmpl + len - (size_t)suffixlen - 6;
 	nlen = strlen(s.name);
 	nx = (char *)s.name + nlen - (size_t)suffixlen - 6;
 	if (nlen < (size_t)suffixlen + 6 || memcmp(nx, "XXXXXX", 6)) {
 		fa_unpin_call(&s);
 		errno = EINVAL;
-		return -1;
+		return 1;
 	}
 	if (getrandom(&st, sizeof(st), GRND_NONBLOCK) != sizeof(st)) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -95,7 +92,8 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 		memcpy(x, "XXXXXX", 6);
 	fa_unpin_call(&s);
 	errno = saved;
-	return fd;
+	*out = fd;
+	return 1;
 }
 
 #define FA_MKSTEMP(name, params, real_args, suffix, flags, extra) \
@@ -104,8 +102,9 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 		int fd; \
 		if (FA_GATE_OPEN()) \
 			return fa_real_##name real_args; \
-		fd = make_temp(FA_RA(), #name, tmpl, suffix, (flags) | (extra), TMP_FILE); \
-		return fd != FA_PASS ? fd : FA_REAL(name) real_args; \
+		if (make_temp(FA_RA(), #name, tmpl, suffix, (flags) | (extra), TMP_FILE, &fd)) \
+			return fd; \
+		return FA_REAL(name) real_args; \
 	}
 
 FA_MKSTEMP(mkstemp, (char *tmpl), (tmpl), 0, 0, 0)
@@ -127,8 +126,7 @@ char *mkdtemp(char *tmpl)
 
 	if (FA_GATE_OPEN())
 		return fa_real_mkdtemp(tmpl);
-	rc = make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, TMP_DIR);
-	if (rc == FA_PASS)
+	if (!make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, TMP_DIR, &rc))
 		return FA_REAL(mkdtemp)(tmpl);
 	return rc < 0 ? NULL : tmpl;
 }
@@ -139,8 +137,8 @@ static FILE *tmpfile_slow(void *ra, const char *call, int extra, FILE *(*real)(v
 	int fd, rc;
 	FILE *f;
 
-	fd = fa_do_openat(ra, call, AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL | extra, 0600);
-	if (fd == FA_PASS)
+	if (!fa_open_call(call, AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL | extra, 0600, ra,
+			  &fd))
 		return real();
 	if (fd >= 0) {
 		fa_tls.guard++;
@@ -156,11 +154,8 @@ static FILE *tmpfile_slow(void *ra, const char *call, int extra, FILE *(*real)(v
 	if (errno == EACCES)
 		return NULL;
 	/* No O_TMPFILE here: libc names and unlinks a file in the same directory. */
-	rc = fa_check_call(call, FA_OP_DIR, AT_FDCWD, P_tmpdir, -1, ra);
-	if (rc < 0 && rc != FA_PASS) {
-		errno = -rc;
+	if (fa_check_call(call, FA_OP_DIR, AT_FDCWD, P_tmpdir, -1, ra))
 		return NULL;
-	}
 	return real();
 }
 
@@ -198,7 +193,6 @@ sem_t *sem_open(const char *name, int oflag, ...)
 	char path[PATH_MAX];
 	mode_t mode = 0;
 	unsigned int value = 0;
-	int rc;
 
 	if (oflag & O_CREAT) {
 		va_list ap;
@@ -208,14 +202,10 @@ sem_t *sem_open(const char *name, int oflag, ...)
 		value = va_arg(ap, unsigned int);
 		va_end(ap);
 	}
-	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || FA_GUARDED() ||
-	    !ipc_path("sem.", name, path, sizeof(path)))
+	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || !ipc_path("sem.", name, path, sizeof(path)))
 		return FA_REAL(sem_open)(name, oflag, mode, value);
-	rc = fa_check_call("sem_open", FA_OP_CREATE, AT_FDCWD, path, oflag, FA_RA());
-	if (rc < 0 && rc != FA_PASS) {
-		errno = -rc;
+	if (fa_check_call("sem_open", FA_OP_CREATE, AT_FDCWD, path, oflag, FA_RA()))
 		return SEM_FAILED;
-	}
 	return FA_REAL(sem_open)(name, oflag, mode, value);
 }
 
@@ -227,8 +217,96 @@ int shm_open(const char *name, int oflag, mode_t mode)
 
 	if (FA_GATE_OPEN())
 		return fa_real_shm_open(name, oflag, mode);
-	if (!ipc_path("", name, path, sizeof(path)))
-		return FA_REAL(shm_open)(name, oflag, mode);
-	fd = fa_do_openat(FA_RA(), "shm_open", AT_FDCWD, path, oflag | O_NOFOLLOW | O_CLOEXEC, mode);
-	return fd != FA_PASS ? fd : FA_REAL(shm_open)(name, oflag, mode);
+	if (ipc_path("", name, path, sizeof(path)) &&
+	    fa_open_call("shm_open", AT_FDCWD, path, oflag | O_NOFOLLOW | O_CLOEXEC, mode, FA_RA(),
+			 &fd))
+		return fd;
+	return FA_REAL(shm_open)(name, oflag, mode);
+}
+
+/* The removal of an IPC name is an unlink in its directory, run on the pinned parent. */
+static int ipc_unlink(void *ra, const char *call, const char *path)
+{
+	struct fa_spin s;
+	int rc;
+
+	if (fa_pin_call(call, FA_OP_REMOVE, AT_FDCWD, path, NULL, &s, ra))
+		return -1;
+	rc = FA_REAL(unlinkat)(s.fd, s.name, 0);
+	fa_unpin_call(&s);
+	return rc;
+}
+
+int shm_unlink(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (FA_GATE_OPEN() || !ipc_path("", name, path, sizeof(path)))
+		return FA_REAL(shm_unlink)(name);
+	return ipc_unlink(FA_RA(), "shm_unlink", path);
+}
+
+int sem_unlink(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (FA_GATE_OPEN() || !ipc_path("sem.", name, path, sizeof(path)))
+		return FA_REAL(sem_unlink)(name);
+	return ipc_unlink(FA_RA(), "sem_unlink", path);
+}
+
+/*
+ * A message queue is an entry of the mqueue file system, which the kernel
+ * creates whether or not it is mounted: judged at /dev/mqueue/NAME, and
+ * where nothing is mounted there, outside every root. The kernel has no
+ * *at() form for it: judged, then performed by name.
+ */
+static int mq_path(const char *name, char *buf, size_t len)
+{
+	struct fa_buf b = { buf, 0, len };
+
+	if (!name || name[0] != '/' || !name[1] || strchr(name + 1, '/') ||
+	    strlen(name) > NAME_MAX)
+		return 0;
+	fa_puts(&b, "/dev/mqueue");
+	fa_puts(&b, name);
+	return 1;
+}
+
+int fa_mq_check(void *ra, const char *call, enum fa_op op, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!mq_path(name, path, sizeof(path)))
+		return 0;
+	return fa_check_missing_call(call, op, path, ra);
+}
+
+mqd_t mq_open(const char *name, int oflag, ...)
+{
+	mode_t mode = 0;
+	struct mq_attr *attr = NULL;
+
+	if (oflag & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, oflag);
+		mode = va_arg(ap, mode_t);
+		attr = va_arg(ap, struct mq_attr *);
+		va_end(ap);
+	}
+	if (FA_GATE_OPEN() || !(oflag & O_CREAT))
+		return FA_REAL(mq_open)(name, oflag, mode, attr);
+	if (fa_mq_check(FA_RA(), "mq_open", FA_OP_CREATE, name))
+		return (mqd_t)-1;
+	return FA_REAL(mq_open)(name, oflag, mode, attr);
+}
+
+int mq_unlink(const char *name)
+{
+	if (FA_GATE_OPEN())
+		return fa_real_mq_unlink(name);
+	if (fa_mq_check(FA_RA(), "mq_unlink", FA_OP_REMOVE, name))
+		return -1;
+	return FA_REAL(mq_unlink)(name);
 }

@@ -15,6 +15,7 @@
 #define FA_WRAP_H
 
 #include <errno.h>
+#include <stdarg.h>
 
 #include "shim_internal.h"
 
@@ -39,43 +40,111 @@
 
 #define FA_GUARDED() FA_UNLIKELY(fa_tls.guard)
 
-/* Pinned parent as seen by the 'call' column of symbols.def. */
+/* What the 'call' column of symbols.def is given: see struct fa_spin. */
 #define P_FD (fa_s.fd)
 #define P_NAME (fa_s.name)
+/* The real call opens /proc/self/fd/N of a file the engine already opened. */
+#define P_REOPENED (fa_s.rfd >= 0)
 
 #define FA_PREPEND_RA(...) (void *fa_ra, __VA_ARGS__)
 #define FA_PASS_RA(...) (FA_RA(), __VA_ARGS__)
+#define FA_EXPORT __attribute__((visibility("default")))
 
 /*
- * An AT1 wrapper: exported name, and fa_at1_<name>() with the caller's
- * return address first, which syscall() reuses.
+ * One wrapper for every shape that prepares, calls and releases: 'prep'
+ * judges and pins (or opens), 'call' is the real call on what it left in
+ * fa_s. The errno contract is the helpers' (shim_internal.h): nothing here
+ * saves or restores it. fa_w_<name>() takes the caller's return address
+ * first, so syscall() reaches the same code.
  */
-#define FA_GEN_AT1(name, ret, fail, params, args, op, dirfd, path, call) \
-	FA_HIDDEN ret fa_at1_##name FA_PREPEND_RA params; \
-	ret fa_at1_##name FA_PREPEND_RA params \
+#define FA_GEN_PREP(name, ret, fail, params, args, prep, call) \
+	FA_HIDDEN ret fa_w_##name FA_PREPEND_RA params; \
+	ret fa_w_##name FA_PREPEND_RA params \
 	{ \
 		struct fa_spin fa_s; \
-		int fa_saved = errno, fa_rc; \
 		ret fa_v; \
-		if (FA_GUARDED()) \
-			return FA_REAL(name) args; \
-		fa_rc = fa_pin_call(#name, op, dirfd, path, NULL, &fa_s, fa_ra); \
-		if (fa_rc < 0) { \
-			errno = -fa_rc; \
+		if (prep) \
 			return fail; \
-		} \
-		errno = fa_saved; \
 		fa_v = call; \
-		fa_saved = errno; \
 		fa_unpin_call(&fa_s); \
-		errno = fa_saved; \
 		return fa_v; \
 	} \
-	__attribute__((visibility("default"))) ret name params \
+	FA_EXPORT ret name params \
 	{ \
 		if (FA_GATE_OPEN()) \
 			return fa_real_##name args; \
-		return fa_at1_##name FA_PASS_RA args; \
+		return fa_w_##name FA_PASS_RA args; \
+	}
+
+/* One path naming an entry to change: run as the *at() call on the pinned parent. */
+#define FA_GEN_AT1(name, ret, fail, params, args, op, dirfd, path, call) \
+	FA_GEN_PREP(name, ret, fail, params, args, \
+		    fa_pin_call(#name, op, dirfd, path, NULL, &fa_s, fa_ra), call)
+
+/* AT1, but when 'onfd' holds the call acts on dirfd itself, judged like FD. */
+#define FA_GEN_ATFD(name, ret, fail, params, args, op, dirfd, path, onfd, call) \
+	FA_GEN_PREP(name, ret, fail, params, args, \
+		    (onfd) ? (fa_spin_init(&fa_s), fa_fd_call(#name, dirfd, fa_ra)) \
+			   : fa_pin_call(#name, op, dirfd, path, NULL, &fa_s, fa_ra), \
+		    (onfd) ? FA_REAL(name) args : call)
+
+/* A change to what an open fd names (fchmod, futimens): judged by that entry. */
+#define FA_GEN_FD(name, ret, fail, params, args, fd) \
+	FA_GEN_PREP(name, ret, fail, params, args, \
+		    (fa_spin_init(&fa_s), fa_fd_call(#name, fd, fa_ra)), FA_REAL(name) args)
+
+/*
+ * A function that opens a named file by itself, inside libc or the kernel
+ * (setmntent, acct): when 'cond' holds, the engine opens path with flags
+ * and the real call gets P_NAME, /proc/self/fd/N of that very file.
+ */
+#define FA_GEN_REOPEN(name, ret, fail, params, args, cond, path, flags, call) \
+	FA_GEN_PREP(name, ret, fail, params, args, \
+		    (cond) ? fa_reopen_call(#name, path, flags, &fa_s, fa_ra) \
+			   : fa_spin_by_name(&fa_s, path), \
+		    call)
+
+/* A write-open: one fa_open_call(), which opens through the engine. */
+#define FA_OPEN_BODY(name, args, dirfd, path, flags, mode) \
+	do { \
+		int fa_fd; \
+		if (fa_is_write(flags) && fa_open_call(#name, dirfd, path, flags, mode, FA_RA(), &fa_fd)) \
+			return fa_fd; \
+		return FA_REAL(name) args; \
+	} while (0)
+
+/* open(path, flags, ...): the mode is read only when the flags say there is one. */
+#define FA_GEN_OPEN(name, ret, fail, params, args, dirfd, path, flags) \
+	FA_EXPORT ret name params \
+	{ \
+		mode_t mode = 0; \
+		if (fa_needs_mode(flags)) { \
+			va_list ap; \
+			va_start(ap, flags); \
+			mode = va_arg(ap, mode_t); \
+			va_end(ap); \
+		} \
+		if (FA_GATE_OPEN()) \
+			return fa_real_##name args; \
+		FA_OPEN_BODY(name, args, dirfd, path, flags, mode); \
+	}
+
+/* A fixed-arity open (creat). */
+#define FA_GEN_OPENX(name, ret, fail, params, args, dirfd, path, flags, mode) \
+	FA_EXPORT ret name params \
+	{ \
+		if (FA_GATE_OPEN()) \
+			return fa_real_##name args; \
+		FA_OPEN_BODY(name, args, dirfd, path, flags, mode); \
+	}
+
+/* Fortified opens take no mode; given O_CREAT, libc's own abort must happen. */
+#define FA_GEN_OPEN2(name, ret, fail, params, args, dirfd, path, flags) \
+	FA_EXPORT ret name params \
+	{ \
+		if (FA_GATE_OPEN() || fa_needs_mode(flags)) \
+			return FA_REAL(name) args; \
+		FA_OPEN_BODY(name, args, dirfd, path, flags, 0); \
 	}
 
 #define FA_GEN_HAND(...)
