@@ -309,6 +309,9 @@ FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, const struct sockad
 FA_HIDDEN int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
 			     char *const argv[], char *const envp[], int flags);
 
+/* The utmp file libc writes: what utmpname() last named (utmp.c). */
+FA_HIDDEN const char *fa_utmp_path(void);
+
 /* Judge a message queue's creation or removal (tmp.c). */
 FA_HIDDEN int fa_mq_check(void *ra, const char *call, enum fa_op op, const char *name);
 

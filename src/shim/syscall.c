@@ -41,6 +41,7 @@
 #define FA_DECL_OPEN(name, ret, params)
 #define FA_DECL_OPEN2(name, ret, params)
 #define FA_DECL_OPENX(name, ret, params)
+#define FA_DECL_CHECK(name, ret, params)
 #define FA_DECL_HAND(name, ret, params)
 #define FA_SYM(name, ret, fail, params, args, shape, ...) FA_DECL_##shape(name, ret, params)
 #include "symbols.def"

@@ -104,6 +104,20 @@
 			   : fa_spin_by_name(&fa_s, path), \
 		    call)
 
+/*
+ * Judged by a name the call itself does not take (a file libc keeps
+ * open or opens by itself), then the real call: a check, not check = use.
+ */
+#define FA_GEN_CHECK(name, ret, fail, params, args, op, path, flags) \
+	FA_EXPORT ret name params \
+	{ \
+		if (FA_GATE_OPEN()) \
+			return fa_real_##name args; \
+		if (fa_check_call(#name, op, AT_FDCWD, path, flags, FA_RA())) \
+			return fail; \
+		return FA_REAL(name) args; \
+	}
+
 /* A write-open: one fa_open_call(), which opens through the engine. */
 #define FA_OPEN_BODY(name, args, dirfd, path, flags, mode) \
 	do { \

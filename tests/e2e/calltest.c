@@ -811,56 +811,30 @@ CASE(updwtmpx)
 	return grew(A(0), n);
 }
 
-/* utmpname(FILE) and one record written there. */
-CASE(utmpname)
+/* utmpname(FILE) (or utmpxname) and one record written there. */
+static int put_utmp(const char *file, int x)
 {
 	struct utmp ut = one_ut();
+	struct utmpx utx;
 
-	if (utmpname(A(0)) < 0)
+	memset(&utx, 0, sizeof utx);
+	utx.ut_type = USER_PROCESS;
+	strcpy(utx.ut_line, "fa0");
+	strcpy(utx.ut_id, "fa0");
+	if ((x ? utmpxname(file) : utmpname(file)) < 0)
 		return say_err(errno);
-	setutent();
+	if (x)
+		setutxent();
+	else
+		setutent();
 	errno = SENTINEL;
-	return rc_neg(pututline(&ut) ? 0 : -1);
+	return rc_neg((x ? (void *)pututxline(&utx) : (void *)pututline(&ut)) ? 0 : -1);
 }
 
-CASE(pututline)
-{
-	struct utmp ut = one_ut();
-
-	utmpname(A(0));
-	setutent();
-	errno = SENTINEL;
-	return rc_neg(pututline(&ut) ? 0 : -1);
-}
-
-CASE(utmpxname)
-{
-	struct utmpx ut;
-
-	memset(&ut, 0, sizeof ut);
-	ut.ut_type = USER_PROCESS;
-	strcpy(ut.ut_line, "fa0");
-	strcpy(ut.ut_id, "fa0");
-	if (utmpxname(A(0)) < 0)
-		return say_err(errno);
-	setutxent();
-	errno = SENTINEL;
-	return rc_neg(pututxline(&ut) ? 0 : -1);
-}
-
-CASE(pututxline)
-{
-	struct utmpx ut;
-
-	memset(&ut, 0, sizeof ut);
-	ut.ut_type = USER_PROCESS;
-	strcpy(ut.ut_line, "fa0");
-	strcpy(ut.ut_id, "fa0");
-	utmpxname(A(0));
-	setutxent();
-	errno = SENTINEL;
-	return rc_neg(pututxline(&ut) ? 0 : -1);
-}
+CASE(utmpname) { return put_utmp(A(0), 0); }
+CASE(pututline) { return put_utmp(A(0), 0); }
+CASE(utmpxname) { return put_utmp(A(0), 1); }
+CASE(pututxline) { return put_utmp(A(0), 1); }
 
 CASE(login)
 {
