@@ -25,6 +25,7 @@ ln -s ../out/f "$TPL/in/lnk_out"
 ln -s ../out "$TPL/in/dir_out"
 ln -s ../out/newfile "$TPL/in/dangle"
 ln -s d "$TPL/in/dlink"
+mkfifo "$TPL/in/fifo"
 # Absolute, into the root: where it leads depends on what "/" is.
 ln -s "$W/in/f" "$TPL/out/abs_in"
 
@@ -100,7 +101,7 @@ called() {
 	reopen*) echo open ;;
 	freopen_null) echo freopen ;;
 	# A signal handler's own open, made while freopen blocks.
-	sig_freopen) echo open ;;
+	sig_freopen | sig_open) echo open ;;
 	utmpname) echo pututline ;;
 	utmpxname) echo pututxline ;;
 	spawn_noenv | execle_noenv | clearenv_exec | syscall) echo "$2" ;;
@@ -491,6 +492,7 @@ check "no-policy mq_unlink" "$(ct bare mq_unlink "/fa-e2e-mq-$$")" "$(POL= ct sh
 
 # ---- a signal handler that writes while the thread is inside a wrapper ----
 both sig_freopen "$IN/sig" -- "$OUT/sig"
+both sig_open "$IN/fifo" "$IN/sig" -- "$IN/fifo" "$OUT/sig"
 
 # ---- more syscall() numbers ----
 both syscall utimensat "$IN/f" -- utimensat "$OUT/f"

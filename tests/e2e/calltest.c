@@ -956,8 +956,8 @@ static void sig_handler(int sig)
 		;
 }
 
-/* 1 once /proc/PID/syscall names write(2): the process is blocked in it. */
-static int in_write(pid_t pid)
+/* 1 once /proc/PID/syscall names nr: the process is blocked in that syscall. */
+static int blocked_in(pid_t pid, long nr1, long nr2)
 {
 	char p[64], b[64];
 	FILE *f;
@@ -970,13 +970,29 @@ static int in_write(pid_t pid)
 	if (fgets(b, sizeof b, f))
 		nr = strtol(b, NULL, 10);
 	fclose(f);
-	return nr == SYS_write;
+	return nr == nr1 || nr == nr2;
+}
+
+/* A child that signals this process once it sleeps in nr1 or nr2. */
+static pid_t signal_when_blocked(long nr1, long nr2)
+{
+	pid_t me = getpid(), kid;
+
+	fflush(stdout);
+	kid = fork();
+	if (kid == 0) {
+		while (!blocked_in(me, nr1, nr2))
+			usleep(1000);
+		kill(me, SIGUSR1);
+		_exit(0);
+	}
+	return kid;
 }
 
 CASE(sig_freopen)
 {
 	int p[2], fl;
-	pid_t me = getpid(), kid;
+	pid_t kid;
 	FILE *w;
 	static char junk[65536];
 
@@ -992,18 +1008,42 @@ CASE(sig_freopen)
 		;
 	fcntl(p[1], F_SETFL, fl);
 	signal(SIGUSR1, sig_handler);
-	fflush(stdout);
-	kid = fork();
-	if (kid == 0) {
-		while (!in_write(me))
-			usleep(1000);
-		kill(me, SIGUSR1);
-		_exit(0);
-	}
+	kid = signal_when_blocked(SYS_write, SYS_write);
 	w = fdopen(p[1], "w");
 	fwrite("x", 1, 1, w);
 	freopen("/dev/null", "w", w);
 	waitpid(kid, NULL, 0);
+	if (!sig_done)
+		puts("handler did not run");
+	return 0;
+}
+
+/*
+ * The same while open() of FIFO for writing waits for a reader: the
+ * handler writes PATH, then opens FIFO for reading, which lets the
+ * writer's open finish.
+ */
+static const char *sig_fifo;
+
+static void fifo_handler(int sig)
+{
+	sig_handler(sig);
+	sig_rd = open(sig_fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+CASE(sig_open)
+{
+	pid_t kid;
+	int fd;
+
+	sig_fifo = A(0);
+	sig_path = A(1);
+	signal(SIGUSR1, fifo_handler);
+	kid = signal_when_blocked(SYS_openat, SYS_openat2);
+	fd = open(sig_fifo, O_WRONLY | O_CLOEXEC);
+	waitpid(kid, NULL, 0);
+	if (fd >= 0)
+		close(fd);
 	if (!sig_done)
 		puts("handler did not run");
 	return 0;
@@ -1289,7 +1329,7 @@ static const struct {
 	ENTRY(utimensat, 3), ENTRY(futimens, 1), ENTRY(utimes, 1), ENTRY(lutimes, 1),
 	ENTRY(futimes, 1), ENTRY(futimesat, 2), ENTRY(utime, 1),
 	ENTRY(shm_unlink, 1), ENTRY(sem_unlink, 1), ENTRY(mq_open, 1), ENTRY(mq_unlink, 1),
-	ENTRY(sig_freopen, 1),
+	ENTRY(sig_freopen, 1), ENTRY(sig_open, 2),
 };
 
 int main(int argc, char **argv)
