@@ -16,7 +16,7 @@
 
 #include "wrap.h"
 
-FA_HIDDEN int fa_w_mknodat(void *fa_ra, int dirfd, const char *path, mode_t mode, dev_t dev);
+FA_HIDDEN int fa_w_mknodat(void *fa_ra, const char *fa_call, int dirfd, const char *path, mode_t mode, dev_t dev);
 
 /*
  * The pre-2.33 names are compatibility symbols a newer libc may lack: old
@@ -27,7 +27,7 @@ int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 	(void)ver;
 	if (FA_GATE_OPEN())
 		return FA_REAL(mknodat)(AT_FDCWD, path, mode, *dev);
-	return fa_w_mknodat(FA_RA(), AT_FDCWD, path, mode, *dev);
+	return fa_w_mknodat(FA_RA(), "__xmknod", AT_FDCWD, path, mode, *dev);
 }
 
 int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
@@ -35,7 +35,7 @@ int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 	(void)ver;
 	if (FA_GATE_OPEN())
 		return FA_REAL(mknodat)(dirfd, path, mode, *dev);
-	return fa_w_mknodat(FA_RA(), dirfd, path, mode, *dev);
+	return fa_w_mknodat(FA_RA(), "__xmknodat", dirfd, path, mode, *dev);
 }
 
 /* remove(): unlink, or rmdir when the entry is a directory, as libc does. */

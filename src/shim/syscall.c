@@ -24,13 +24,22 @@
 #include "wrap.h"
 
 /*
- * Linux 6.13's setxattrat/removexattrat, where the headers predate them:
- * the numbers of the unified table every architecture since 5.x shares.
+ * Numbers newer than the headers may be (fchmodat2: Linux 6.6;
+ * setxattrat/removexattrat: 6.13): those of the unified table every
+ * architecture has shared since 5.x. A kernel without them answers ENOSYS
+ * after the shim has judged the call.
  */
-#if !defined(SYS_setxattrat) && (defined(__x86_64__) || defined(__aarch64__) || \
-				 defined(__riscv) || defined(__i386__) || defined(__arm__))
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) || defined(__i386__) || \
+	defined(__arm__)
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_setxattrat
 #define SYS_setxattrat 463
+#endif
+#ifndef SYS_removexattrat
 #define SYS_removexattrat 466
+#endif
 #endif
 
 #define FA_DECL(name, ret, params) FA_HIDDEN ret fa_w_##name FA_PREPEND_RA params;
@@ -133,7 +142,7 @@ static long fa_fchmodat2_nr(void *ra, const char *call, long nr, const long *a)
 {
 	if (on_fd(a, I(3)))
 		return fa_fd_nr(ra, call, nr, a);
-	return fa_w_fchmodat(ra, I(0), S(1), (mode_t)U(2), I(3));
+	return fa_w_fchmodat(ra, call, I(0), S(1), (mode_t)U(2), I(3));
 }
 #endif
 

@@ -46,16 +46,17 @@
 /* The real call opens /proc/self/fd/N of a file the engine already opened. */
 #define P_REOPENED (fa_s.rfd >= 0)
 
-#define FA_PREPEND_RA(...) (void *fa_ra, __VA_ARGS__)
-#define FA_PASS_RA(...) (FA_RA(), __VA_ARGS__)
+/* fa_w_<name>(ra, call, ...): the caller's return address and the name its reports give. */
+#define FA_PREPEND_RA(...) (void *fa_ra, const char *fa_call, __VA_ARGS__)
+#define FA_PASS_RA(...) (FA_RA(), fa_name, __VA_ARGS__)
 #define FA_EXPORT __attribute__((visibility("default")))
 
 /*
  * One wrapper for every shape that prepares, calls and releases: 'prep'
  * judges and pins (or opens), 'call' is the real call on what it left in
  * fa_s. The errno contract is the helpers' (shim_internal.h): nothing here
- * saves or restores it. fa_w_<name>() takes the caller's return address
- * first, so syscall() reaches the same code.
+ * saves or restores it. syscall() reaches the same code through
+ * fa_w_<name>(), under its own name.
  */
 #define FA_GEN_PREP(name, ret, fail, params, args, prep, call) \
 	FA_HIDDEN ret fa_w_##name FA_PREPEND_RA params; \
@@ -71,6 +72,7 @@
 	} \
 	FA_EXPORT ret name params \
 	{ \
+		static const char fa_name[] = #name; \
 		if (FA_GATE_OPEN()) \
 			return fa_real_##name args; \
 		return fa_w_##name FA_PASS_RA args; \
@@ -79,19 +81,19 @@
 /* One path naming an entry to change: run as the *at() call on the pinned parent. */
 #define FA_GEN_AT1(name, ret, fail, params, args, op, dirfd, path, call) \
 	FA_GEN_PREP(name, ret, fail, params, args, \
-		    fa_pin_call(#name, op, dirfd, path, NULL, &fa_s, fa_ra), call)
+		    fa_pin_call(fa_call, op, dirfd, path, NULL, &fa_s, fa_ra), call)
 
 /* AT1, but when 'onfd' holds the call acts on dirfd itself, judged like FD. */
 #define FA_GEN_ATFD(name, ret, fail, params, args, op, dirfd, path, onfd, call) \
 	FA_GEN_PREP(name, ret, fail, params, args, \
-		    (onfd) ? (fa_spin_init(&fa_s), fa_fd_call(#name, dirfd, fa_ra)) \
-			   : fa_pin_call(#name, op, dirfd, path, NULL, &fa_s, fa_ra), \
+		    (onfd) ? (fa_spin_init(&fa_s), fa_fd_call(fa_call, dirfd, fa_ra)) \
+			   : fa_pin_call(fa_call, op, dirfd, path, NULL, &fa_s, fa_ra), \
 		    (onfd) ? FA_REAL(name) args : call)
 
 /* A change to what an open fd names (fchmod, futimens): judged by that entry. */
 #define FA_GEN_FD(name, ret, fail, params, args, fd) \
 	FA_GEN_PREP(name, ret, fail, params, args, \
-		    (fa_spin_init(&fa_s), fa_fd_call(#name, fd, fa_ra)), FA_REAL(name) args)
+		    (fa_spin_init(&fa_s), fa_fd_call(fa_call, fd, fa_ra)), FA_REAL(name) args)
 
 /*
  * A function that opens a named file by itself, inside libc or the kernel
@@ -100,7 +102,7 @@
  */
 #define FA_GEN_REOPEN(name, ret, fail, params, args, cond, path, flags, call) \
 	FA_GEN_PREP(name, ret, fail, params, args, \
-		    (cond) ? fa_reopen_call(#name, path, flags, &fa_s, fa_ra) \
+		    (cond) ? fa_reopen_call(fa_call, path, flags, &fa_s, fa_ra) \
 			   : fa_spin_by_name(&fa_s, path), \
 		    call)
 

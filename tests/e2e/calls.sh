@@ -510,6 +510,24 @@ if [ "$(uname -m)" = x86_64 ]; then
 	both syscall futimesat "$IN/f" -- futimesat "$OUT/f"
 	both syscall utime "$IN/f" -- utime "$OUT/f"
 fi
+both syscall fchmod "$IN/f" -- fchmod "$OUT/f"
+both syscall fchown "$IN/f" -- fchown "$OUT/f"
+both syscall fchownat "$IN/f" -- fchownat "$OUT/f"
+both syscall fchmodat2 "$IN/f" -- fchmodat2 "$OUT/f"
+if [ -n "$XATTR" ]; then
+	both syscall setxattr "$IN/f" -- setxattr "$OUT/f"
+	both syscall lsetxattr "$IN/f" -- lsetxattr "$OUT/f"
+	both syscall fsetxattr "$IN/f" -- fsetxattr "$OUT/f"
+	both syscall removexattr "$IN/f" -- removexattr "$OUT/f"
+	both syscall lremovexattr "$IN/f" -- lremovexattr "$OUT/f"
+	both syscall fremovexattr "$IN/f" -- fremovexattr "$OUT/f"
+fi
+if [ "$(uname -m)" = x86_64 ]; then
+	both syscall chown "$IN/f" -- chown "$OUT/f"
+	both syscall mknod "$IN/n" -- mknod "$OUT/n"
+	both syscall lchown "$IN/lnk_out" -- lchown "$OUT/f"
+	deny syscall chown "$IN/lnk_out"
+fi
 # openat2(RESOLVE_IN_ROOT) resolves beneath its dirfd: '/' and '..' stop there.
 both syscall openat2 "$IN" new "WRONLY|CREAT" -- openat2 "$OUT" new "WRONLY|CREAT"
 allow syscall openat2 "$IN" /new "WRONLY|CREAT"
@@ -593,6 +611,16 @@ for how in allow deny list listother; do
 	case $how in
 	allow | list) allow execveat /bin echo ;;
 	*) deny execveat /bin echo ;;
+	esac
+	case $how in
+	allow | list)
+		allow syscall execve /bin/echo
+		allow syscall execveat /bin/echo
+		;;
+	*)
+		deny syscall execve /bin/echo
+		deny syscall execveat /bin/echo
+		;;
 	esac
 	for fn in system popen; do
 		case $how in

@@ -1073,6 +1073,14 @@ static long sys_nr(const char *s)
 		{ "open_by_handle_at", SYS_open_by_handle_at },
 		{ "setxattrat", 463 }, { "removexattrat", 466 },
 		{ "mq_open", SYS_mq_open }, { "mq_unlink", SYS_mq_unlink },
+		{ "fchmod", SYS_fchmod }, { "fchown", SYS_fchown }, { "fchownat", SYS_fchownat },
+		{ "fchmodat2", 452 }, { "setxattr", SYS_setxattr }, { "lsetxattr", SYS_lsetxattr },
+		{ "fsetxattr", SYS_fsetxattr }, { "removexattr", SYS_removexattr },
+		{ "lremovexattr", SYS_lremovexattr }, { "fremovexattr", SYS_fremovexattr },
+		{ "execve", SYS_execve }, { "execveat", SYS_execveat },
+#ifdef SYS_chown
+		{ "chown", SYS_chown }, { "lchown", SYS_lchown }, { "mknod", SYS_mknod },
+#endif
 	};
 
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -1103,6 +1111,8 @@ CASE(syscall)
 		rc = syscall(nr, AT_FDCWD, A(1), parse_flags(A(2)));
 	else if (!strcmp(n, "mkdirat") || !strcmp(n, "fchmodat"))
 		rc = syscall(nr, AT_FDCWD, A(1), 0755);
+	else if (!strcmp(n, "mknod"))
+		rc = syscall(nr, A(1), S_IFREG | 0644, 0);
 	else if (!strcmp(n, "mknodat"))
 		rc = syscall(nr, AT_FDCWD, A(1), S_IFREG | 0644, 0);
 	else if (!strcmp(n, "renameat"))
@@ -1123,6 +1133,35 @@ CASE(syscall)
 		rc = syscall(nr, A(1), A(2));
 	else if (!strcmp(n, "utimensat"))
 		rc = syscall(nr, AT_FDCWD, A(1), past_ts, 0);
+	else if (!strcmp(n, "fchmod"))
+		rc = syscall(nr, ro_fd(A(1)), 0600);
+	else if (!strcmp(n, "fchmodat2"))
+		rc = syscall(nr, AT_FDCWD, A(1), 0600, 0);
+	else if (!strcmp(n, "fchown"))
+		rc = syscall(nr, ro_fd(A(1)), getuid(), getgid());
+	else if (!strcmp(n, "chown") || !strcmp(n, "lchown"))
+		rc = syscall(nr, A(1), getuid(), getgid());
+	else if (!strcmp(n, "fchownat"))
+		rc = syscall(nr, AT_FDCWD, A(1), getuid(), getgid(), 0);
+	else if (!strcmp(n, "setxattr") || !strcmp(n, "lsetxattr"))
+		rc = syscall(nr, A(1), "user.fa", "v", 1, 0);
+	else if (!strcmp(n, "fsetxattr"))
+		rc = syscall(nr, ro_fd(A(1)), "user.fa", "v", 1, 0);
+	else if (!strcmp(n, "removexattr") || !strcmp(n, "lremovexattr"))
+		rc = syscall(nr, A(1), "user.fa");
+	else if (!strcmp(n, "fremovexattr"))
+		rc = syscall(nr, ro_fd(A(1)), "user.fa");
+	else if (!strcmp(n, "execve")) {
+		char *v[] = { (char *)A(1), (char *)"ok", NULL };
+
+		fflush(stdout);
+		rc = syscall(nr, A(1), v, environ);
+	} else if (!strcmp(n, "execveat")) {
+		char *v[] = { (char *)A(1), (char *)"ok", NULL };
+
+		fflush(stdout);
+		rc = syscall(nr, AT_FDCWD, A(1), v, environ, 0);
+	}
 	else if (!strcmp(n, "utimes"))
 		rc = syscall(nr, A(1), past_tv);
 	else if (!strcmp(n, "futimesat"))
