@@ -67,18 +67,19 @@ static const char *reopen_mode(const char *mode, const struct fa_spin *s, char *
 	return m;
 }
 
-static FILE *wrap_fd(int fd, const char *mode)
+/* The stream on an fd the engine opened; the fd is closed if none can be made. */
+FILE *fa_stream_of(int fd, const char *mode)
 {
+	struct fa_spin s;
 	FILE *f;
-	int e;
 
 	fa_tls.guard++;
 	f = fdopen(fd, mode);
 	fa_tls.guard--;
 	if (!f) {
-		e = errno;
-		FA_REAL(close)(fd);
-		errno = e;
+		fa_spin_init(&s);
+		s.rfd = fd;
+		fa_unpin_call(&s);
 	}
 	return f;
 }
@@ -101,7 +102,7 @@ static FILE *fopen_slow(void *ra, const char *call, const char *path, const char
 	if (!strchr(mode, ',')) {
 		if (!fa_open_call(call, AT_FDCWD, path, flags | extra, 0666, ra, &fd))
 			return real(path, mode);
-		return fd < 0 ? NULL : wrap_fd(fd, mode);
+		return fd < 0 ? NULL : fa_stream_of(fd, mode);
 	}
 	if (fa_reopen_call(call, path, flags | extra, &s, ra))
 		return NULL;

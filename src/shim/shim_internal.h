@@ -290,6 +290,9 @@ static inline int fa_needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* A stream on an fd the engine opened, or NULL (the fd closed, errno kept). */
+FA_HIDDEN FILE *fa_stream_of(int fd, const char *mode);
+
 /* fopen's mode string as open flags (0 for a mode libc refuses). */
 FA_HIDDEN int fa_stdio_flags(const char *mode);
 

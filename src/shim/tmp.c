@@ -48,7 +48,7 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 	size_t len = strlen(tmpl), nlen;
 	char *x, *nx;
 	uint64_t st = 0;
-	int saved, i, k, fd = -1;
+	int i, k, fd = -1;
 	struct timespec ts;
 
 	*out = -1;
@@ -87,11 +87,9 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
-	saved = errno;
 	if (fd < 0)
 		memcpy(x, "XXXXXX", 6);
 	fa_unpin_call(&s);
-	errno = saved;
 	*out = fd;
 	return 1;
 }
@@ -134,23 +132,13 @@ char *mkdtemp(char *tmpl)
 /* libc's tmpfile(): an unnamed O_TMPFILE file in P_tmpdir, as "w+". */
 static FILE *tmpfile_slow(void *ra, const char *call, int extra, FILE *(*real)(void))
 {
-	int fd, rc;
-	FILE *f;
+	int fd;
 
 	if (!fa_open_call(call, AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL | extra, 0600, ra,
 			  &fd))
 		return real();
-	if (fd >= 0) {
-		fa_tls.guard++;
-		f = fdopen(fd, "w+");
-		fa_tls.guard--;
-		if (!f) {
-			rc = errno;
-			FA_REAL(close)(fd);
-			errno = rc;
-		}
-		return f;
-	}
+	if (fd >= 0)
+		return fa_stream_of(fd, "w+");
 	if (errno == EACCES)
 		return NULL;
 	/* No O_TMPFILE here: libc names and unlinks a file in the same directory. */
