@@ -1,7 +1,9 @@
 /*
  * dirent.c - calls that add, remove, rename or link directory entries.
  *
- * The one-path calls are generated from symbols.def (generated.c). Rename
+ * Every wrapper here is generated from symbols.def (generated.c): the
+ * one-path calls as AT1 lines, the two-path calls as VIA lines of the
+ * entry points below, which syscall() shares. Rename
  * pins both parents and runs renameat2() on the two pinned directories;
  * link and symlink pin the new entry's parent and judge the source (or
  * the symlink's target) under the same policies.
@@ -16,26 +18,18 @@
 
 #include "wrap.h"
 
-FA_HIDDEN int fa_w_mknodat(void *fa_ra, const char *fa_call, int dirfd, const char *path, mode_t mode, dev_t dev);
+FA_HIDDEN int fa_w_mknodat(void *fa_ra, const char *fa_call, int dirfd, const char *path,
+			   mode_t mode, dev_t dev);
 
 /*
  * The pre-2.33 names are compatibility symbols a newer libc may lack: old
  * binaries calling them get mknodat, checked like any other mknodat.
  */
-int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path, mode_t mode,
+		dev_t *dev)
 {
 	(void)ver;
-	if (FA_GATE_OPEN())
-		return FA_REAL(mknodat)(AT_FDCWD, path, mode, *dev);
-	return fa_w_mknodat(FA_RA(), "__xmknod", AT_FDCWD, path, mode, *dev);
-}
-
-int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
-{
-	(void)ver;
-	if (FA_GATE_OPEN())
-		return FA_REAL(mknodat)(dirfd, path, mode, *dev);
-	return fa_w_mknodat(FA_RA(), "__xmknodat", dirfd, path, mode, *dev);
+	return fa_w_mknodat(ra, call, dirfd, path, mode, *dev);
 }
 
 /* remove(): unlink, or rmdir when the entry is a directory, as libc does. */
@@ -93,29 +87,6 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 	return rc;
 }
 
-int rename(const char *from, const char *to)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_rename(from, to);
-	return fa_do_renameat2(FA_RA(), "rename", AT_FDCWD, from, AT_FDCWD, to, 0);
-}
-
-int renameat(int fromfd, const char *from, int tofd, const char *to)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_renameat(fromfd, from, tofd, to);
-	return fa_do_renameat2(FA_RA(), "renameat", fromfd, from, tofd, to, 0);
-}
-
-#ifdef HAVE_RENAMEAT2
-int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned int flags)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_renameat2(fromfd, from, tofd, to, flags);
-	return fa_do_renameat2(FA_RA(), "renameat2", fromfd, from, tofd, to, flags);
-}
-#endif
-
 /*
  * A hard link makes the source reachable from the destination: the source
  * must resolve inside a root (the engine judges it, through /proc/self/fd
@@ -139,20 +110,6 @@ int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 	return rc;
 }
 
-int link(const char *from, const char *to)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_link(from, to);
-	return fa_do_linkat(FA_RA(), "link", AT_FDCWD, from, AT_FDCWD, to, 0);
-}
-
-int linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_linkat(fromfd, from, tofd, to, flags);
-	return fa_do_linkat(FA_RA(), "linkat", fromfd, from, tofd, to, flags);
-}
-
 /* A new symlink: its parent is created into, its target must stay inside. */
 int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 		    const char *path)
@@ -174,16 +131,3 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 	return rc;
 }
 
-int symlink(const char *target, const char *path)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_symlink(target, path);
-	return fa_do_symlinkat(FA_RA(), "symlink", target, AT_FDCWD, path);
-}
-
-int symlinkat(const char *target, int dirfd, const char *path)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_symlinkat(target, dirfd, path);
-	return fa_do_symlinkat(FA_RA(), "symlinkat", target, dirfd, path);
-}

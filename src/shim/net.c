@@ -19,9 +19,9 @@
 
 #include "wrap.h"
 
-int fa_do_bind(void *ra, const char *call, int fd, const struct sockaddr *addr, socklen_t len)
+int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
+	const struct sockaddr_un *un = addr.__sockaddr_un__;
 	char path[sizeof(un->sun_path) + 1];
 	size_t n;
 
@@ -36,11 +36,4 @@ int fa_do_bind(void *ra, const char *call, int fd, const struct sockaddr *addr, 
 			return -1;
 	}
 	return FA_REAL(bind)(fd, addr, len);
-}
-
-int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_bind(fd, addr, len);
-	return fa_do_bind(FA_RA(), "bind", fd, addr.__sockaddr__, len);
 }

@@ -307,8 +307,12 @@ FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, off64
 			     int *rc);
 FA_HIDDEN int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h,
 				int flags, int *fd);
-FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, const struct sockaddr *addr,
+FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr,
 			 socklen_t len);
+FA_HIDDEN int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
+			   int dir, int *out);
+FA_HIDDEN int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path,
+			  mode_t mode, dev_t *dev);
 FA_HIDDEN int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
 			     char *const argv[], char *const envp[], int flags);
 

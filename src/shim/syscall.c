@@ -51,6 +51,13 @@
 #define FA_DECL_OPEN2(name, ret, params)
 #define FA_DECL_OPENX(name, ret, params)
 #define FA_DECL_CHECK(name, ret, params)
+#define FA_DECL_VIA(name, ret, params)
+#define FA_DECL_TEMP(name, ret, params)
+#define FA_DECL_EXEC(name, ret, params)
+#define FA_DECL_SPAWN(name, ret, params)
+#define FA_DECL_CWD(name, ret, params)
+#define FA_DECL_KEEPFD(name, ret, params)
+#define FA_DECL_THREAD(name, ret, params)
 #define FA_DECL_HAND(name, ret, params)
 #define FA_SYM(name, ret, fail, params, args, shape, ...) FA_DECL_##shape(name, ret, params)
 #include "symbols.def"

@@ -35,14 +35,13 @@ static uint64_t next_random(uint64_t *state)
 	return *state = x;
 }
 
-enum { TMP_FILE, TMP_DIR };
 
 /*
  * Returns 0 when no policy applies (libc does the work), else 1 with *out
- * the fd (TMP_FILE) or 0 (TMP_DIR), or -1 with errno set.
+ * the fd (or 0 for a directory, 'dir'), or -1 with errno set.
  */
-static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
-		     int kind, int *out)
+int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
+		     int dir, int *out)
 {
 	struct fa_spin s;
 	size_t len = strlen(tmpl), nlen;
@@ -79,7 +78,7 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 
 		for (k = 0; k < 6; k++, r /= 62)
 			nx[k] = x[k] = letters[r % 62];
-		if (kind == TMP_FILE)
+		if (!dir)
 			fd = FA_REAL(openat)(s.fd, s.name,
 					     (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
 		else
@@ -94,37 +93,13 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 	return 1;
 }
 
-#define FA_MKSTEMP(name, params, real_args, suffix, flags, extra) \
-	int name params \
-	{ \
-		int fd; \
-		if (FA_GATE_OPEN()) \
-			return fa_real_##name real_args; \
-		if (make_temp(FA_RA(), #name, tmpl, suffix, (flags) | (extra), TMP_FILE, &fd)) \
-			return fd; \
-		return FA_REAL(name) real_args; \
-	}
-
-FA_MKSTEMP(mkstemp, (char *tmpl), (tmpl), 0, 0, 0)
-FA_MKSTEMP(mkstemp64, (char *tmpl), (tmpl), 0, 0, O_LARGEFILE)
-FA_MKSTEMP(mkostemp, (char *tmpl, int flags), (tmpl, flags), 0, flags, 0)
-FA_MKSTEMP(mkostemp64, (char *tmpl, int flags), (tmpl, flags), 0, flags, O_LARGEFILE)
-FA_MKSTEMP(mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), suffixlen, 0, 0)
-FA_MKSTEMP(mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen), suffixlen, 0, O_LARGEFILE)
-#ifdef HAVE_MKOSTEMPS
-FA_MKSTEMP(mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
-	   suffixlen, flags, 0)
-FA_MKSTEMP(mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
-	   suffixlen, flags, O_LARGEFILE)
-#endif
-
 char *mkdtemp(char *tmpl)
 {
 	int rc;
 
 	if (FA_GATE_OPEN())
 		return fa_real_mkdtemp(tmpl);
-	if (!make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, TMP_DIR, &rc))
+	if (!fa_make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, 1, &rc))
 		return FA_REAL(mkdtemp)(tmpl);
 	return rc < 0 ? NULL : tmpl;
 }

@@ -107,6 +107,47 @@
 		    call)
 
 /*
+ * One call of a shared internal entry point, which syscall() uses too:
+ * fn(ra, name, fnargs...).
+ */
+#define FA_GEN_VIA(name, ret, fail, params, args, fn, fnargs) \
+	FA_EXPORT ret name params \
+	{ \
+		static const char fa_name[] = #name; \
+		if (FA_GATE_OPEN()) \
+			return fa_real_##name args; \
+		return fn FA_PASS_RA fnargs; \
+	}
+
+/*
+ * mk*stemp: made beneath the pinned parent of the template by
+ * fa_make_temp(), libc's letters and attempts; libc's own when no policy
+ * applies.
+ */
+#define FA_GEN_TEMP(name, ret, fail, params, args, suffixlen, flags) \
+	FA_EXPORT ret name params \
+	{ \
+		int fa_fd; \
+		if (FA_GATE_OPEN()) \
+			return fa_real_##name args; \
+		if (fa_make_temp(FA_RA(), #name, tmpl, suffixlen, flags, 0, &fa_fd)) \
+			return fa_fd; \
+		return FA_REAL(name) args; \
+	}
+
+/*
+ * Written by hand in the file of their class; the table names the class:
+ * exec-like (the program judged by the exec rules, the environment
+ * re-injected), spawn-like (the same for a child libc starts), the cwd
+ * cache, the pinned descriptors, threads that inherit a context.
+ */
+#define FA_GEN_EXEC(...)
+#define FA_GEN_SPAWN(...)
+#define FA_GEN_CWD(...)
+#define FA_GEN_KEEPFD(...)
+#define FA_GEN_THREAD(...)
+
+/*
  * Judged by a name the call itself does not take (a file libc keeps
  * open or opens by itself), then the real call: a check, not check = use.
  */
