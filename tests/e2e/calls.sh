@@ -501,29 +501,17 @@ both syscall open_by_handle_at "$IN/f" WRONLY -- open_by_handle_at "$OUT/f" WRON
 deny syscall mq_open "/fa-e2e-mq-$$"
 plain syscall mq_open "/fa-e2e-mq-$$"
 deny syscall mq_unlink "/fa-e2e-mq-$$"
-if [ -n "$XATTR" ]; then
-	both syscall setxattrat "$IN/f" -- setxattrat "$OUT/f"
-	both syscall removexattrat "$IN/f" -- removexattrat "$OUT/f"
-fi
+# nr_both NAME...: syscall NAME on $IN/f allowed, on $OUT/f refused.
+nr_both() {
+	local n
+	for n; do
+		both syscall "$n" "$IN/f" -- "$n" "$OUT/f"
+	done
+}
+nr_both fchmod fchown fchownat fchmodat2
+[ -z "$XATTR" ] || nr_both setxattrat removexattrat setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr
 if [ "$(uname -m)" = x86_64 ]; then
-	both syscall utimes "$IN/f" -- utimes "$OUT/f"
-	both syscall futimesat "$IN/f" -- futimesat "$OUT/f"
-	both syscall utime "$IN/f" -- utime "$OUT/f"
-fi
-both syscall fchmod "$IN/f" -- fchmod "$OUT/f"
-both syscall fchown "$IN/f" -- fchown "$OUT/f"
-both syscall fchownat "$IN/f" -- fchownat "$OUT/f"
-both syscall fchmodat2 "$IN/f" -- fchmodat2 "$OUT/f"
-if [ -n "$XATTR" ]; then
-	both syscall setxattr "$IN/f" -- setxattr "$OUT/f"
-	both syscall lsetxattr "$IN/f" -- lsetxattr "$OUT/f"
-	both syscall fsetxattr "$IN/f" -- fsetxattr "$OUT/f"
-	both syscall removexattr "$IN/f" -- removexattr "$OUT/f"
-	both syscall lremovexattr "$IN/f" -- lremovexattr "$OUT/f"
-	both syscall fremovexattr "$IN/f" -- fremovexattr "$OUT/f"
-fi
-if [ "$(uname -m)" = x86_64 ]; then
-	both syscall chown "$IN/f" -- chown "$OUT/f"
+	nr_both utimes futimesat utime chown
 	both syscall mknod "$IN/n" -- mknod "$OUT/n"
 	both syscall lchown "$IN/lnk_out" -- lchown "$OUT/f"
 	deny syscall chown "$IN/lnk_out"

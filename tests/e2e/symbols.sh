@@ -51,7 +51,7 @@ done
 nrs=$(sed -n 's/^FA_NR(\([a-z0-9_]*\),.*/\1/p' "$DEF")
 [ -n "$nrs" ] || fail "no FA_NR lines read from $DEF"
 for n in $nrs; do
-	if grep -Eq "syscall $n( |\$)" "$FA_SRCDIR/tests/e2e/calls.sh" ||
+	if grep -Eq "syscall $n( |\$)|nr_both( [a-z0-9_]+)* $n( |\$)" "$FA_SRCDIR/tests/e2e/calls.sh" ||
 		grep -q "syscall(SYS_$n," "$FA_SRCDIR/src/shim/stack_test.c"; then
 		pass
 	else
