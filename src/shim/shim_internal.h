@@ -85,6 +85,13 @@ struct fa_proc {
 };
 extern FA_HIDDEN struct fa_proc fa_proc;
 
+/* fd lies in the range of the process policy's pinned root fds (fd.c). */
+static inline int fa_pinned_range(int fd)
+{
+	return (unsigned)fd - fa_proc.pin_lo <= fa_proc.pin_span;
+}
+FA_HIDDEN int fa_is_root_fd(int fd);
+
 /* Private memory that never touches the application's malloc. */
 FA_HIDDEN void *fa_arena_alloc(size_t n);
 FA_HIDDEN char *fa_arena_strdup(const char *s);

@@ -120,6 +120,20 @@
 	}
 
 /*
+ * close/dup2 onto a root fd the process policy pinned: EBADF, as for a
+ * closed fd (fd.c says why); one compare on a range otherwise.
+ */
+#define FA_GEN_KEEPFD(name, ret, fail, params, args, fd, cond) \
+	FA_EXPORT ret name params \
+	{ \
+		if (FA_UNLIKELY(fa_pinned_range(fd)) && fa_is_root_fd(fd) && (cond)) { \
+			errno = EBADF; \
+			return -1; \
+		} \
+		return FA_REAL(name) args; \
+	}
+
+/*
  * mk*stemp: made beneath the pinned parent of the template by
  * fa_make_temp(), libc's letters and attempts; libc's own when no policy
  * applies.
@@ -139,12 +153,11 @@
  * Written by hand in the file of their class; the table names the class:
  * exec-like (the program judged by the exec rules, the environment
  * re-injected), spawn-like (the same for a child libc starts), the cwd
- * cache, the pinned descriptors, threads that inherit a context.
+ * cache, threads that inherit a context.
  */
 #define FA_GEN_EXEC(...)
 #define FA_GEN_SPAWN(...)
 #define FA_GEN_CWD(...)
-#define FA_GEN_KEEPFD(...)
 #define FA_GEN_THREAD(...)
 
 /*

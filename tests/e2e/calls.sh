@@ -432,9 +432,11 @@ allow freopen_null "$OUT/f" r
 both open_by_handle_at "$IN/f" WRONLY -- "$OUT/f" WRONLY
 both open_by_handle_at "$IN/f" "RDWR|TRUNC" -- "$OUT/f" "RDWR|TRUNC"
 allow open_by_handle_at "$OUT/f" RDONLY
-both setmntent "$IN/mtab" w -- "$OUT/mtab" w
-both setmntent "$IN/f" a -- "$OUT/f" a
-allow setmntent "$OUT/f" r
+for fn in setmntent __setmntent; do
+	both $fn "$IN/mtab" w -- "$OUT/mtab" w
+	both $fn "$IN/f" a -- "$OUT/f" a
+	allow $fn "$OUT/f" r
+done
 fresh
 if [ "$("$CT" acct "$IN/f")" = ok ]; then
 	both acct "$IN/f" -- "$OUT/f"

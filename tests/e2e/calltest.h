@@ -14,8 +14,9 @@ int __openat64_2(int dirfd, const char *path, int flags);
 int __open(const char *path, int flags, ...);
 int __open64(const char *path, int flags, ...);
 
-/* an old exported alias of fopen() */
+/* old exported aliases of fopen() and setmntent() */
 FILE *_IO_fopen(const char *path, const char *mode);
+FILE *__setmntent(const char *file, const char *mode);
 
 /* open()/openat() as a -D_FORTIFY_SOURCE=2 -O2 build compiles them. */
 int fortified_open(const char *path, int flags);
