@@ -336,24 +336,16 @@ int main(int argc, char **argv)
 	if (r < 0)
 		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
 	fd = open(found, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		enum fa_prog_kind k = fa_prog_inspect(fd, canon, sizeof(canon));
+	if (fd >= 0 && !allow_static) {
+		enum fa_prog_kind k = fa_prog_check(fd, found, argv + optind, canon, sizeof(canon));
 
-		close(fd);
-		if (k == FA_PROG_OK && canon[0] == '/') {
-			fd = open(canon, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				k = fa_prog_inspect(fd, NULL, 0);
-				close(fd);
-			}
-		}
-		if (!allow_static && k == FA_PROG_STATIC)
-			die(EXIT_CANNOT, "%s: static binary: a preload cannot follow it "
-			    "(use --allow-static to run it unconfined)", found);
-		if (!allow_static && k == FA_PROG_SETID)
-			die(EXIT_CANNOT, "%s: set-user/group-ID binary: a preload cannot follow it "
-			    "(use --allow-static to run it unconfined)", found);
+		if (k != FA_PROG_OK && strcmp(canon, found))
+			die(EXIT_CANNOT, "%s: runs %s, a %s", found, canon, fa_prog_text(k));
+		if (k != FA_PROG_OK)
+			die(EXIT_CANNOT, "%s: %s", found, fa_prog_text(k));
 	}
+	if (fd >= 0)
+		close(fd);
 
 	if (getenv("FA_POLICY"))
 		fprintf(stderr, "%s: already running under a policy: the outer policy still applies\n",
