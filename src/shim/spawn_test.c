@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (!fn || !top)
 		reexec(argv);
-	printf("1..16\n");
+	printf("1..21\n");
 	br = fn();
 	snprintf(A, sizeof(A), "%s/a", top);
 	snprintf(B, sizeof(B), "%s/b", top);
@@ -249,6 +249,56 @@ int main(int argc, char **argv)
 	   "that denial is the context's");
 	ok(spawn_open(at(A, "ctx"), O_WRONLY | O_CREAT, 0) == 0 && exists(at(A, "ctx")),
 	   "in a context, an open action inside its root is allowed");
+
+	/*
+	 * A context that forbids starting programs: only a start the kernel
+	 * would perform is refused. A program that does not exist fails as
+	 * libc makes it fail, with no denial, and a PATH search that meets
+	 * missing candidates before the one the host approved reaches it.
+	 */
+	ctx.exec_allowed = 0;
+	br->set_thread(&ctx);
+	{
+		char *targv[] = { (char *)"true", NULL };
+		uint64_t before = br->denial_count();
+		pid_t pid;
+		int st;
+
+		ok(posix_spawn(&pid, "/nonexistent-fa/prog", NULL, NULL, targv, environ) == ENOENT &&
+		   br->denial_count() == before,
+		   "in a context without exec, posix_spawn of a missing program: ENOENT, no denial");
+		ok(posix_spawnp(&pid, "no-such-program-fa", NULL, NULL, targv, environ) == ENOENT &&
+		   br->denial_count() == before,
+		   "in a context without exec, posix_spawnp of a missing program: ENOENT, no denial");
+		before = br->denial_count();
+		ok(posix_spawn(&pid, "/bin/true", NULL, NULL, targv, environ) == EACCES &&
+		   br->denial_count() == before + 1 && no_child(),
+		   "in a context without exec, posix_spawn of an existing program is refused");
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			uint64_t n = br->denial_count();
+
+			setenv("PATH", "/nonexistent-fa1:/nonexistent-fa2/x:/bin", 1);
+			br->approve_exec("/bin/true");
+			execvp("true", targv);
+			_exit(br->denial_count() != n ? 2 : 3);
+		}
+		ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "an approved execvp reaches its program past missing PATH candidates, no denial");
+
+		pid = fork();
+		if (pid == 0) {
+			uint64_t n = br->denial_count();
+
+			setenv("PATH", "/nonexistent-fa1:/bin", 1);
+			execvp("no-such-program-fa", targv);
+			_exit(errno == ENOENT && br->denial_count() == n ? 0 : 2);
+		}
+		ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "execvp of a missing program in a context without exec: ENOENT, no denial");
+	}
 	br->set_thread(NULL);
 	fa_policy_free(pol);
 	return nfail != 0;
