@@ -52,7 +52,7 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 		      char *const argv[], char *const envp[])
 {
 	static char *const empty[] = { NULL };
-	char stack[ENV_STACK];
+	char stack[ENV_STACK] __attribute__((aligned(sizeof(char *))));
 	char **newenv;
 	void *mem;
 	size_t sz;
@@ -158,7 +158,8 @@ struct env_swap {
 	void *mem;
 	size_t sz;
 	int swapped;
-	char stack[ENV_STACK];
+	/* Holds the new envp's pointer array first. */
+	char stack[ENV_STACK] __attribute__((aligned(sizeof(char *))));
 };
 
 /* 0, or an errno value. */
