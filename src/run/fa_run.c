@@ -351,7 +351,8 @@ int main(int argc, char **argv)
 		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
 	fd = open(found, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && !allow_static) {
-		enum fa_prog_kind k = fa_prog_check(fd, found, argv + optind, canon, sizeof(canon));
+		enum fa_prog_kind k = fa_prog_check(fd, found, argv + optind, AT_FDCWD, canon,
+						    sizeof(canon));
 
 		if (k != FA_PROG_OK && strcmp(canon, found))
 			die(EXIT_CANNOT, "%s: runs %s, a %s", found, canon, fa_prog_text(k));

@@ -329,8 +329,8 @@ static void name(char *out, size_t len, const char *s)
 	out[n] = '\0';
 }
 
-enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], char *culprit,
-				size_t len)
+enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], int cwd,
+				char *culprit, size_t len)
 {
 	char lines[DEPTH][LINE + 2];
 	struct args a;
@@ -375,7 +375,7 @@ enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], ch
 		if (own)
 			close(cur);
 		/* Relative interpreters and programs: from the cwd, as the kernel and the loader open them. */
-		cur = open(file, O_RDONLY | O_CLOEXEC);
+		cur = openat(cwd, file, O_RDONLY | O_CLOEXEC);
 		own = cur >= 0;
 		if (cur < 0) {
 			/* The exec fails on its own. */

@@ -192,6 +192,15 @@ static int exec_deny(const char *call, const char *path, const char *resolved,
 	return fa_report(&ev) ? -EACCES : 0;
 }
 
+int fa_exec_refuse(const char *call, const char *path, const char *why, const char *text,
+		   void *ra)
+{
+	int saved = errno, rc = exec_deny(call, path, NULL, why, text, 0, ra);
+
+	errno = saved;
+	return rc;
+}
+
 static int listed(const char *canon)
 {
 	int i;
@@ -238,7 +247,7 @@ static int refuse_kind(const char *call, const char *shown, const char *canon,
 }
 
 int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
-		  char *const argv[], void *ra)
+		  char *const argv[], int cwd, void *ra)
 {
 	char canon[PATH_MAX], culprit[PATH_MAX];
 	const char *shown = path && *path ? path : "(fd)";
@@ -289,7 +298,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 			goto out;
 	}
 	if (!fa_proc.allow_static) {
-		kind = fa_prog_check(fd, path, argv, culprit, sizeof(culprit));
+		kind = fa_prog_check(fd, path, argv, cwd, culprit, sizeof(culprit));
 		if (kind != FA_PROG_OK)
 			rc = refuse_kind(call, shown, canon, kind, culprit, ra);
 	}
@@ -337,7 +346,7 @@ out:
 static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 		     char *const argv[], char *const envp[], int flags, int *denied)
 {
-	int rc = fa_exec_check(call, dirfd, path, flags, argv, ra);
+	int rc = fa_exec_check(call, dirfd, path, flags, argv, AT_FDCWD, ra);
 
 	if (rc < 0) {
 		*denied = 1;
@@ -410,7 +419,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 
 	if (FA_GATE_OPEN())
 		return fa_real_fexecve(fd, argv, envp);
-	rc = fa_exec_check("fexecve", fd, "", AT_EMPTY_PATH, argv, FA_RA());
+	rc = fa_exec_check("fexecve", fd, "", AT_EMPTY_PATH, argv, AT_FDCWD, FA_RA());
 	if (rc < 0) {
 		errno = -rc;
 		return -1;

@@ -47,6 +47,37 @@ static void child_env_free(void *stack, void *mem, size_t sz)
 		munmap(mem, sz);
 }
 
+/*
+ * The child execs after its file actions ran: a relative program, and a
+ * relative #! interpreter, are found from the directory its chdir and
+ * fchdir actions select.
+ */
+static int spawn_exec_check(void *ra, const char *call, const char *path,
+			    const posix_spawn_file_actions_t *fa, char *const argv[])
+{
+	char dir[PATH_MAX];
+	int dirfd = AT_FDCWD, cwd, rc;
+
+	rc = fa_spawn_actions_cwd(fa, &dirfd, dir, sizeof(dir));
+	if (rc == 0)
+		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
+	if (rc < 0) {
+		/* Unknown: under a process policy a relative program cannot be judged. */
+		if (path[0] != '/' && fa_proc.active)
+			return fa_exec_refuse(call, path, "spawn-actions-cwd",
+					      "a relative program started from a directory the file actions themselves set up cannot be judged before the spawn",
+					      ra);
+		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
+	}
+	cwd = FA_REAL(openat)(dirfd, *dir ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		/* The child's chdir fails and nothing is started. */
+		return 0;
+	rc = fa_exec_check(call, cwd, path, 0, argv, cwd, ra);
+	FA_REAL(close)(cwd);
+	return rc;
+}
+
 static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 		      const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
 		      char *const argv[], char *const envp[])
@@ -58,7 +89,7 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 	size_t sz;
 	int rc, e, saved = errno;
 
-	rc = fa_exec_check(call, AT_FDCWD, path, 0, argv, ra);
+	rc = spawn_exec_check(ra, call, path, fa, argv);
 	if (rc == 0)
 		rc = fa_spawn_actions_check(call, fa, ra);
 	errno = saved;
@@ -144,7 +175,7 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
  */
 static int shell_check(void *ra, const char *call)
 {
-	int rc = fa_exec_check(call, AT_FDCWD, "/bin/sh", 0, NULL, ra);
+	int rc = fa_exec_check(call, AT_FDCWD, "/bin/sh", 0, NULL, AT_FDCWD, ra);
 
 	if (rc < 0) {
 		errno = -rc;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -93,6 +94,43 @@ static int spawn_open(const char *path, int flags, int use_path)
 	return rc;
 }
 
+/* c/fake: an ELF header and no PT_INTERP, which reads as static; a/fake: a copy of /bin/true. */
+static void make_fakes(const char *top)
+{
+	char buf[65536];
+	Elf64_Ehdr eh;
+	ssize_t n;
+	int in, out;
+
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	out = open(at(top, "c/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (out < 0 || write(out, &eh, sizeof(eh)) != (ssize_t)sizeof(eh)) {
+		printf("Bail out! fixture c/fake: %s\n", strerror(errno));
+		exit(1);
+	}
+	close(out);
+	in = open("/bin/true", O_RDONLY);
+	out = open(at(top, "a/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0) {
+		printf("Bail out! fixture a/fake: %s\n", strerror(errno));
+		exit(1);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	close(in);
+	close(out);
+}
+
 /*
  * Make the tree, run this program again under the shim and the policy,
  * then remove the tree: a process under the policy could not.
@@ -129,6 +167,7 @@ static void reexec(char **argv)
 		exit(1);
 	}
 	close(fd);
+	make_fakes(tmpl);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -163,7 +202,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (!fn || !top)
 		reexec(argv);
-	printf("1..21\n");
+	printf("1..24\n");
 	br = fn();
 	snprintf(A, sizeof(A), "%s/a", top);
 	snprintf(B, sizeof(B), "%s/b", top);
@@ -230,6 +269,50 @@ int main(int argc, char **argv)
 	posix_spawn_file_actions_destroy(&fa);
 	ok(rc == 0, "close, dup2 and read-only opens pass");
 	ok(spawn_open("/dev/null", O_WRONLY, 0) == 0, "a write-open of /dev/null passes");
+
+	/*
+	 * The child execs after its file actions: a relative program is the
+	 * one in the directory its chdir actions select. "fake" is a static
+	 * ELF header (refused under the process policy) in C, and a copy of
+	 * a dynamic program in A.
+	 */
+	{
+		char *targv[] = { (char *)"fake", NULL };
+		pid_t pid;
+
+		if (chdir(A) == 0) {
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addchdir_np(&fa, C);
+			rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
+			posix_spawn_file_actions_destroy(&fa);
+			ok(rc == EACCES && no_child(),
+			   "a relative program after addchdir is the one in the child's directory (static: refused)");
+		} else {
+			ok(0, "chdir A");
+		}
+		if (chdir(C) == 0) {
+			int st;
+
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addchdir_np(&fa, A);
+			rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
+			posix_spawn_file_actions_destroy(&fa);
+			ok(rc == 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+			   "and not the one in the parent's directory (dynamic there: runs)");
+		} else {
+			ok(0, "chdir C");
+		}
+		fd = open(A, O_RDONLY | O_DIRECTORY);
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, fd, A, O_RDONLY | O_DIRECTORY, 0);
+		posix_spawn_file_actions_addfchdir_np(&fa, fd);
+		rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		close(fd);
+		ok(rc == EACCES && br->recent_denials(&dn, 1) == 1 && !strcmp(dn.why, "spawn-actions-cwd"),
+		   "a relative program after an fchdir to an fd the actions open cannot be judged: refused");
+		(void)!chdir("/");
+	}
 
 	/* A context whose only root is A, stacked on the process policy. */
 	pol = fa_policy_new();
