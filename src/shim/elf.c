@@ -181,11 +181,21 @@ static enum fa_prog_kind inspect(int fd, enum what *what, char *line)
 	struct stat st;
 	ssize_t n;
 	size_t i, k;
+	int setid;
 
 	*what = IS_OTHER;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return FA_PROG_UNKNOWN;
+	/* A set-group-ID bit without group execute is mandatory locking, not set-ID. */
+	setid = ((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
+		((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid());
 	n = pread(fd, head, LINE, 0);
+	/*
+	 * An execute-only file cannot be read: a set-ID one is taken for the
+	 * ELF it must be (an interpreter could not read a script either).
+	 */
+	if (n < 0)
+		return setid && !privilege_ignored(fd) ? FA_PROG_SETID : FA_PROG_UNKNOWN;
 	if (n < 4)
 		return FA_PROG_UNKNOWN;
 	head[n] = '\0';
@@ -214,12 +224,8 @@ static enum fa_prog_kind inspect(int fd, enum what *what, char *line)
 	}
 	if (memcmp(head, ELFMAG, SELFMAG))
 		return FA_PROG_UNKNOWN;
-	/* A set-group-ID bit without group execute is mandatory locking, not set-ID. */
-	if (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
-	    ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid())) {
-		if (!privilege_ignored(fd))
-			return FA_PROG_SETID;
-	}
+	if (setid && !privilege_ignored(fd))
+		return FA_PROG_SETID;
 	if (raises_caps(fd) && !privilege_ignored(fd))
 		return FA_PROG_CAPS;
 	switch (has_interp(fd, head)) {

@@ -454,6 +454,16 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	rc=$?
 	[ "$rc" -ne 0 ] && pass || fail "fa-run started a set-user-ID command"
 	untouched "set-user-ID command"
+	# Execute-only: its content cannot be read, its set-ID bit still counts.
+	cp "$(command -v touch)" "$T/xsuid"
+	chmod 4711 "$T/xsuid"
+	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FA_RUN" -- sh -c "$T/xsuid $O/xsuid-escaped" >"$T/o" 2>"$T/e")
+	rc=$?
+	[ "$rc" -ne 0 ] && pass || fail "an execute-only set-user-ID child ran under fa-run"
+	says "execute-only set-user-ID refused" "set-user"
+	untouched "execute-only set-user-ID child"
+
 	# File capabilities make the exec secure too: the loader drops LD_PRELOAD.
 	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/captouch" &&
 		setcap cap_dac_override+ep "$T/captouch" 2>/dev/null; then
