@@ -350,6 +350,9 @@ int main(int argc, char **argv)
 	if (r < 0)
 		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
 	fd = open(found, O_RDONLY | O_CLOEXEC);
+	/* Execute-only: its mode bits can still be read. */
+	if (fd < 0 && errno == EACCES)
+		fd = open(found, O_PATH | O_CLOEXEC);
 	if (fd >= 0 && !allow_static) {
 		enum fa_prog_kind k = fa_prog_check(fd, found, argv + optind, AT_FDCWD, canon,
 						    sizeof(canon));

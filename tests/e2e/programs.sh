@@ -438,46 +438,38 @@ fi
 # A set-user-ID program drops LD_PRELOAD when an unprivileged user runs it,
 # so a child that execs one would run unconfined: refused, unless allowed.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
-	cp "$(command -v touch)" "$T/suidtouch"
-	chmod 4755 "$T/suidtouch"
 	chmod 755 "$T"
 	mkdir -p "$T/nobody"
 	chown 65534:65534 "$T/nobody"
-	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$FA_RUN" -- sh -c "$T/suidtouch $O/suid-escaped" >"$T/o" 2>"$T/e")
-	rc=$?
-	[ "$rc" -ne 0 ] && pass || fail "a set-user-ID child ran under fa-run"
-	says "set-user-ID refused" "set-user"
-	untouched "set-user-ID child"
-	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$FA_RUN" -- "$T/suidtouch" "$O/suid-escaped" >"$T/o" 2>"$T/e")
-	rc=$?
-	[ "$rc" -ne 0 ] && pass || fail "fa-run started a set-user-ID command"
-	untouched "set-user-ID command"
+	# far_nobody ARGS...: fa-run ARGS as an unprivileged user; $rc, $T/o, $T/e.
+	far_nobody() {
+		(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$FA_RUN" "$@" >"$T/o" 2>"$T/e")
+		rc=$?
+	}
+	# refused_privileged LABEL WORD PROG: PROG (a touch that would gain
+	# privilege) refused as a child and as fa-run's command, saying WORD.
+	refused_privileged() {
+		far_nobody -- sh -c "$3 $O/$1-escaped"
+		[ "$rc" -ne 0 ] && pass || fail "a $1 child ran under fa-run"
+		says "$1 child refused" "$2"
+		untouched "$1 child"
+		far_nobody -- "$3" "$O/$1-escaped"
+		check "fa-run refuses a $1 command" 126 "$rc"
+		untouched "$1 command"
+	}
+	cp "$(command -v touch)" "$T/suidtouch"
+	chmod 4755 "$T/suidtouch"
+	refused_privileged set-user-ID set-user "$T/suidtouch"
 	# Execute-only: its content cannot be read, its set-ID bit still counts.
 	cp "$(command -v touch)" "$T/xsuid"
 	chmod 4711 "$T/xsuid"
-	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$FA_RUN" -- sh -c "$T/xsuid $O/xsuid-escaped" >"$T/o" 2>"$T/e")
-	rc=$?
-	[ "$rc" -ne 0 ] && pass || fail "an execute-only set-user-ID child ran under fa-run"
-	says "execute-only set-user-ID refused" "set-user"
-	untouched "execute-only set-user-ID child"
+	refused_privileged execute-only-set-user-ID set-user "$T/xsuid"
 
 	# File capabilities make the exec secure too: the loader drops LD_PRELOAD.
 	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/captouch" &&
 		setcap cap_dac_override+ep "$T/captouch" 2>/dev/null; then
-		(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$FA_RUN" -- sh -c "$T/captouch $O/cap-escaped" >"$T/o" 2>"$T/e")
-		rc=$?
-		[ "$rc" -ne 0 ] && pass || fail "a file-capability child ran under fa-run"
-		says "file capabilities refused" "capabilities"
-		untouched "file-capability child"
-		(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$FA_RUN" -- "$T/captouch" "$O/cap-escaped" >"$T/o" 2>"$T/e")
-		rc=$?
-		check "fa-run refuses a file-capability command" 126 "$rc"
-		untouched "file-capability command"
+		refused_privileged file-capability capabilities "$T/captouch"
 		# Root gains nothing from them: no secure exec, the preload follows.
 		far -- "$T/captouch" "$P/cap-root"
 		status "file capabilities run by root" 0
