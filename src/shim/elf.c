@@ -398,30 +398,24 @@ enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], in
 	return k;
 }
 
+/* Rule name and reason of each refused kind, by enum fa_prog_kind. */
+static const struct {
+	const char *rule, *text;
+} refused[] = {
+	[FA_PROG_STATIC] = { "static-binary",
+			     "static binary: a preload cannot follow it (--allow-static runs it unconfined)" },
+	[FA_PROG_SETID] = { "setid-binary",
+			    "set-user/group-ID binary: the loader drops the preload (--allow-static runs it unconfined)" },
+	[FA_PROG_CAPS] = { "file-caps-binary",
+			   "binary with file capabilities: the loader drops the preload (--allow-static runs it unconfined)" },
+};
+
 const char *fa_prog_rule(enum fa_prog_kind k)
 {
-	switch (k) {
-	case FA_PROG_STATIC:
-		return "static-binary";
-	case FA_PROG_SETID:
-		return "setid-binary";
-	case FA_PROG_CAPS:
-		return "file-caps-binary";
-	default:
-		return NULL;
-	}
+	return (size_t)k < sizeof(refused) / sizeof(refused[0]) ? refused[k].rule : NULL;
 }
 
 const char *fa_prog_text(enum fa_prog_kind k)
 {
-	switch (k) {
-	case FA_PROG_STATIC:
-		return "static binary: a preload cannot follow it (--allow-static runs it unconfined)";
-	case FA_PROG_SETID:
-		return "set-user/group-ID binary: the loader drops the preload (--allow-static runs it unconfined)";
-	case FA_PROG_CAPS:
-		return "binary with file capabilities: the loader drops the preload (--allow-static runs it unconfined)";
-	default:
-		return NULL;
-	}
+	return (size_t)k < sizeof(refused) / sizeof(refused[0]) ? refused[k].text : NULL;
 }
