@@ -92,16 +92,19 @@ static void find_loader(void)
 	uintptr_t bias = 0;
 	const char *interp = NULL;
 	struct stat st;
-	int known = -1;
+	int known = -1, have_bias = 0;
 
 	if (phdr && phent == sizeof(ElfW(Phdr))) {
 		for (i = 0; i < phnum; i++) {
 			const ElfW(Phdr) *p = (const ElfW(Phdr) *)(phdr + i * phent);
 
-			if (p->p_type == PT_PHDR)
+			if (p->p_type == PT_PHDR) {
 				bias = (uintptr_t)phdr - p->p_vaddr;
+				have_bias = 1;
+			}
 		}
-		for (i = 0; i < phnum; i++) {
+		/* Without PT_PHDR the load address is unknown: no loader is recognised. */
+		for (i = 0; have_bias && i < phnum; i++) {
 			const ElfW(Phdr) *p = (const ElfW(Phdr) *)(phdr + i * phent);
 
 			if (p->p_type == PT_INTERP)
