@@ -18,6 +18,7 @@
  *   vfork-cwd ROOT OUT      a vfork child changes directory and writes
  *                           before it exits: the parent's relative writes
  *                           are still judged in the parent's own directory
+ *   clone-vm-cwd ROOT OUT   the same with a clone(CLONE_VM) child
  *   wordexp ROOT OUT        command substitution starts /bin/sh inside
  *                           libc: refused under FA_EXEC=deny, and with
  *                           exec allowed the shell is confined even after
@@ -30,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -322,24 +324,42 @@ static int exists(const char *dir, const char *name)
  * writes there; then the parent writes again. Returns the parent's
  * second write's errno (0 when made).
  */
+static const char *child_dir, *child_file;
+
+/* The child's part: move, write, leave. */
+static int child_moves(void *arg)
+{
+	(void)arg;
+	if (chdir(child_dir))
+		_exit(1);
+	(void)write_rel(child_file);
+	_exit(0);
+}
+
+static int use_clone;
+
 static int vfork_round(const char *mine, const char *theirs, const char *first,
 		       const char *child, const char *second)
 {
+	static char stack[256 * 1024] __attribute__((aligned(16)));
 	int st;
 	pid_t pid;
 
 	if (chdir(mine))
 		return -1;
 	(void)write_rel(first);
-	pid = vfork();
+	child_dir = theirs;
+	child_file = child;
+	if (use_clone) {
+		/* Memory shared, working directory not (no CLONE_FS); the parent waits. */
+		pid = clone(child_moves, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+	} else {
+		pid = vfork();
+		if (pid == 0)
+			child_moves(NULL);
+	}
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		if (chdir(theirs))
-			_exit(1);
-		(void)write_rel(child);
-		_exit(0);
-	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
 	return write_rel(second);
@@ -455,7 +475,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
 		puts("fork-threads\nvfork\nsignal\nerrno\nclose\ndup2\ndup3\nclose_range\nclosefrom\npthread_create\n"
-		     "vfork-cwd\nwordexp\n_IO_popen");
+		     "vfork-cwd\nclone-vm-cwd\nwordexp\n_IO_popen");
 		return 0;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "fork-threads")) {
@@ -474,11 +494,13 @@ int main(int argc, char **argv)
 		root = argv[2];
 		return check_errno();
 	}
-	if (argc == 4 && (!strcmp(argv[1], "vfork-cwd") || !strcmp(argv[1], "wordexp") ||
-			  !strcmp(argv[1], "_IO_popen"))) {
+	if (argc == 4 && (!strcmp(argv[1], "vfork-cwd") || !strcmp(argv[1], "clone-vm-cwd") ||
+			  !strcmp(argv[1], "wordexp") || !strcmp(argv[1], "_IO_popen"))) {
 		root = argv[2];
 		outside = argv[3];
-		return argv[1][0] == 'v' ? vfork_cwd() : argv[1][0] == 'w' ? do_wordexp() : do_io_popen();
+		use_clone = argv[1][0] == 'c';
+		return argv[1][0] == 'v' || use_clone ? vfork_cwd() :
+		       argv[1][0] == 'w'	      ? do_wordexp() : do_io_popen();
 	}
 	if (argc == 4) {
 		int rc;

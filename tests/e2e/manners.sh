@@ -52,6 +52,8 @@ run "vfork-cwd: a child's chdir does not move the parent's cwd" ok -- vfork-cwd 
 rm -f "$ROOT"/v*
 run "vfork-cwd, fallback walk" ok FA_FORCE_FALLBACK=1 -- vfork-cwd "$ROOT" "$OUT"
 rm -f "$ROOT"/v*
+run "clone-vm-cwd: the same for a CLONE_VM child" ok -- clone-vm-cwd "$ROOT" "$OUT"
+rm -f "$ROOT"/v*
 
 # Shells glibc starts by itself: wordexp's command substitution, _IO_popen.
 run "wordexp: command substitution refused under exec deny" ok FA_EXEC=deny -- wordexp "$ROOT" "$OUT"
