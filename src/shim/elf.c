@@ -172,6 +172,22 @@ static int raises_caps(int fd)
 	return 0;
 }
 
+/*
+ * A directory, a file without execute permission or on a noexec mount:
+ * the kernel refuses it with its own EACCES.
+ */
+int fa_prog_runnable(int fd)
+{
+	struct stat st;
+	struct statvfs sv;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (faccessat(fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) < 0 && errno == EACCES)
+		return 0;
+	return !(fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NOEXEC));
+}
+
 enum what { IS_OTHER, IS_SCRIPT, IS_DYNAMIC, IS_LOADER };
 
 /*
@@ -385,9 +401,11 @@ enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], in
 			close(cur);
 		/* Relative interpreters and programs: from the cwd, as the kernel and the loader open them. */
 		cur = openat(cwd, file, O_RDONLY | O_CLOEXEC);
+		if (cur < 0 && errno == EACCES)
+			cur = openat(cwd, file, O_PATH | O_CLOEXEC);
 		own = cur >= 0;
-		if (cur < 0) {
-			/* The exec fails on its own. */
+		/* An interpreter the kernel will not start: the exec fails on its own. */
+		if (cur < 0 || (!loads && !fa_prog_runnable(cur))) {
 			k = FA_PROG_OK;
 			break;
 		}

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -211,24 +209,6 @@ static int listed(const char *canon)
 	return 0;
 }
 
-/*
- * Would the kernel start the file open on fd? A directory, a file without
- * execute permission or on a noexec mount fails with the kernel's own
- * EACCES: a search (execvp, posix_spawnp) goes on to the next candidate,
- * and there is nothing for the policy to refuse.
- */
-static int runnable(int fd)
-{
-	struct stat st;
-	struct statvfs sv;
-
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if (faccessat(fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) < 0 && errno == EACCES)
-		return 0;
-	return !(fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NOEXEC));
-}
-
 /* A program the preload cannot follow: which file and why. */
 static int refuse_kind(const char *call, const char *shown, const char *canon,
 		       enum fa_prog_kind kind, const char *culprit, void *ra)
@@ -275,7 +255,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	 * and without a word from the guard; a context's one-shot approval is
 	 * kept for the candidate that really runs.
 	 */
-	if (fd < 0 || !runnable(fd))
+	if (fd < 0 || !fa_prog_runnable(fd))
 		goto out;
 	if (fa_fd_path(fd, canon, sizeof(canon)) <= 0)
 		canon[0] = '\0';

@@ -276,6 +276,8 @@ enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_
  */
 FA_HIDDEN enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], int cwd,
 					  char *culprit, size_t len);
+/* Would the kernel start the file open on fd (regular, executable, not on noexec)? */
+FA_HIDDEN int fa_prog_runnable(int fd);
 /* Rule name and reason for a refused kind (NULL for FA_PROG_OK). */
 FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
 FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);

@@ -383,6 +383,14 @@ if ${CC:-cc} -static -o "$T/st" "$T/st.c" 2>/dev/null; then
 		says "$s.sh through execve" "static"
 		untouched "$s.sh through execve"
 	done
+	# An interpreter the kernel will not start is the kernel's to refuse, silently.
+	cp "$T/st" "$T/st-noexec"
+	chmod 644 "$T/st-noexec"
+	printf '#!%s/st-noexec\n' "$T" >"$T/noexec.sh"
+	chmod +x "$T/noexec.sh"
+	far -- sh -c "$T/noexec.sh"
+	[ "$rc" -ne 0 ] && pass || fail "a script with a non-executable interpreter ran"
+	grep -q 'denied execve' "$T/e" && fail "a denial line for an exec the kernel refuses: $(cat "$T/e")" || pass
 	if have_python; then
 		far -- python3 -c "import os, sys
 try:
