@@ -1,15 +1,18 @@
 /*
- * wrap.h - the invariants every wrapper keeps, written once.
+ * wrap.h - the invariants every wrapper keeps, written once, and the
+ * templates that generate the wrappers of symbols.def by their shape.
  *
  *  - The fast path is one load and one predictable branch (FA_GATE_OPEN),
  *    then the real function: no syscall, no TLS, errno untouched.
- *  - The slow path saves errno, lets the real call see the caller's errno
- *    again, and reports a denial as the type's failure value with EACCES.
+ *  - The slow path leaves errno to the checking helpers (check.c): the
+ *    real call sees the caller's errno, a denial is the type's failure
+ *    value with EACCES.
  *  - A real function needed before the constructor ran is resolved on the
  *    spot; a missing one aborts with a message, never a NULL call.
  *  - fa_tls.guard is set around the few places where the shim calls code
- *    that may come back into a wrapper (the dynamic loader, stdio, the
- *    host's resolver); a wrapper reached under it goes straight through.
+ *    that may come back into a wrapper (the dynamic loader, fdopen, the
+ *    host's resolver), and never around a call that can block; a wrapper
+ *    reached under it goes straight through.
  */
 #ifndef FA_WRAP_H
 #define FA_WRAP_H
@@ -43,8 +46,6 @@
 /* What the 'call' column of symbols.def is given: see struct fa_spin. */
 #define P_FD (fa_s.fd)
 #define P_NAME (fa_s.name)
-/* The real call opens /proc/self/fd/N of a file the engine already opened. */
-#define P_REOPENED (fa_s.rfd >= 0)
 
 /* fa_w_<name>(ra, call, ...): the caller's return address and the name its reports give. */
 #define FA_PREPEND_RA(...) (void *fa_ra, const char *fa_call, __VA_ARGS__)
