@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fa_policy.h"
+#include "json.h"
 
 static void usage(FILE *f)
 {
@@ -34,59 +35,24 @@ static void usage(FILE *f)
 	      f);
 }
 
-/*
- * JSON string: valid UTF-8 passes through; '"', '\\' and control
- * characters are escaped; a byte that is not part of valid UTF-8 is
- * written as \u00XX (its Latin-1 reading), so the line stays valid JSON.
- */
+/* A JSON string, written by the project's one JSON writer (json.h). */
 static void json_str(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
+	char small[1024], *big = NULL;
+	struct fa_buf b = FA_BUF_INIT(small);
 
-	putchar('"');
-	while (*u) {
-		unsigned c = *u;
-		size_t n = 0, i;
-
-		if (c == '"' || c == '\\') {
-			putchar('\\');
-			putchar((int)c);
-			u++;
-			continue;
+	fa_put_json(&b, s);
+	if (!fa_buf_fits(&b)) {
+		big = malloc(b.len + 1);
+		if (!big) {
+			fprintf(stderr, "fa-check: %s\n", strerror(ENOMEM));
+			exit(2);
 		}
-		if (c < 0x20 || c == 0x7f) {
-			printf("\\u%04x", c);
-			u++;
-			continue;
-		}
-		if (c < 0x80) {
-			putchar((int)c);
-			u++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		for (i = 1; n && i <= n; i++)
-			if ((u[i] & 0xc0) != 0x80)
-				n = 0;
-		/* Overlong forms and surrogates are not valid UTF-8 either. */
-		if (n == 2 && ((c == 0xe0 && u[1] < 0xa0) || (c == 0xed && u[1] >= 0xa0)))
-			n = 0;
-		if (n == 3 && ((c == 0xf0 && u[1] < 0x90) || (c == 0xf4 && u[1] >= 0x90)))
-			n = 0;
-		if (!n) {
-			printf("\\u%04x", c);
-			u++;
-			continue;
-		}
-		fwrite(u, 1, n + 1, stdout);
-		u += n + 1;
+		b = (struct fa_buf){ big, 0, b.len + 1 };
+		fa_put_json(&b, s);
 	}
-	putchar('"');
+	fwrite(b.p, 1, b.len, stdout);
+	free(big);
 }
 
 static int portable_rel(const char *rel)
@@ -141,10 +107,12 @@ static int judge(const fa_policy *p, const char *input, int portable)
 	case FA_DENY:
 		fputs(",\"decision\":\"deny\",\"path\":", stdout);
 		json_str(d.path);
-		printf(",\"reason\":\"%s\"", fa_why_name(d.why));
+		fputs(",\"reason\":", stdout);
+		json_str(fa_why_name(d.why));
 		break;
 	default:
-		printf(",\"decision\":\"reject\",\"reason\":\"%s\"", fa_why_name(d.why));
+		fputs(",\"decision\":\"reject\",\"reason\":", stdout);
+		json_str(fa_why_name(d.why));
 		break;
 	}
 	fputs("}\n", stdout);

@@ -51,7 +51,7 @@ static void say(const char *a, const char *b, const char *c)
 	fa_puts(&m, b);
 	fa_puts(&m, c);
 	fa_putc(&m, '\n');
-	(void)!write(2, m.p, m.len);
+	(void)!write(2, m.p, strlen(m.p));
 }
 
 void *fa_resolve(const char *name)
@@ -129,7 +129,7 @@ static __attribute__((noreturn)) void invalid(const char *var, const char *why)
 	fa_puts(&m, ": ");
 	fa_puts(&m, why);
 	fa_putc(&m, '\n');
-	(void)!write(2, m.p, m.len);
+	(void)!write(2, m.p, strlen(m.p));
 	_exit(125);
 }
 
@@ -253,6 +253,7 @@ void fa_init(void)
 		return;
 	fa_resolve_all();
 	fa_bridge_init();
+	fa_report_init();
 	if (flag_var("FA_FORCE_FALLBACK"))
 		fa_resolve_force_fallback(1);
 	read_policy();
@@ -265,6 +266,8 @@ void fa_init(void)
 		if (fa_proc.log[0] != '/')
 			invalid("FA_LOG", "the log file must be an absolute path");
 		fa_proc.log = fa_arena_strdup(fa_proc.log);
+		if (fa_report_log_unusable())
+			invalid("FA_LOG", fa_report_log_unusable());
 	}
 	if (fa_proc.active)
 		snapshot_env();

@@ -21,6 +21,7 @@
 
 #include "fa_bridge.h"
 #include "fa_policy.h"
+#include "json.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
 #define FA_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -154,24 +155,17 @@ struct fa_event {
 	const fa_policy *policy;  /* the policy that denied, for its roots */
 	int from_context;
 	int second;               /* d judged path2 (a rename's destination), not path */
-	void *ra;                 /* return address in the caller */
+	void *ra;                 /* return address in the caller: names the calling object */
 };
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
 FA_HIDDEN int fa_report(const struct fa_event *ev);
 FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
 FA_HIDDEN uint64_t fa_ndenials(void);
 
-/* A small formatter that needs no malloc and no locale. */
-struct fa_buf {
-	char *p;
-	size_t len, cap;
-};
-FA_HIDDEN void fa_puts(struct fa_buf *b, const char *s);
-FA_HIDDEN void fa_putn(struct fa_buf *b, const char *s, size_t n);
-FA_HIDDEN void fa_putc(struct fa_buf *b, char c);
-FA_HIDDEN void fa_putu(struct fa_buf *b, unsigned long long v);
-FA_HIDDEN void fa_puto(struct fa_buf *b, unsigned v);
-FA_HIDDEN void fa_put_oflags(struct fa_buf *b, int flags);
+/* Read once at start-up what reports need later (the program's own path). */
+FA_HIDDEN void fa_report_init(void);
+/* NULL when fa_proc.log can be appended to now, else why not (start-up only). */
+FA_HIDDEN const char *fa_report_log_unusable(void);
 
 /* ---- checking helpers (check.c) ---- */
 

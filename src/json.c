@@ -1,0 +1,182 @@
+/*
+ * json.c - JSON strings and terminal-safe strings, written into a bounded
+ * buffer without malloc (see json.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "json.h"
+
+static const char hex[] = "0123456789abcdef";
+
+void fa_putn(struct fa_buf *b, const char *s, size_t n)
+{
+	size_t at = b->len;
+
+	b->len += n;
+	if (at + 1 >= b->cap)
+		return;
+	if (n > b->cap - 1 - at)
+		n = b->cap - 1 - at;
+	memcpy(b->p + at, s, n);
+	b->p[at + n] = '\0';
+}
+
+void fa_puts(struct fa_buf *b, const char *s)
+{
+	if (!s)
+		s = "(null)";
+	fa_putn(b, s, strlen(s));
+}
+
+void fa_putc(struct fa_buf *b, char c)
+{
+	fa_putn(b, &c, 1);
+}
+
+void fa_putu(struct fa_buf *b, unsigned long long v)
+{
+	char t[24];
+	int i = sizeof(t);
+
+	do
+		t[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	fa_putn(b, t + i, sizeof(t) - (size_t)i);
+}
+
+void fa_puto(struct fa_buf *b, unsigned v)
+{
+	char t[16];
+	int i = sizeof(t);
+
+	do
+		t[--i] = (char)('0' + (v & 7));
+	while (v >>= 3);
+	t[--i] = '0';
+	fa_putn(b, t + i, sizeof(t) - (size_t)i);
+}
+
+size_t fa_utf8_len(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned c = s[0];
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* A NUL is not a continuation byte: the loop never reads past it. */
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* U+0080-U+009F, the C1 controls, are C2 80 - C2 9F in UTF-8. */
+static int c1(const unsigned char *s)
+{
+	return s[0] == 0xc2 && s[1] < 0xa0;
+}
+
+static void put_hex2(struct fa_buf *b, const char *lead, unsigned c)
+{
+	char t[8];
+	size_t n = strlen(lead);
+
+	memcpy(t, lead, n);
+	t[n] = hex[c >> 4 & 15];
+	t[n + 1] = hex[c & 15];
+	fa_putn(b, t, n + 2);
+}
+
+/*
+ * Runs of bytes that need no escape are copied in one piece: the common
+ * path is a plain ASCII name, and this keeps it one memcpy.
+ */
+void fa_put_json(struct fa_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str, *run;
+
+	if (!s) {
+		fa_putn(b, "null", 4);
+		return;
+	}
+	fa_putc(b, '"');
+	run = s;
+	while (*s) {
+		size_t n;
+
+		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
+			s++;
+			continue;
+		}
+		n = *s >= 0x80 ? fa_utf8_len((const char *)s) : 0;
+		if (n > 1 && !c1(s)) {
+			s += n;
+			continue;
+		}
+		fa_putn(b, (const char *)run, (size_t)(s - run));
+		if (*s == '"' || *s == '\\') {
+			char t[2] = { '\\', (char)*s };
+
+			fa_putn(b, t, 2);
+			s++;
+		} else if (n > 1) {
+			put_hex2(b, "\\u00", s[1]);
+			s += n;
+		} else {
+			put_hex2(b, "\\u00", *s);
+			s++;
+		}
+		run = s;
+	}
+	fa_putn(b, (const char *)run, (size_t)(s - run));
+	fa_putc(b, '"');
+}
+
+void fa_put_shown(struct fa_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "(null)"), *run = s;
+
+	while (*s) {
+		size_t n, i;
+
+		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
+			s++;
+			continue;
+		}
+		n = *s >= 0x80 ? fa_utf8_len((const char *)s) : 0;
+		if (n > 1 && !c1(s)) {
+			s += n;
+			continue;
+		}
+		fa_putn(b, (const char *)run, (size_t)(s - run));
+		if (*s == '"' || *s == '\\' || *s == '\n' || *s == '\t' || *s == '\r') {
+			char t[2] = { '\\', (char)(*s == '\n' ? 'n' : *s == '\t' ? 't' :
+						 *s == '\r' ? 'r' : *s) };
+
+			fa_putn(b, t, 2);
+			s++;
+		} else {
+			if (!n)
+				n = 1;
+			for (i = 0; i < n; i++)
+				put_hex2(b, "\\x", s[i]);
+			s += n;
+		}
+		run = s;
+	}
+	fa_putn(b, (const char *)run, (size_t)(s - run));
+}
