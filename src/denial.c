@@ -29,9 +29,23 @@ const struct fa_denial_field fa_denial_fields[] = {
 	F("policy", FA_FIELD_POLICY, from_context),
 	F("enforced", FA_FIELD_BOOL, enforced),
 	F("caller", FA_FIELD_PATH, caller),
+	F("roots", FA_FIELD_ROOTS, roots),
 };
 
 const int fa_denial_nfields = (int)(sizeof(fa_denial_fields) / sizeof(fa_denial_fields[0]));
+
+const char *fa_denial_root(const struct fa_denial_view *v, int i, const char **at)
+{
+	const char *r;
+
+	if (v->policy)
+		return i < fa_policy_nroots(v->policy) ? fa_policy_root(v->policy, i) : NULL;
+	r = *at ? *at : v->roots;
+	if (!r || !*r)
+		return NULL;
+	*at = r + strlen(r) + 1;
+	return r;
+}
 
 #define AT(v, f, type) (*(const type *)((const char *)(v) + (f)->off))
 
@@ -162,6 +176,23 @@ void fa_denial_json(struct fa_buf *b, const struct fa_denial_view *v)
 		case FA_FIELD_BOOL:
 			fa_puts(b, AT(v, f, int) ? "true" : "false");
 			break;
+		case FA_FIELD_ROOTS: {
+			const char *r, *at = NULL;
+			int k;
+
+			if (!FA_DENIAL_HAS_ROOTS(v)) {
+				fa_puts(b, "null");
+				break;
+			}
+			fa_putc(b, '[');
+			for (k = 0; (r = fa_denial_root(v, k, &at)); k++) {
+				if (k)
+					fa_putc(b, ',');
+				fa_put_json(b, r);
+			}
+			fa_putc(b, ']');
+			break;
+		}
 		default:
 			/* These texts are plain ASCII: no escape needed. */
 			if ((f->kind == FA_FIELD_FLAGS || f->kind == FA_FIELD_MODE) &&
@@ -185,19 +216,18 @@ static void put_quoted(struct fa_buf *b, const char *s)
 	fa_putc(b, '"');
 }
 
-static void put_roots(struct fa_buf *b, const fa_policy *p)
+static void put_roots(struct fa_buf *b, const struct fa_denial_view *v)
 {
-	int i, n = fa_policy_nroots(p);
+	const char *r, *at = NULL;
+	int i;
 
-	if (fa_policy_unrestricted(p))
-		return;
 	fa_puts(b, " (roots:");
-	if (!n)
-		fa_puts(b, " none");
-	for (i = 0; i < n; i++) {
+	for (i = 0; (r = fa_denial_root(v, i, &at)); i++) {
 		fa_putc(b, ' ');
-		fa_put_shown(b, fa_policy_root(p, i));
+		fa_put_shown(b, r);
 	}
+	if (!i)
+		fa_puts(b, " none");
 	fa_putc(b, ')');
 }
 
@@ -228,8 +258,8 @@ void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v)
 		fa_puts(b, ": ");
 	}
 	fa_put_shown(b, v->reason ? v->reason : "denied");
-	if (v->policy && judged)
-		put_roots(b, v->policy);
+	if (FA_DENIAL_HAS_ROOTS(v))
+		put_roots(b, v);
 	if (v->rule || v->from_context) {
 		fa_puts(b, " [");
 		if (v->rule)
@@ -267,4 +297,5 @@ void fa_denial_view_of(struct fa_denial_view *v, const struct fa_denial *d)
 	v->from_context = d->from_context;
 	v->enforced = d->enforced;
 	v->caller = present(d->caller);
+	v->roots = d->has_roots ? d->roots : NULL;
 }

@@ -30,8 +30,20 @@ struct fa_denial_view {
 	int from_context;                /* the audit context's policy, not the process's */
 	int enforced;                    /* 0: report-only, the call went through */
 	const char *caller;
-	const fa_policy *policy;         /* for the roots on the text line; NULL: not shown */
+	/*
+	 * The roots of the policy that denied, when they say something (a
+	 * path was judged, the policy has a path restriction): taken from the
+	 * policy itself, or else from a record's list (each root and its NUL,
+	 * then an empty string). Neither: no roots.
+	 */
+	const fa_policy *policy;
+	const char *roots;
 };
+
+/* The i-th root of the view; call with *at = NULL first. NULL after the last. */
+const char *fa_denial_root(const struct fa_denial_view *v, int i, const char **at);
+/* Whether the view names its roots. */
+#define FA_DENIAL_HAS_ROOTS(v) ((v)->policy || (v)->roots)
 
 /* How a field of the view is written: one table for JSON and Python. */
 enum fa_field_kind {
@@ -44,6 +56,7 @@ enum fa_field_kind {
 	FA_FIELD_MODE,    /* "0644", null for -1 */
 	FA_FIELD_POLICY,  /* "context" or "process" */
 	FA_FIELD_BOOL,
+	FA_FIELD_ROOTS,   /* a list of paths, null when not known */
 };
 
 struct fa_denial_field {
@@ -55,7 +68,7 @@ struct fa_denial_field {
 extern const struct fa_denial_field fa_denial_fields[];
 extern const int fa_denial_nfields;
 
-/* A field's value as text into b (TIME, FLAGS, MODE, POLICY); 0 if it is null. */
+/* A field's value as text into b (TIME, FLAGS, MODE, POLICY); 0 if it is null or not text. */
 int fa_denial_field_text(struct fa_buf *b, const struct fa_denial_view *v,
 			 const struct fa_denial_field *f);
 

@@ -65,6 +65,7 @@ struct fa_denial {
 	int enforced;              /* 0: report-only (fa-run --report), the call went through */
 	int flags;                 /* open flags, or -1 */
 	int mode;                  /* mode of a creation, or -1 */
+	int has_roots;             /* roots holds the denying policy's roots */
 	uint32_t cut;
 	char call[32];             /* the libc function: "openat", "unlink", ... */
 	char op[16];               /* fa_op_name() */
@@ -75,10 +76,12 @@ struct fa_denial {
 	char path2[PATH_MAX];      /* second path (rename, link, symlink), as given */
 	char resolved2[PATH_MAX];  /* what the engine judged for path2, if known */
 	char caller[PATH_MAX];     /* the object that made the call (the executable's real path for the program) */
+	char roots[PATH_MAX];      /* each root and its NUL, then an empty string */
 };
 
 enum { FA_DENIAL_CUT_PATH, FA_DENIAL_CUT_RESOLVED, FA_DENIAL_CUT_PATH2,
-       FA_DENIAL_CUT_RESOLVED2, FA_DENIAL_CUT_CALLER, FA_DENIAL_CUT_REASON };
+       FA_DENIAL_CUT_RESOLVED2, FA_DENIAL_CUT_CALLER, FA_DENIAL_CUT_REASON,
+       FA_DENIAL_CUT_ROOTS };
 
 struct fa_bridge {
 	uint32_t version;          /* FA_BRIDGE_VERSION */

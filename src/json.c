@@ -12,15 +12,16 @@ static const char hex[] = "0123456789abcdef";
 
 void fa_putn(struct fa_buf *b, const char *s, size_t n)
 {
-	size_t at = b->len;
+	size_t at = b->len, k = 0;
 
 	b->len += n;
-	if (at + 1 >= b->cap)
+	if (at >= b->cap)
 		return;
-	if (n > b->cap - 1 - at)
-		n = b->cap - 1 - at;
-	memcpy(b->p + at, s, n);
-	b->p[at + n] = '\0';
+	if (at + 1 < b->cap) {
+		k = n < b->cap - 1 - at ? n : b->cap - 1 - at;
+		memcpy(b->p + at, s, k);
+	}
+	b->p[at + k] = '\0';
 }
 
 void fa_puts(struct fa_buf *b, const char *s)
@@ -146,6 +147,19 @@ void fa_put_json(struct fa_buf *b, const char *str)
 	fa_putc(b, '"');
 }
 
+/*
+ * The bidirectional controls (U+061C, U+200E-F, U+202A-E, U+2066-9) make
+ * a terminal show the text around them in another order.
+ */
+static int bidi(const unsigned char *s, size_t n)
+{
+	if (n == 2)
+		return s[0] == 0xd8 && s[1] == 0x9c;
+	return n == 3 && s[0] == 0xe2 &&
+	       ((s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae))) ||
+		(s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9));
+}
+
 void fa_put_shown(struct fa_buf *b, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "(null)"), *run = s;
@@ -158,7 +172,7 @@ void fa_put_shown(struct fa_buf *b, const char *str)
 			continue;
 		}
 		n = *s >= 0x80 ? fa_utf8_len((const char *)s) : 0;
-		if (n > 1 && !c1(s)) {
+		if (n > 1 && !c1(s) && !bidi(s, n)) {
 			s += n;
 			continue;
 		}

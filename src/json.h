@@ -57,9 +57,10 @@ void fa_put_json(struct fa_buf *b, const char *s);
  * s for a terminal or a one-line log: valid printable UTF-8 passes
  * through; '\\' and '"' are escaped with a backslash; newline, tab and
  * carriage return as \n \t \r; every other control character (C0, DEL,
- * the C1 range U+0080-U+009F, which includes CSI) and every byte that is
+ * the C1 range U+0080-U+009F, which includes CSI), the bidirectional
+ * controls (which reorder what a terminal shows) and every byte that is
  * not part of valid UTF-8 as \xHH per byte. The result has no control
- * byte at all, so it cannot break the line or drive the terminal.
+ * character at all, so it cannot break the line or drive the terminal.
  */
 void fa_put_shown(struct fa_buf *b, const char *s);
 

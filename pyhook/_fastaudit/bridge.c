@@ -387,6 +387,24 @@ int fa_bridge_note(PyObject *exc)
 	return 1;
 }
 
+static PyObject *roots_list(const struct fa_denial_view *v)
+{
+	const char *r, *cur = NULL;
+	PyObject *list, *item;
+	int i;
+
+	if (!FA_DENIAL_HAS_ROOTS(v))
+		Py_RETURN_NONE;
+	list = PyList_New(0);
+	for (i = 0; list && (r = fa_denial_root(v, i, &cur)); i++) {
+		item = PyUnicode_DecodeFSDefault(r);
+		if (!item || PyList_Append(list, item) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(item);
+	}
+	return list;
+}
+
 /* One field of a record, as the log writes it but as a Python object. */
 static PyObject *field_value(const struct fa_denial_view *v, const struct fa_denial_field *f)
 {
@@ -411,6 +429,8 @@ static PyObject *field_value(const struct fa_denial_view *v, const struct fa_den
 		return PyLong_FromLong(*(const int *)at);
 	case FA_FIELD_BOOL:
 		return PyBool_FromLong(*(const int *)at);
+	case FA_FIELD_ROOTS:
+		return roots_list(v);
 	default:
 		if (!fa_denial_field_text(&b, v, f))
 			Py_RETURN_NONE;

@@ -130,6 +130,28 @@ static void store(char *dst, size_t n, const char *src, uint32_t *cut, int bit)
 	dst[k] = '\0';
 }
 
+/* The view's roots as a list: each root and its NUL, then an empty string. */
+static int store_roots(char *dst, size_t n, const struct fa_denial_view *v, uint32_t *cut)
+{
+	const char *r, *at = NULL;
+	size_t used = 0, k;
+	int i;
+
+	if (!FA_DENIAL_HAS_ROOTS(v))
+		return 0;
+	for (i = 0; (r = fa_denial_root(v, i, &at)); i++) {
+		k = strlen(r) + 1;
+		if (used + k + 1 > n) {
+			*cut |= 1u << FA_DENIAL_CUT_ROOTS;
+			break;
+		}
+		memcpy(dst + used, r, k);
+		used += k;
+	}
+	dst[used] = '\0';
+	return 1;
+}
+
 static void ring_put(const struct fa_denial_view *v)
 {
 	struct slot *s = &ring[v->seq % RING];
@@ -157,6 +179,7 @@ static void ring_put(const struct fa_denial_view *v)
 	store(d->path2, sizeof(d->path2), v->path2, &d->cut, FA_DENIAL_CUT_PATH2);
 	store(d->resolved2, sizeof(d->resolved2), v->resolved2, &d->cut, FA_DENIAL_CUT_RESOLVED2);
 	store(d->caller, sizeof(d->caller), v->caller, &d->cut, FA_DENIAL_CUT_CALLER);
+	d->has_roots = store_roots(d->roots, sizeof(d->roots), v, &d->cut);
 	__atomic_store_n(&s->seq, v->seq * 2 + 2, __ATOMIC_RELEASE);
 }
 
@@ -183,6 +206,15 @@ static void copy_out(struct fa_denial *o, const struct fa_denial *d)
 	LOAD(resolved2);
 	LOAD(caller);
 #undef LOAD
+	/* the list of roots is copied up to its final empty string */
+	{
+		size_t k = 0;
+
+		while (k + 1 < sizeof(d->roots) && (d->roots[k] || (k && d->roots[k - 1])))
+			k++;
+		memcpy(o->roots, d->roots, k);
+		o->roots[k] = '\0';
+	}
 }
 
 int fa_recent(struct fa_denial *out, int max)
@@ -247,7 +279,9 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->from_context = ev->from_context;
 	v->enforced = !(fa_proc.report && !ev->from_context);
 	v->caller = caller_of(ev->ra);
-	v->policy = ev->d ? ev->policy : NULL;
+	/* Roots explain a judged path; an unrestricted policy has none to show. */
+	if (ev->d && ev->policy && !fa_policy_unrestricted(ev->policy))
+		v->policy = ev->policy;
 }
 
 /* ---- writing one line whole ---- */
