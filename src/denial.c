@@ -9,7 +9,9 @@
 
 #include "denial.h"
 
-#define F(name, kind, member) { name, kind, offsetof(struct fa_denial_view, member) }
+#define F(name, kind, member) \
+	{ name, "\"" name "\":", sizeof("\"" name "\":") - 1, kind, \
+	  offsetof(struct fa_denial_view, member) }
 
 const struct fa_denial_field fa_denial_fields[] = {
 	F("time", FA_FIELD_TIME, when),
@@ -156,9 +158,7 @@ void fa_denial_json(struct fa_buf *b, const struct fa_denial_view *v)
 
 		if (i)
 			fa_putc(b, ',');
-		fa_putc(b, '"');
-		fa_puts(b, f->name);
-		fa_puts(b, "\":");
+		fa_putn(b, f->key, f->keylen);
 		switch (f->kind) {
 		case FA_FIELD_STR:
 		case FA_FIELD_PATH:

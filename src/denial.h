@@ -61,6 +61,8 @@ enum fa_field_kind {
 
 struct fa_denial_field {
 	const char *name;
+	const char *key;  /* the name as a JSON key: "\"name\":" */
+	size_t keylen;
 	enum fa_field_kind kind;
 	size_t off;       /* offset in struct fa_denial_view */
 };

@@ -10,6 +10,17 @@
 
 static const char hex[] = "0123456789abcdef";
 
+/* Printable ASCII but '"' and '\\': copied as is by both escapers. */
+#define R4(x) x, x, x, x
+#define R16(x) R4(x), R4(x), R4(x), R4(x)
+static const unsigned char plain[256] = {
+	R16(0), R16(0),                                        /* 0x00-0x1f */
+	1, 1, 0, R4(1), 1,                                     /* 0x20-0x27: '"' */
+	R16(1), R16(1), R16(1),                                /* 0x28-0x57 */
+	R4(1), 0, 1, 1, 1,                                     /* 0x58-0x5f: '\\' */
+	R16(1), R4(1), R4(1), R4(1), 1, 1, 1, 0,               /* 0x60-0x7f: DEL */
+};
+
 void fa_putn(struct fa_buf *b, const char *s, size_t n)
 {
 	size_t at = b->len, k = 0;
@@ -29,11 +40,6 @@ void fa_puts(struct fa_buf *b, const char *s)
 	if (!s)
 		s = "(null)";
 	fa_putn(b, s, strlen(s));
-}
-
-void fa_putc(struct fa_buf *b, char c)
-{
-	fa_putn(b, &c, 1);
 }
 
 void fa_putu(struct fa_buf *b, unsigned long long v)
@@ -119,7 +125,7 @@ void fa_put_json(struct fa_buf *b, const char *str)
 	while (*s) {
 		size_t n;
 
-		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
+		if (plain[*s]) {
 			s++;
 			continue;
 		}
@@ -167,7 +173,7 @@ void fa_put_shown(struct fa_buf *b, const char *str)
 	while (*s) {
 		size_t n, i;
 
-		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
+		if (plain[*s]) {
 			s++;
 			continue;
 		}

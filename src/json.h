@@ -32,7 +32,18 @@ static inline int fa_buf_fits(const struct fa_buf *b)
 
 void fa_putn(struct fa_buf *b, const char *s, size_t n);
 void fa_puts(struct fa_buf *b, const char *s);
-void fa_putc(struct fa_buf *b, char c);
+
+/* Inline: a denial line is mostly single characters between strings. */
+static inline void fa_putc(struct fa_buf *b, char c)
+{
+	if (b->len + 1 < b->cap) {
+		b->p[b->len++] = c;
+		b->p[b->len] = '\0';
+	} else {
+		fa_putn(b, &c, 1);
+	}
+}
+
 void fa_putu(struct fa_buf *b, unsigned long long v);
 /* Octal with a leading 0 ("0644"). */
 void fa_puto(struct fa_buf *b, unsigned v);
