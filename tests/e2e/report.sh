@@ -65,6 +65,21 @@ for l in lines:
     assert not bad, (bad, l)
 PY
 
+# ---- fa-check writes its lines with the same writer ----
+python3 - "$FA_BUILDDIR/fa-check" "$W" "$W/names" <<'PY' && pass || fail "fa-check lines do not give the inputs back"
+import codecs, json, os, subprocess, sys
+codecs.register_error('latin1byte', lambda e: (''.join(chr(b) for b in e.object[e.start:e.end]), e.end))
+check, root, names = sys.argv[1:4]
+want = [bytes.fromhex(l.strip()) for l in open(names)]
+p = subprocess.run([check, '--allow', root, '--'] + want, capture_output=True)
+lines = p.stdout.split(b'\n')[:-1]
+assert len(lines) == len(want), (len(lines), len(want))
+for line, name in zip(lines, want):
+    assert json.loads(line)['input'] == name.decode('utf-8', 'latin1byte'), line
+p = subprocess.run([check, '--allow', root + '/no\x1b[2J\nsuch', '--', 'x'], capture_output=True)
+assert p.returncode == 2 and p.stderr.count(b'\n') == 1 and b'\x1b' not in p.stderr, p.stderr
+PY
+
 # ---- two paths of 4095 bytes each, full of bytes that need escapes ----
 python3 - "$O" "$T/long" <<'PY' || fail "cannot build the deep tree"
 import os, sys
