@@ -55,6 +55,21 @@ static void json_str(const char *s)
 	free(big);
 }
 
+/* A user's string in a one-line message: no control byte reaches the terminal. */
+static const char *shown(const char *s)
+{
+	struct fa_buf b = { NULL, 0, 0 };
+	char *p;
+
+	fa_put_shown(&b, s);
+	p = malloc(b.len + 1);
+	if (!p)
+		return "?";
+	b = (struct fa_buf){ p, 0, b.len + 1 };
+	fa_put_shown(&b, s);
+	return p;
+}
+
 static int portable_rel(const char *rel)
 {
 	const char *s = rel;
@@ -146,7 +161,7 @@ int main(int argc, char **argv)
 		case 'a':
 			r = fa_policy_add_root(p, optarg, msg, sizeof msg);
 			if (r < 0) {
-				fprintf(stderr, "fa-check: --allow %s: %s\n", optarg, msg);
+				fprintf(stderr, "fa-check: --allow %s: %s\n", shown(optarg), shown(msg));
 				return 2;
 			}
 			nallow++;
@@ -154,7 +169,7 @@ int main(int argc, char **argv)
 		case 'd':
 			r = fa_policy_add_deny(p, optarg, msg, sizeof msg);
 			if (r < 0) {
-				fprintf(stderr, "fa-check: --deny %s: %s\n", optarg, msg);
+				fprintf(stderr, "fa-check: --deny %s: %s\n", shown(optarg), shown(msg));
 				return 2;
 			}
 			break;
@@ -162,7 +177,7 @@ int main(int argc, char **argv)
 			if (fa_symlinks_parse(optarg, &mode) < 0) {
 				fprintf(stderr,
 					"fa-check: --symlinks: '%s' is not trust, beneath or nofollow\n",
-					optarg);
+					shown(optarg));
 				return 2;
 			}
 			fa_policy_set_symlinks(p, mode);
@@ -190,7 +205,7 @@ int main(int argc, char **argv)
 	}
 	r = fa_policy_seal(p, 0, msg, sizeof msg);
 	if (r < 0) {
-		fprintf(stderr, "fa-check: bad policy: %s\n", msg);
+		fprintf(stderr, "fa-check: bad policy: %s\n", shown(msg));
 		return 2;
 	}
 	for (i = optind; i < argc; i++)

@@ -127,7 +127,7 @@ static __attribute__((noreturn)) void invalid(const char *var, const char *why)
 	fa_puts(&m, "libfashim: invalid ");
 	fa_puts(&m, var);
 	fa_puts(&m, ": ");
-	fa_puts(&m, why);
+	fa_put_shown(&m, why);
 	fa_putc(&m, '\n');
 	(void)!write(2, m.p, strlen(m.p));
 	_exit(125);

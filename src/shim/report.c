@@ -372,7 +372,7 @@ const char *fa_report_log_unusable(void)
 		FA_REAL(close)(fd);
 		return NULL;
 	}
-	fa_put_shown(&b, fa_proc.log);
+	fa_puts(&b, fa_proc.log);
 	fa_puts(&b, ": cannot be opened for appending: ");
 	fa_puts(&b, strerror(errno));
 	return why;

@@ -146,6 +146,10 @@ for bad in "$T/missing/dir/log" "$T/isdir" "$T/link"; do
 	[ ! -e "$W/ran" ] && pass || fail "fa-run --log $bad: the command ran"
 done
 [ ! -e "$T/elsewhere" ] && pass || fail "the log was created through a symlink"
+FA_LOG="$T/no$(printf '\033[2J')dir/log" LD_PRELOAD=$PRELOAD /bin/true 2>"$T/b.err"
+check "FA_LOG with an escape: status" 125 $?
+grep -q "no.x1b\[2Jdir/log: cannot be opened" "$T/b.err" && ! grep -q "$(printf '\033')" "$T/b.err" && pass ||
+	fail "the FA_LOG message sends the escape raw: $(cat -v "$T/b.err")"
 
 # A log that goes away after the start (in this process: a new one would
 # stop with 125): the denial is still said, even with --quiet.
