@@ -130,6 +130,15 @@ want=$(readlink -f "$(command -v touch)")
 python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["caller"])' "$T/c.log" >"$T/c.out" 2>&1
 check "caller of the main program" "$want" "$(cat "$T/c.out")"
 
+# The same when ld.so is the program the kernel started (/proc/self/exe is ld.so then).
+ldso=$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); i=d.find(b"/lib"); print(d[i:d.index(b"\0",i)].decode())' "$(command -v touch)" 2>/dev/null)
+if [ -x "$ldso" ] && "$ldso" --argv0 x /bin/true 2>/dev/null; then
+	FA_POLICY="root $W" FA_LOG=$T/c2.log LD_PRELOAD=$PRELOAD "$ldso" --argv0 /usr/bin/not-touch \
+		"$(command -v touch)" "$O/c2" 2>/dev/null
+	python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["caller"])' "$T/c2.log" >"$T/c.out" 2>&1
+	check "caller of a program started through ld.so" "$want" "$(cat "$T/c.out")"
+fi
+
 # ---- a log that cannot be written ----
 mkdir -p "$T/isdir"
 ln -s "$T/elsewhere" "$T/link"
