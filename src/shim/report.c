@@ -342,8 +342,11 @@ static int write_log(const struct fa_denial_view *v)
 	return rc;
 }
 
-/* The log could not take the line: say so, so that the denial is not lost unseen. */
-static void log_failed(int err)
+/*
+ * The log could not take the line: say so, so that the denial is not lost
+ * unseen. Kept out of line: its buffer is not on every denial's stack.
+ */
+static __attribute__((noinline)) void log_failed(int err)
 {
 	char buf[PATH_MAX + 160];
 	struct fa_buf b = FA_BUF_INIT(buf);
