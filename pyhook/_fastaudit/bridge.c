@@ -378,7 +378,8 @@ int fa_bridge_note(PyObject *exc)
 	noted_seq = d->seq;
 	text = denial_text(d);
 	PyMem_Free(d);
-	r = text ? PyObject_CallMethod(exc, "add_note", "N", text) : NULL;
+	r = text ? PyObject_CallMethod(exc, "add_note", "O", text) : NULL;
+	Py_XDECREF(text);
 	if (!r) {
 		PyErr_Clear();
 		return 0;
