@@ -49,14 +49,9 @@
 static void event_init(struct fa_event *ev, const char *call, enum fa_op op,
 		       const char *path, const char *other, void *ra)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->call = call;
-	ev->op = fa_op_name(fa_tls.call_op ? (enum fa_op)(fa_tls.call_op - 1) : fa_host_op(op));
-	ev->path = path;
-	ev->path2 = other;
-	ev->flags = -1;
-	ev->mode = -1;
-	ev->ra = ra;
+	fa_event_init(ev, call,
+		      fa_op_name(fa_tls.call_op ? (enum fa_op)(fa_tls.call_op - 1) : fa_host_op(op)),
+		      path, other, ra);
 }
 
 /* A refusal by the engine, as opposed to an errno from the file system. */
@@ -68,11 +63,7 @@ static int refused(int rc, const struct fa_decision *d)
 static int deny(struct fa_event *ev, const fa_policy *p, const struct fa_decision *d,
 		int from_context)
 {
-	ev->d = d;
-	ev->why = fa_why_name(d->why);
-	ev->text = fa_why_text(d->why);
-	ev->policy = p;
-	ev->from_context = from_context;
+	fa_event_decision(ev, p, d, from_context);
 	return fa_report(ev);
 }
 

@@ -269,7 +269,7 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->call = ev->call ? ev->call : "?";
 	v->op = ev->op ? ev->op : "?";
 	v->path = present(ev->path);
-	v->resolved = judged(ev, 0);
+	v->resolved = judged(ev, 0) ? judged(ev, 0) : present(ev->resolved);
 	v->path2 = present(ev->path2);
 	v->resolved2 = judged(ev, 1);
 	v->flags = ev->flags;

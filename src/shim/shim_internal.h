@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -156,7 +157,33 @@ struct fa_event {
 	int from_context;
 	int second;               /* d judged path2 (a rename's destination), not path */
 	void *ra;                 /* return address in the caller: names the calling object */
+	const char *resolved;     /* the judged path when no decision carries it (exec), or NULL */
 };
+
+/* The fields every denial has; the rest start empty (flags and mode -1). */
+static inline void fa_event_init(struct fa_event *ev, const char *call, const char *op,
+				 const char *path, const char *path2, void *ra)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->call = call;
+	ev->op = op;
+	ev->path = path;
+	ev->path2 = path2;
+	ev->flags = -1;
+	ev->mode = -1;
+	ev->ra = ra;
+}
+
+/* What the engine decided: the decision, its rule, and the policy that made it. */
+static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
+				     const struct fa_decision *d, int from_context)
+{
+	ev->d = d;
+	ev->why = fa_why_name(d->why);
+	ev->text = fa_why_text(d->why);
+	ev->policy = p;
+	ev->from_context = from_context;
+}
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
 FA_HIDDEN int fa_report(const struct fa_event *ev);
 FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
