@@ -272,6 +272,15 @@ void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v)
 	}
 }
 
+/* The record's fields and the view's, paired: one list for both directions. */
+#define SCALARS(X) X(seq) X(when) X(pid) X(tid) X(from_context) X(enforced) X(flags) X(mode)
+/* record field, view field, bit in 'cut' (-1: a name of the project's own, which fits) */
+#define STRINGS(X) \
+	X(call, call, -1) X(op, op, -1) X(why, rule, -1) \
+	X(reason, reason, FA_DENIAL_CUT_REASON) X(path, path, FA_DENIAL_CUT_PATH) \
+	X(resolved, resolved, FA_DENIAL_CUT_RESOLVED) X(path2, path2, FA_DENIAL_CUT_PATH2) \
+	X(resolved2, resolved2, FA_DENIAL_CUT_RESOLVED2) X(caller, caller, FA_DENIAL_CUT_CALLER)
+
 static const char *present(const char *s)
 {
 	return s[0] ? s : NULL;
@@ -280,22 +289,81 @@ static const char *present(const char *s)
 void fa_denial_view_of(struct fa_denial_view *v, const struct fa_denial *d)
 {
 	memset(v, 0, sizeof(*v));
-	v->seq = d->seq;
-	v->when = d->when;
-	v->pid = d->pid;
-	v->tid = d->tid;
-	v->call = d->call;
-	v->op = d->op;
-	v->path = present(d->path);
-	v->resolved = present(d->resolved);
-	v->path2 = present(d->path2);
-	v->resolved2 = present(d->resolved2);
-	v->flags = d->flags;
-	v->mode = d->mode;
-	v->rule = present(d->why);
-	v->reason = present(d->reason);
-	v->from_context = d->from_context;
-	v->enforced = d->enforced;
-	v->caller = present(d->caller);
+#define S(f) v->f = d->f;
+#define T(rf, vf, bit) v->vf = present(d->rf);
+	SCALARS(S)
+	STRINGS(T)
+#undef S
+#undef T
 	v->roots = d->has_roots ? d->roots : NULL;
+}
+
+static void store(char *dst, size_t n, const char *src, uint32_t *cut, int bit)
+{
+	size_t k = src ? strlen(src) : 0;
+
+	if (k >= n) {
+		k = n - 1;
+		if (bit >= 0)
+			*cut |= 1u << bit;
+	}
+	memcpy(dst, src ? src : "", k);
+	dst[k] = '\0';
+}
+
+/* Each root and its NUL, then an empty string; 0 when the view has no roots. */
+static int store_roots(char *dst, size_t n, const struct fa_denial_view *v, uint32_t *cut)
+{
+	const char *r, *at = NULL;
+	size_t used = 0, k;
+	int i;
+
+	if (!FA_DENIAL_HAS_ROOTS(v))
+		return 0;
+	for (i = 0; (r = fa_denial_root(v, i, &at)); i++) {
+		k = strlen(r) + 1;
+		if (used + k + 1 > n) {
+			*cut |= 1u << FA_DENIAL_CUT_ROOTS;
+			break;
+		}
+		memcpy(dst + used, r, k);
+		used += k;
+	}
+	dst[used] = '\0';
+	return 1;
+}
+
+void fa_denial_record(struct fa_denial *d, const struct fa_denial_view *v)
+{
+	d->cut = 0;
+#define S(f) d->f = v->f;
+#define T(rf, vf, bit) store(d->rf, sizeof(d->rf), v->vf, &d->cut, bit);
+	SCALARS(S)
+	STRINGS(T)
+#undef S
+#undef T
+	d->has_roots = store_roots(d->roots, sizeof(d->roots), v, &d->cut);
+}
+
+static void load(char *dst, const char *src, size_t n)
+{
+	size_t k = strnlen(src, n - 1);
+
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+}
+
+void fa_denial_copy(struct fa_denial *o, const struct fa_denial *d)
+{
+	size_t k = 0;
+
+	memcpy(o, d, offsetof(struct fa_denial, call));
+#define T(rf, vf, bit) load(o->rf, d->rf, sizeof(o->rf));
+	STRINGS(T)
+#undef T
+	/* the list of roots up to its final empty string */
+	while (k + 1 < sizeof(d->roots) && (d->roots[k] || (k && d->roots[k - 1])))
+		k++;
+	memcpy(o->roots, d->roots, k);
+	o->roots[k] = '\0';
 }

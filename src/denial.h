@@ -87,6 +87,13 @@ void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v);
 
 /* The view of a bridge record (its strings are borrowed). */
 void fa_denial_view_of(struct fa_denial_view *v, const struct fa_denial *d);
+/* The record of a view: strings longer than their field are cut and flagged. */
+void fa_denial_record(struct fa_denial *d, const struct fa_denial_view *v);
+/*
+ * Copy a record that may be changing under the copy (a seqlock reader
+ * checks afterwards): strings up to their NUL only, each still terminated.
+ */
+void fa_denial_copy(struct fa_denial *o, const struct fa_denial *d);
 
 /* Open flags by name: "O_WRONLY|O_CREAT|O_TRUNC". */
 void fa_put_oflags(struct fa_buf *b, int flags);

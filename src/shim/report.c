@@ -118,103 +118,14 @@ static struct slot {
 } ring[RING];
 static uint64_t ndenials;
 
-static void store(char *dst, size_t n, const char *src, uint32_t *cut, int bit)
-{
-	size_t k = src ? strlen(src) : 0;
-
-	if (k >= n) {
-		k = n - 1;
-		*cut |= 1u << bit;
-	}
-	memcpy(dst, src ? src : "", k);
-	dst[k] = '\0';
-}
-
-/* The view's roots as a list: each root and its NUL, then an empty string. */
-static int store_roots(char *dst, size_t n, const struct fa_denial_view *v, uint32_t *cut)
-{
-	const char *r, *at = NULL;
-	size_t used = 0, k;
-	int i;
-
-	if (!FA_DENIAL_HAS_ROOTS(v))
-		return 0;
-	for (i = 0; (r = fa_denial_root(v, i, &at)); i++) {
-		k = strlen(r) + 1;
-		if (used + k + 1 > n) {
-			*cut |= 1u << FA_DENIAL_CUT_ROOTS;
-			break;
-		}
-		memcpy(dst + used, r, k);
-		used += k;
-	}
-	dst[used] = '\0';
-	return 1;
-}
-
 static void ring_put(const struct fa_denial_view *v)
 {
 	struct slot *s = &ring[v->seq % RING];
-	struct fa_denial *d = &s->d;
-	uint32_t unused = 0;
 
 	__atomic_store_n(&s->seq, v->seq * 2 + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	d->seq = v->seq;
-	d->when = v->when;
-	d->pid = v->pid;
-	d->tid = v->tid;
-	d->from_context = v->from_context;
-	d->enforced = v->enforced;
-	d->flags = v->flags;
-	d->mode = v->mode;
-	d->cut = 0;
-	/* Names of the project's own making: they fit. */
-	store(d->call, sizeof(d->call), v->call, &unused, 0);
-	store(d->op, sizeof(d->op), v->op, &unused, 0);
-	store(d->why, sizeof(d->why), v->rule, &unused, 0);
-	store(d->reason, sizeof(d->reason), v->reason, &d->cut, FA_DENIAL_CUT_REASON);
-	store(d->path, sizeof(d->path), v->path, &d->cut, FA_DENIAL_CUT_PATH);
-	store(d->resolved, sizeof(d->resolved), v->resolved, &d->cut, FA_DENIAL_CUT_RESOLVED);
-	store(d->path2, sizeof(d->path2), v->path2, &d->cut, FA_DENIAL_CUT_PATH2);
-	store(d->resolved2, sizeof(d->resolved2), v->resolved2, &d->cut, FA_DENIAL_CUT_RESOLVED2);
-	store(d->caller, sizeof(d->caller), v->caller, &d->cut, FA_DENIAL_CUT_CALLER);
-	d->has_roots = store_roots(d->roots, sizeof(d->roots), v, &d->cut);
+	fa_denial_record(&s->d, v);
 	__atomic_store_n(&s->seq, v->seq * 2 + 2, __ATOMIC_RELEASE);
-}
-
-/* Strings up to their NUL only: a record is mostly empty room. */
-static void load(char *dst, const char *src, size_t n)
-{
-	size_t k = strnlen(src, n - 1);
-
-	memcpy(dst, src, k);
-	dst[k] = '\0';
-}
-
-static void copy_out(struct fa_denial *o, const struct fa_denial *d)
-{
-	memcpy(o, d, offsetof(struct fa_denial, call));
-#define LOAD(f) load(o->f, d->f, sizeof(o->f))
-	LOAD(call);
-	LOAD(op);
-	LOAD(why);
-	LOAD(reason);
-	LOAD(path);
-	LOAD(resolved);
-	LOAD(path2);
-	LOAD(resolved2);
-	LOAD(caller);
-#undef LOAD
-	/* the list of roots is copied up to its final empty string */
-	{
-		size_t k = 0;
-
-		while (k + 1 < sizeof(d->roots) && (d->roots[k] || (k && d->roots[k - 1])))
-			k++;
-		memcpy(o->roots, d->roots, k);
-		o->roots[k] = '\0';
-	}
 }
 
 int fa_recent(struct fa_denial *out, int max)
@@ -233,7 +144,7 @@ int fa_recent(struct fa_denial *out, int max)
 
 		if (before != seq * 2 + 2)
 			continue;
-		copy_out(&out[n], &s->d);
+		fa_denial_copy(&out[n], &s->d);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != before)
 			continue;

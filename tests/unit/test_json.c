@@ -173,36 +173,50 @@ static void check_one(writer_fn *w, model_fn *m, const unsigned char *s)
 	}
 }
 
-static void test_json_model(void **state)
+static void run_model(writer_fn *w, model_fn *m)
 {
 	unsigned char s[64];
 	int i;
 
-	(void)state;
 	for (i = 0; i < 200000; i++) {
 		random_bytes(s, sizeof(s));
-		check_one(fa_put_json, model_json, s);
+		check_one(w, m, s);
 	}
+}
+
+static void test_json_model(void **state)
+{
+	(void)state;
+	run_model(fa_put_json, model_json);
 }
 
 static void test_shown_model(void **state)
 {
-	unsigned char s[64];
-	int i;
-
 	(void)state;
-	for (i = 0; i < 200000; i++) {
-		random_bytes(s, sizeof(s));
-		check_one(fa_put_shown, model_shown, s);
-	}
+	run_model(fa_put_shown, model_shown);
 }
 
 /* Hand-picked cases, so that a reader sees the choices the model encodes. */
+struct example {
+	const char *in, *out;
+};
+
+static void run_examples(writer_fn *w, const struct example *ex, size_t n)
+{
+	char out[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct fa_buf b = FA_BUF_INIT(out);
+
+		w(&b, ex[i].in);
+		assert_string_equal(out, ex[i].out);
+	}
+}
+
 static void test_json_examples(void **state)
 {
-	static const struct {
-		const char *in, *out;
-	} ex[] = {
+	static const struct example ex[] = {
 		{ "plain/path", "\"plain/path\"" },
 		{ "a\"b\\c", "\"a\\\"b\\\\c\"" },
 		{ "line\nbreak\t\x1b[31m", "\"line\\u000abreak\\u0009\\u001b[31m\"" },
@@ -214,30 +228,16 @@ static void test_json_examples(void **state)
 		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },          /* U+1F600 */
 		{ "\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"" }, /* above U+10FFFF */
 		{ "\x7f", "\"\\u007f\"" },
+		{ NULL, "null" },
 	};
-	char out[256];
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
-		struct fa_buf b = FA_BUF_INIT(out);
-
-		fa_put_json(&b, ex[i].in);
-		assert_string_equal(out, ex[i].out);
-	}
-	{
-		struct fa_buf b = FA_BUF_INIT(out);
-
-		fa_put_json(&b, NULL);
-		assert_string_equal(out, "null");
-	}
+	run_examples(fa_put_json, ex, sizeof(ex) / sizeof(ex[0]));
 }
 
 static void test_shown_examples(void **state)
 {
-	static const struct {
-		const char *in, *out;
-	} ex[] = {
+	static const struct example ex[] = {
 		{ "a\nb", "a\\nb" },
 		{ "\x1b[2J\x07", "\\x1b[2J\\x07" },
 		{ "\xc2\x9b" "31m", "\\xc2\\x9b31m" },
@@ -246,16 +246,9 @@ static void test_shown_examples(void **state)
 		{ "caf\xc3\xa9", "caf\xc3\xa9" },
 		{ "q\"uote\\", "q\\\"uote\\\\" },
 	};
-	char out[256];
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
-		struct fa_buf b = FA_BUF_INIT(out);
-
-		fa_put_shown(&b, ex[i].in);
-		assert_string_equal(out, ex[i].out);
-	}
+	run_examples(fa_put_shown, ex, sizeof(ex) / sizeof(ex[0]));
 }
 
 /* A denial's JSON object: every field of the table, in order, each once. */
