@@ -49,7 +49,7 @@ const char *fa_denial_root(const struct fa_denial_view *v, int i, const char **a
 	return r;
 }
 
-#define AT(v, f, type) (*(const type *)((const char *)(v) + (f)->off))
+#define AT(v, f, type) (*(type const *)((const char *)(v) + (f)->off))
 
 void fa_put_oflags(struct fa_buf *b, int flags)
 {
