@@ -1,0 +1,100 @@
+/*
+ * supervise.c - fa-run as the parent of a command under the kernel floor.
+ *
+ * The floor is applied in the child just before the exec, so fa-run itself
+ * stays outside it and outlives the command: it can pass the command's
+ * status on and, at exit, say what only it can know. Refusals the kernel
+ * makes for code the preload cannot see (a static program, a system call
+ * made without libc) reach the program as EACCES and nobody else: when the
+ * command fails, the failure may be one of them, and fa-run says so once.
+ * When it succeeds, nothing the floor refused made a difference to it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/landlock.h"
+
+static volatile pid_t child;
+
+/*
+ * Signals someone sent to fa-run go on to the command. Ones the terminal
+ * sent (SI_KERNEL) reached the command's process group already.
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child > 0 && si->si_code <= 0)
+		kill(child, sig);
+}
+
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT,
+};
+
+void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
+{
+	struct sigaction sa;
+	char msg[512];
+	size_t i;
+	int status, err;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "fa-run: cannot start %s: %s\n", argv[0], strerror(errno));
+		exit(125);
+	}
+	if (pid == 0) {
+		if (fa_floor_enforce(f, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "fa-run: %s\n", msg);
+			_exit(125);
+		}
+		execvp(argv[0], argv);
+		err = errno;
+		fprintf(stderr, "fa-run: %s: %s\n", argv[0], strerror(err));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(f->ruleset);
+	f->ruleset = -1;
+	child = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
+			exit(125);
+		}
+	if (!quiet && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) >= 125))
+		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
+			"not see (static programs, direct system calls, io_uring) may have been "
+			"refused by the kernel with EACCES and no message\n", argv[0]);
+	if (WIFSIGNALED(status)) {
+		struct rlimit none = { 0, 0 };
+		int sig = WTERMSIG(status);
+		sigset_t set;
+
+		/* Die the same way, so that a shell sees what killed the command. */
+		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		exit(128 + sig);
+	}
+	exit(WEXITSTATUS(status));
+}
