@@ -278,6 +278,15 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags, vo
 			rc = exec_deny(call, shown, canon, "setid-binary",
 				       "set-user/group-ID binary: a preload cannot follow it (allow with --allow-static)",
 				       0, ra);
+	} else if (fa_proc.floor && !fa_proc.quiet && inspect_chain(fd) == FA_PROG_SETID) {
+		/* Landlock needs no_new_privs: the kernel starts it without them. */
+		char buf[PATH_MAX + 128];
+		struct fa_buf m = { buf, 0, sizeof(buf) };
+
+		fa_puts(&m, "libfashim: ");
+		fa_puts(&m, canon[0] ? canon : shown);
+		fa_puts(&m, ": set-user/group-ID program: runs without its privileges under the kernel floor (no_new_privs)\n");
+		(void)!write(2, m.p, m.len);
 	}
 out:
 	if (own)

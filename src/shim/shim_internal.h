@@ -64,6 +64,7 @@ struct fa_proc {
 	int report;               /* FA_REPORT=1 */
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
+	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
 	const char *log;          /* FA_LOG, or NULL */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
