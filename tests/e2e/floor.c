@@ -7,6 +7,9 @@
  *                       instruction itself: no libc function is called
  *   uring-open PATH     an io_uring IORING_OP_OPENAT creating PATH
  *   uring-rename A B    an io_uring IORING_OP_RENAMEAT of A to B
+ *   raw-exec PROG ARG...
+ *                       execve(PROG) through the syscall instruction: the
+ *                       preload's exec rules never see it; PROG's status
  *   no-landlock ERRNO PROG ARG...
  *                       run PROG with landlock_create_ruleset() failing
  *                       with ERRNO (a kernel or container without it)
@@ -153,6 +156,7 @@ static int no_landlock(int err)
 
 int main(int argc, char **argv)
 {
+	extern char **environ;
 	int r;
 
 	if (argc >= 3 && !strcmp(argv[1], "raw")) {
@@ -160,6 +164,12 @@ int main(int argc, char **argv)
 		return 77;
 #endif
 		return raw_write(argv[2]);
+	}
+	if (argc >= 3 && !strcmp(argv[1], "raw-exec")) {
+#if !defined(__x86_64__) && !defined(__aarch64__)
+		return 77;
+#endif
+		return (int)-raw3(SYS_execve, (long)argv[2], (long)(argv + 2), (long)environ, 0);
 	}
 	if (argc >= 3 && !strcmp(argv[1], "uring-open")) {
 		r = uring_one(fill_open, argv + 2);
@@ -183,6 +193,6 @@ int main(int argc, char **argv)
 		perror(argv[3]);
 		return 127;
 	}
-	fprintf(stderr, "usage: floor raw|uring-open|uring-rename|no-landlock ...\n");
+	fprintf(stderr, "usage: floor raw|raw-exec|uring-open|uring-rename|no-landlock ...\n");
 	return 2;
 }
