@@ -367,7 +367,7 @@ int main(int argc, char **argv)
 		landlock = FA_FLOOR_OFF;
 	}
 	floor_on = fa_floor_build(&floor, landlock, p, allow || (exec_mode && !strcmp(exec_mode, "deny")),
-				  found, allow, why, sizeof(why));
+				  found, allow, logfile, why, sizeof(why));
 	if (floor_on < 0)
 		die(EXIT_FAIL, "--landlock=%s: the kernel floor cannot be had: %s",
 		    landlock == FA_FLOOR_ON ? "on" : "auto", why);

@@ -276,7 +276,8 @@ static const char *no_landlock(int err)
 }
 
 int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,
-		   const char *command, const char *allow, char *why, size_t len)
+		   const char *command, const char *allow, const char *log, char *why,
+		   size_t len)
 {
 	char msg[PATH_MAX + 128];
 	int abi, i, fd, r;
@@ -311,6 +312,12 @@ int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy 
 			goto fail;
 	}
 	fa_floor_allow_devices(f);
+	/* Appended to, never truncated (fa-run made it already). */
+	if (log && allow_path(f, log, FA_LL_FS_WRITE_FILE) < 0) {
+		snprintf(msg, sizeof(msg), "--log %s: cannot add it to the Landlock ruleset: %s", log,
+			 strerror(errno));
+		goto fail;
+	}
 	if (exec) {
 		const char *s = allow, *e;
 

@@ -63,12 +63,14 @@ int fa_floor_mode_parse(const char *s, enum fa_floor_mode *m);
  * The floor for fa-run's policy p: write roots, devices and
  * inherited descriptors; with exec set, execute for the command (its
  * path as found), the programs of the newline-separated allow list (may
- * be NULL) and the loader. 1: built, in f; 0: off (mode off, or auto
+ * be NULL) and the loader; the --log file (may be NULL), which the preload
+ * in the command appends to. 1: built, in f; 0: off (mode off, or auto
  * where the kernel has no Landlock: why says so); -1: cannot be had, why
  * says why.
  */
 int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,
-		   const char *command, const char *allow, char *why, size_t len);
+		   const char *command, const char *allow, const char *log, char *why,
+		   size_t len);
 
 /*
  * Start argv[0] (found on PATH) under the floor and wait for it: fa-run
