@@ -153,6 +153,24 @@ says "a failure under the floor" "may have been refused by the kernel"
 far --landlock=on -w "$R" -- "$STATIC" "$R/static"
 silent_on "a success under the floor" "may have been refused"
 
+# ---- set-ID programs run, without their privileges, and are said to ----
+cp "$FLOOR" "$T/sgid"
+if chgrp 65534 "$T/sgid" 2>/dev/null && chmod g+s "$T/sgid" && [ "$(id -g)" != 65534 ]; then
+	far --landlock=off -w "$R" -- "$T/sgid" raw "$R/sgid0"
+	status "a set-group-ID command, floor off" 126
+	far --landlock=on -w "$R" -- "$T/sgid" raw "$R/sgid1"
+	status "a set-group-ID command, floor on" 0
+	says "a set-group-ID command, floor on" "runs without its privileges"
+	far --landlock=on -w "$R" -- "$T/sgid" raw "$O/sgid1"
+	status "a set-group-ID command writing outside, floor on" 13
+	untouched "a set-group-ID command writing outside, floor on"
+	far --landlock=on -w "$R" -- sh -c "'$T/sgid' raw '$R/sgid2'"
+	status "a set-group-ID program started by a child, floor on" 0
+	says "a set-group-ID program started by a child" "libfashim: $T/sgid: set-user/group-ID program: runs without its privileges"
+else
+	echo "SKIP: set-ID cases: cannot make a set-group-ID file for another group here" >&2
+fi
+
 # ---- a child can only narrow ----
 far --landlock=on -w "$R" -- "$FA_RUN" --landlock=on -w "$T" -- "$STATIC" "$O/nested"
 status "a nested fa-run with a wider root" 13
