@@ -7,11 +7,13 @@
  * makes for code the preload cannot see (a static program, a system call
  * made without libc) reach the program as EACCES and nobody else: when the
  * command fails, the failure may be one of them, and fa-run says so once.
- * When it succeeds, nothing the floor refused made a difference to it.
+ * When it succeeds (or is killed by a signal), nothing says a refusal made
+ * a difference to it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +46,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 	struct sigaction sa;
 	char msg[512];
 	size_t i;
-	int status, err;
+	int status, err, null;
 	pid_t pid;
 
 	fflush(NULL);
@@ -75,6 +77,19 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 	}
 	close(f->ruleset);
 	f->ruleset = -1;
+	/*
+	 * Hold no pipe open behind the command's back: a reader of its stdout
+	 * (or of any descriptor it inherited) must see the end when the command
+	 * closes it, not when fa-run exits. Stderr stays, for the exit note.
+	 */
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		if (null > 2)
+			close(null);
+	}
+	(void)close_range(3, ~0U, 0);
 	child = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -87,8 +102,8 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 			exit(125);
 		}
-	if (!quiet && !(WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
-	    !(WIFEXITED(status) && WEXITSTATUS(status) >= 125))
+	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
+	if (!quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
 		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
 			"not see (static programs, direct system calls, io_uring) may have been "
 			"refused by the kernel with EACCES and no message\n", argv[0]);

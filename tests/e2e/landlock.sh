@@ -147,6 +147,13 @@ for err in 38 1; do
 	status "--landlock=auto without Landlock (errno $err): runs on the preload" 0
 done
 
+# fa-run, the parent under the floor, holds none of the command's pipes:
+# the reader sees the end when the command closes its stdout, while the
+# command still runs (it waits, up to a minute, for the reader's mark).
+(cd "$R" && "$FA_RUN" --landlock=on -w "$R" -- sh -c 'exec >&-; i=0; while [ ! -e eof ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; [ -e eof ]' 2>"$T/e" | { cat >/dev/null; touch "$R/eof"; })
+rc=${PIPESTATUS[0]}
+status "the command's stdout closes when the command closes it" 0
+
 # The exit note: only when the command failed.
 far --landlock=on -w "$R" -- "$STATIC" "$O/static"
 says "a failure under the floor" "may have been refused by the kernel"
