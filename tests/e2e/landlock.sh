@@ -149,8 +149,8 @@ done
 
 # fa-run, the parent under the floor, holds none of the command's pipes:
 # the reader sees the end when the command closes its stdout, while the
-# command still runs (it waits, up to a minute, for the reader's mark).
-(cd "$R" && "$FA_RUN" --landlock=on -w "$R" -- sh -c 'exec >&-; i=0; while [ ! -e eof ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; [ -e eof ]' 2>"$T/e" | { cat >/dev/null; touch "$R/eof"; })
+# command still runs (it waits, up to 30 s, for the reader's mark).
+(cd "$R" && exec "$FA_RUN" --landlock=on -w "$R" -- sh -c 'exec >&-; i=0; while [ ! -e eof ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; [ -e eof ]') 2>"$T/e" | { cat >/dev/null; touch "$R/eof"; }
 rc=${PIPESTATUS[0]}
 status "the command's stdout closes when the command closes it" 0
 
