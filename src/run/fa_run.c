@@ -372,9 +372,11 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "--landlock=%s: the kernel floor cannot be had: %s",
 		    landlock == FA_FLOOR_ON ? "on" : "auto", why);
 	if (verbose && floor_on)
-		fprintf(stderr, "%s: kernel floor: Landlock ABI %d: writes beneath %d root%s%s\n", prog,
-			floor.abi, fa_policy_nroots(p), fa_policy_nroots(p) == 1 ? "" : "s",
-			floor.exec ? ", execute for the allowed programs only" : "");
+		fprintf(stderr, "%s: kernel floor: Landlock ABI %d: writes beneath %d root%s%s%s\n",
+			prog, floor.abi, fa_policy_nroots(p), fa_policy_nroots(p) == 1 ? "" : "s",
+			floor.exec ? ", execute for the allowed programs only" : "",
+			floor.nskipped ? "; some inherited writable descriptors name files it "
+					 "cannot cover, re-opening them by name will fail" : "");
 	else if (verbose)
 		fprintf(stderr, "%s: kernel floor: off%s%s\n", prog, why[0] ? ": " : "", why);
 

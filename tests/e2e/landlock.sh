@@ -223,7 +223,7 @@ if command -v git >/dev/null 2>&1; then
 	status "git under the floor" 0
 fi
 if have_python; then
-	far --landlock=on -w "$R" -- python3 -m venv --without-pip "$R/venv"
+	far --landlock=on -w "$R" -- env TMPDIR="$R" HOME="$R" python3 -m venv "$R/venv"
 	status "python3 -m venv under the floor" 0
 	exists "python3 -m venv under the floor" "$R/venv/bin/python3"
 fi
