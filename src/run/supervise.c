@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,7 +48,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 	char msg[512];
 	size_t i;
 	int status, err, null;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	fflush(NULL);
 	/*
@@ -63,6 +64,9 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 	if (pid == 0) {
 		struct fa_floor mine = *f; /* the parent's copy stays as it is */
 
+		/* Killing fa-run kills the command, as when fa-run became it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
+			_exit(125);
 		if (fa_floor_enforce(&mine, msg, sizeof(msg)) < 0) {
 			(void)!write(2, "fa-run: ", 8);
 			(void)!write(2, msg, strlen(msg));

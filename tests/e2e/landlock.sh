@@ -154,6 +154,34 @@ done
 rc=${PIPESTATUS[0]}
 status "the command's stdout closes when the command closes it" 0
 
+# Signals sent to fa-run reach the command, and fa-run dies of the same
+# one; killing fa-run kills the command. (Bounded waits, no timing.)
+gone() {	# gone PID: wait up to 30 s for PID to end
+	local i=0
+	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	! kill -0 "$1" 2>/dev/null
+}
+started() {	# started FILE: wait up to 30 s for the command to write its pid
+	local i=0
+	while [ ! -s "$1" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+for sig in TERM KILL; do
+	rm -f "$R/pid"
+	"$FA_RUN" --landlock=on -w "$R" -- sh -c "echo \$\$ >'$R/pid'; exec sleep 600" 2>/dev/null &
+	runner=$!
+	if started "$R/pid"; then
+		kill -"$sig" "$runner"
+		wait "$runner"
+		rc=$?
+		status "SIG$sig to fa-run: fa-run dies of it" "$((128 + $(kill -l "$sig")))"
+		gone "$(cat "$R/pid")" && pass || { fail "SIG$sig to fa-run: the command lives on"; kill -9 "$(cat "$R/pid")"; }
+	else
+		fail "SIG$sig to fa-run: the command did not start"
+		kill -9 "$runner"
+	fi
+done
+
 # The exit note: only when the command failed.
 far --landlock=on -w "$R" -- "$STATIC" "$O/static"
 says "a failure under the floor" "may have been refused by the kernel"
