@@ -172,10 +172,10 @@ for sig in TERM KILL; do
 	runner=$!
 	if started "$R/pid"; then
 		kill -"$sig" "$runner"
+		gone "$(cat "$R/pid")" && pass || { fail "SIG$sig to fa-run: the command lives on"; kill -9 "$(cat "$R/pid")"; }
 		wait "$runner"
 		rc=$?
 		status "SIG$sig to fa-run: fa-run dies of it" "$((128 + $(kill -l "$sig")))"
-		gone "$(cat "$R/pid")" && pass || { fail "SIG$sig to fa-run: the command lives on"; kill -9 "$(cat "$R/pid")"; }
 	else
 		fail "SIG$sig to fa-run: the command did not start"
 		kill -9 "$runner"
