@@ -98,7 +98,7 @@ int fa_floor_allow_root(struct fa_floor *f, int fd, const char *shown, char *msg
 /* A rule for what path names now, if it exists; the rights a file may carry. */
 static int allow_path(struct fa_floor *f, const char *path, uint64_t rights)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC), r;
+	int fd = open(path, O_PATH | O_CLOEXEC), r, err;
 	struct stat st;
 
 	if (fd < 0)
@@ -106,7 +106,9 @@ static int allow_path(struct fa_floor *f, const char *path, uint64_t rights)
 	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
 		rights &= FA_LL_FS_FILE_RIGHTS;
 	r = add_rule(f, fd, rights);
+	err = errno;
 	close(fd);
+	errno = err;
 	return r;
 }
 
@@ -156,9 +158,10 @@ void fa_floor_allow_devices(struct fa_floor *f)
 		      S_ISFIFO(st.st_mode)))
 			continue;
 		snprintf(link, sizeof(link), "/proc/self/fd/%ld", n);
+		/* EBADFD: an internal mount (memfd), which the kernel never checks. */
 		if (allow_path(f, link, FA_LL_FS_WRITE_FILE | FA_LL_FS_TRUNCATE |
 				   (S_ISREG(st.st_mode) ? 0 : FA_LL_FS_IOCTL_DEV)) < 0 &&
-		    !S_ISFIFO(st.st_mode))
+		    errno != EBADFD)
 			f->nskipped++;
 	}
 	closedir(d);
