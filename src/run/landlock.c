@@ -266,15 +266,17 @@ int fa_floor_mode_parse(const char *s, enum fa_floor_mode *m)
 	return 0;
 }
 
-static const char *no_landlock(int err)
+static void no_landlock(int err, char *why, size_t len)
 {
 	switch (err) {
 	case ENOSYS:
-		return "this kernel has no Landlock";
+		snprintf(why, len, "this kernel has no Landlock");
+		break;
 	case EOPNOTSUPP:
-		return "Landlock is disabled in this kernel (boot with lsm=...,landlock)";
+		snprintf(why, len, "Landlock is disabled in this kernel (boot with lsm=...,landlock)");
+		break;
 	default:
-		return strerror(err);
+		snprintf(why, len, "Landlock is refused here: %s", strerror(err));
 	}
 }
 
@@ -291,7 +293,7 @@ int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy 
 		return 0;
 	abi = fa_floor_abi();
 	if (abi < 0) {
-		snprintf(why, len, "%s", no_landlock(-abi));
+		no_landlock(-abi, why, len);
 		return mode == FA_FLOOR_ON ? -1 : 0;
 	}
 	if (fa_floor_open(f, abi, exec, msg, sizeof(msg)) < 0)
