@@ -193,7 +193,7 @@ int fa_floor_allow_program(struct fa_floor *f, const char *path, char *msg, size
 			close(fd);
 			return -1;
 		}
-		(void)fa_prog_inspect(fd, next, sizeof(next));
+		fa_prog_interp(fd, next, sizeof(next));
 		close(fd);
 		if (next[0] != '/')
 			break;
