@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,18 +201,6 @@ int fa_floor_allow_program(struct fa_floor *f, const char *path, char *msg, size
 	return 0;
 }
 
-static int interp_of_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-	const char **out = data;
-	int i;
-
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_INTERP)
-			*out = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	return 1; /* the main program comes first */
-}
-
 /*
  * The loader the kernel opens for every dynamic program needs execute
  * too. The one fa-run itself was started through is the one programs
@@ -221,11 +208,10 @@ static int interp_of_self(struct dl_phdr_info *info, size_t size, void *data)
  */
 void fa_floor_allow_loader(struct fa_floor *f)
 {
-	const char *interp = NULL;
+	const char *interp = fa_prog_loader();
 
 	if (!(f->handled & FA_LL_FS_EXECUTE))
 		return;
-	dl_iterate_phdr(interp_of_self, &interp);
 	if (interp)
 		(void)allow_path(f, interp, FA_LL_FS_EXECUTE);
 }

@@ -284,6 +284,8 @@ FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
 FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);
 /* The #! interpreter of the script open on fd, or "". */
 FA_HIDDEN void fa_prog_interp(int fd, char *out, size_t len);
+/* The dynamic loader this process runs under (its PT_INTERP), or NULL. */
+FA_HIDDEN const char *fa_prog_loader(void);
 
 /*
  * Judge an exec of the program at (dirfd, path) run with argv, from the
