@@ -11,3 +11,7 @@ bin_PROGRAMS += fa-check
 fa_check_SOURCES = src/fa_check.c
 fa_check_LDADD = src/libfaengine.la
 dist_man_MANS += doc/fa-check.1
+
+# fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
+FA_RUN_FLOOR_SOURCES = src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h \
+	src/run/supervise.c

@@ -202,6 +202,23 @@ static void open_event(struct fa_event *ev, const char *call, enum fa_op op, con
 	ev->mode = fa_needs_mode(flags) ? (int)mode : -1;
 }
 
+/*
+ * The policy allowed it and the kernel still said EACCES: under fa-run's
+ * Landlock floor that is the floor (a device or a root the ruleset does not
+ * name as the policy does). Said as such, never as the policy's refusal.
+ */
+static void floor_refused(const char *call, enum fa_op op, const char *path, int flags,
+			  mode_t mode, const struct fa_decision *d, void *ra)
+{
+	struct fa_event ev;
+
+	open_event(&ev, call, op, path, flags, mode, ra);
+	ev.d = d;
+	ev.why = "floor";
+	ev.text = "refused by the kernel floor (Landlock), which the policy allowed";
+	(void)fa_report(&ev);
+}
+
 int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 		 mode_t mode, void *ra)
 {
@@ -229,8 +246,11 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 	}
 	d.verdict = FA_ALLOW;
 	fd = ENGINE(fa_openat(opener, dirfd, path, flags, mode, &d));
-	if (FA_LIKELY(!refused(fd, &d)))
+	if (FA_LIKELY(!refused(fd, &d))) {
+		if (FA_UNLIKELY(fd == -EACCES) && fa_proc.floor)
+			floor_refused(call, op, path, flags, mode, &d, ra);
 		return fd;
+	}
 	open_event(&ev, call, op, path, flags, mode, ra);
 	return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
 }

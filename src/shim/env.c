@@ -260,7 +260,9 @@ void fa_init(void)
 	read_exec();
 	fa_proc.report = flag_var("FA_REPORT");
 	fa_proc.quiet = flag_var("FA_QUIET");
-	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC");
+	/* Under the kernel floor such programs run confined by the kernel. */
+	fa_proc.floor = flag_var("FA_FLOOR");
+	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC") | fa_proc.floor;
 	fa_proc.log = getenv("FA_LOG");
 	if (fa_proc.log) {
 		if (fa_proc.log[0] != '/')

@@ -66,6 +66,7 @@ struct fa_proc {
 	int report;               /* FA_REPORT=1 */
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
+	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
 	const char *log;          /* FA_LOG, or NULL */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
@@ -302,6 +303,10 @@ FA_HIDDEN int fa_prog_runnable(int fd);
 /* Rule name and reason for a refused kind (NULL for FA_PROG_OK). */
 FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
 FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);
+/* The #! interpreter of the script open on fd, or "". */
+FA_HIDDEN void fa_prog_interp(int fd, char *out, size_t len);
+/* The dynamic loader this process runs under (its PT_INTERP), or NULL. */
+FA_HIDDEN const char *fa_prog_loader(void);
 
 /*
  * Judge an exec of the program at (dirfd, path) run with argv, from the
