@@ -505,7 +505,13 @@ void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r)
 		if (clean(buf, r->path, PATH_MAX) < 0)
 			goto toolong;
 		if (missing) {
-			r->err = ENOENT;
+			/*
+			 * Everything before a '..' must exist and be a directory for
+			 * the kernel ("file/../x" is ENOTDIR): give its answer.
+			 */
+			int t = fa__sys_type(AT_FDCWD, head, 1);
+
+			r->err = t == -ENOTDIR || t == -ELOOP ? -t : ENOENT;
 			return;
 		}
 		resolve_plain(c, r);

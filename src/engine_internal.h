@@ -168,6 +168,24 @@ int fa__policy_ok(const fa_policy *p);
 /* Resolve an absolute path like realpath, keeping a missing tail lexically. */
 ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing);
 
+/* ---- order.c: what the kernel would answer first ---- */
+
+/* What a call needs of its path before the kernel asks for permission. */
+enum fa__must {
+	FA__MUST_BE_NEW,		/* mkdir, mknod, link, symlink: EEXIST if it is there */
+	FA__MUST_EXIST,			/* unlink, rmdir, rename's source, lchown */
+	FA__MUST_EXIST_FOLLOWED,	/* chmod, chown, truncate: a final link followed */
+	FA__MUST_BE_DIR,		/* O_TMPFILE, chdir: the directory itself */
+	FA__MUST_HAVE_PARENT,		/* rename's destination: created or replaced */
+};
+/*
+ * After a denial: the errno the kernel would fail the call with before
+ * any permission check, or 0 when it would have performed it.
+ */
+int fa__kernel_first(enum fa__must must, int dirfd, const char *path);
+/* The same for an open with these flags. */
+int fa__kernel_first_open(int dirfd, const char *path, int flags);
+
 /* ---- check.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
 
 /*

@@ -43,6 +43,7 @@ enum fa_op {
 	FA_OP_EXCHANGE, /* two paths, both protected like REMOVE */
 	FA_OP_LINK,     /* two paths: the source must resolve inside a root; destination like CREATE */
 	FA_OP_SYMLINK,  /* path = the new link (CREATE); path2 = target text, must resolve inside a root */
+	FA_OP_REPLACE,  /* a rename's destination: the parent, like CREATE, but an entry there is replaced */
 };
 
 enum fa_verdict {

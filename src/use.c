@@ -331,6 +331,36 @@ out:
 	return r;
 }
 
+/*
+ * A denied call that the kernel would have failed first: its errno, with
+ * nothing to report (order.c). err 0 keeps the denial.
+ */
+static int kernel_answer(struct fa_decision *d, int err)
+{
+	if (!err)
+		return -EACCES;
+	fa__decide(d, FA_REJECT, FA_WHY_ERROR, -1, err);
+	return -err;
+}
+
+static enum fa__must must_for(enum fa_op op)
+{
+	switch (op) {
+	case FA_OP_CREATE:
+		return FA__MUST_BE_NEW;
+	case FA_OP_REPLACE:
+		return FA__MUST_HAVE_PARENT;
+	case FA_OP_WRITE:
+	case FA_OP_ATTR:
+		return FA__MUST_EXIST_FOLLOWED;
+	case FA_OP_DIR:
+	case FA_OP_CHDIR:
+		return FA__MUST_BE_DIR;
+	default:
+		return FA__MUST_EXIST;
+	}
+}
+
 int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 	      struct fa_decision *d)
 {
@@ -406,12 +436,16 @@ int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mo
 	if (r > 0)
 		return fa__sys_openat(dirfd, path, flags, mode);
 	fa__jctx_init(&c, p, how);
-	if (path[0] != '/')
-		return open_rel(&c, dirfd, path, flags, mode, d);
-	r = open_fast(&c, path, len, flags, mode, d);
-	if (r != 1)
-		return r;
-	return open_slow(&c, dirfd, path, path, flags, mode, d);
+	if (path[0] != '/') {
+		r = open_rel(&c, dirfd, path, flags, mode, d);
+	} else {
+		r = open_fast(&c, path, len, flags, mode, d);
+		if (r == 1)
+			r = open_slow(&c, dirfd, path, path, flags, mode, d);
+	}
+	if (__builtin_expect(r == -EACCES && d->verdict == FA_DENY, 0) && !(how & FA_HOW_STRICT))
+		r = kernel_answer(d, fa__kernel_first_open(dirfd, path, flags));
+	return r;
 }
 
 /* 1 if path[0..len) names the directory it starts from ("", ".", "./."). */
@@ -560,6 +594,8 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 				return 0;
 			}
 		}
+		if (d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
+			return kernel_answer(d, fa__kernel_first(must_for(op), dirfd, path));
 		return d->verdict == FA_REJECT && d->err ? -d->err : -EACCES;
 	}
 	if (kept.fd < 0 && kept.fd != AT_FDCWD)

@@ -74,7 +74,7 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 	struct fa_spin a, b;
 	int saved = errno, rc, v;
 	enum fa_op src = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_RENAME;
-	enum fa_op dst = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_CREATE;
+	enum fa_op dst = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_REPLACE;
 
 	if (FA_GUARDED())
 		return real_renameat2(fromfd, from, tofd, to, flags);

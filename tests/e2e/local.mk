@@ -16,6 +16,7 @@ E2E_TESTS += \
 	%D%/programs.sh \
 	%D%/race.sh \
 	%D%/manners.sh \
-	%D%/syscalls.sh
+	%D%/syscalls.sh \
+	%D%/order.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)

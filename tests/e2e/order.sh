@@ -1,0 +1,106 @@
+#!/bin/sh
+# The kernel's order of checks under fa-run: a call the kernel fails for
+# another reason first (an entry that exists, one that is missing, a file
+# where a directory must be) gives the kernel's errno and prints nothing;
+# a call it would perform is still refused with EACCES and one line.
+# Real programs that probe this way (mkdir -p, install -d) run silently.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
+
+[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+
+CT=$E2E/calltest
+R=$T/root
+O=$T/out
+mkdir -p "$R/d" "$O/d"
+echo mine >"$R/f"
+echo theirs >"$O/f"
+tree() { snapshot "$O"; snapshot "$R"; }
+outside=$(tree)
+
+# run [FA-RUN ARGS...] -- COMMAND...: in $R, stdout in $got, stderr in $T/e.
+run() {
+	got=$(cd "$R" && "$FA_RUN" -w "$R" "$@" 2>"$T/e")
+}
+
+# kernel FUNC ARG...: under fa-run, the very answer bare libc gives, silently.
+kernel() {
+	local bare now
+	bare=$(cd "$R" && "$CT" "$@" 2>/dev/null)
+	case $bare in
+	err*) ;;
+	*) fail "kernel $*: bare libc did not fail: $bare"; return ;;
+	esac
+	run -- "$CT" "$@"
+	check "kernel $*" "$bare" "$got"
+	if [ -s "$T/e" ]; then
+		fail "kernel $*: printed a denial: $(cat "$T/e")"
+	else
+		pass
+	fi
+	now=$(tree)
+	check "kernel $*: nothing changed" "$outside" "$now"
+}
+
+# refused FUNC ARG...: EACCES and exactly one line naming the call.
+refused() {
+	local now
+	run -- "$CT" "$@"
+	check "refused $*" "err EACCES" "$got"
+	check "refused $*: one line" 1 "$(grep -c "denied $1" "$T/e")"
+	now=$(tree)
+	check "refused $*: nothing changed" "$outside" "$now"
+}
+
+for m in "" fallback; do
+	if [ -n "$m" ]; then
+		export FA_FORCE_FALLBACK=1
+	fi
+	kernel mkdir "$O"
+	kernel mkdir "$O/f"
+	kernel mkdir "$R"
+	kernel mkdir "$T"
+	kernel mkdir /
+	kernel mkdir "$O/none/x"
+	kernel mkdir "$O/f/x"
+	kernel mkdirat . "$O/d"
+	kernel mknod "$O/f"
+	kernel symlink x "$O/f"
+	kernel open "$O/none" RDWR
+	kernel open "$O/none" "WRONLY|TRUNC"
+	kernel open "$O/f" "WRONLY|CREAT|EXCL"
+	kernel open "$O/f/x" "WRONLY|CREAT"
+	kernel open "$O" WRONLY
+	kernel open "$O/new/" "WRONLY|CREAT"
+	kernel open "$R/f/../new" "WRONLY|CREAT"
+	kernel open "f/../new" "WRONLY|CREAT"
+	kernel unlink "$O/none"
+	kernel rmdir "$O/none"
+	kernel rename "$O/none" "$R/x"
+	kernel rename "$R/f" "$O/none/x"
+	kernel chmod "$O/none" 644
+	kernel truncate "$O/none" 0
+	# What the kernel would do stays refused.
+	refused mkdir "$O/new"
+	refused open "$O/f" RDWR
+	refused open "$O/new" "WRONLY|CREAT"
+	refused unlink "$O/f"
+	refused rename "$R/f" "$O/f"
+	refused rename "$R/f" "$O/new"
+	refused chmod "$O/f" 600
+done
+unset FA_FORCE_FALLBACK
+
+# Real programs: directories made on the way to the root are no denials.
+run -- mkdir -p "$R/a/b/c"
+check "mkdir -p inside" "" "$(cat "$T/e")"
+[ -d "$R/a/b/c" ] && pass || fail "mkdir -p did not make $R/a/b/c"
+run -- install -d "$R/prefix/share/man/man1"
+check "install -d inside" "" "$(cat "$T/e")"
+run -- mkdir -p "$O/d"
+check "mkdir -p of an existing outside directory" "" "$(cat "$T/e")"
+run -- mkdir -p "$O/new/x"
+if grep -q "denied mkdir" "$T/e" && [ ! -e "$O/new" ]; then pass; else
+	fail "mkdir -p outside: $(cat "$T/e")"
+fi
+finish
