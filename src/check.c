@@ -986,7 +986,9 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 		pre = fa__precheck(p, path2, d2, NULL);
 		if (pre)
 			return v1 > d2->verdict ? v1 : d2->verdict;
-		if (path2[0] == '/') {
+		if (p->outside_symlinks) {
+			v2 = FA_ALLOW;
+		} else if (path2[0] == '/') {
 			v2 = fa__judge_abs(&c, path2, &r2, d2, NULL);
 		} else {
 			size_t dlen, nlen;

@@ -38,6 +38,7 @@ struct fa_policy {
 	int sealed;
 	int unrestricted;
 	int symlinks;
+	int outside_symlinks;	/* symlinks may be created whatever their target */
 	int nroots;
 	int ndeny;
 	size_t mapsize;

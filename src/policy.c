@@ -181,6 +181,12 @@ void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode)
 		p->symlinks = mode;
 }
 
+void fa_policy_set_outside_symlinks(fa_policy *p, int allow)
+{
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed)
+		p->outside_symlinks = allow != 0;
+}
+
 void fa_policy_set_unrestricted(fa_policy *p)
 {
 	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed)
@@ -422,6 +428,8 @@ ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
 		buf[0] = 0;
 	if (put(buf, len, &o, "symlinks ", fa_symlinks_name(p->symlinks)) < 0)
 		return -ENAMETOOLONG;
+	if (p->outside_symlinks && put(buf, len, &o, "outside-symlinks allow", NULL) < 0)
+		return -ENAMETOOLONG;
 	if (p->unrestricted && put(buf, len, &o, "unrestricted", NULL) < 0)
 		return -ENAMETOOLONG;
 	for (i = 0; i < p->nroots; i++) {
@@ -468,6 +476,8 @@ int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen)
 					    "policy line %d: unknown symlink mode '%.64s'", lineno,
 					    line + 9);
 			p->symlinks = m;
+		} else if (strcmp(line, "outside-symlinks allow") == 0) {
+			p->outside_symlinks = 1;
 		} else if (strcmp(line, "unrestricted") == 0) {
 			p->unrestricted = 1;
 		} else if (strcmp(line, "cwdroot") == 0) {
@@ -514,6 +524,11 @@ const char *fa_policy_deny(const fa_policy *p, int i)
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p)
 {
 	return p && p->magic == FA__POLICY_MAGIC ? (enum fa_symlinks)p->symlinks : FA_SYM_TRUST;
+}
+
+int fa_policy_outside_symlinks(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC && p->outside_symlinks;
 }
 
 int fa_policy_root_fd(const fa_policy *p, int i)

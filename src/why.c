@@ -12,7 +12,7 @@ static const struct {
 	[FA_WHY_PROTECTS_DENY] = {"protects-deny", "would move, remove or change a denied subtree or its ancestor"},
 	[FA_WHY_SYMLINK] = {"symlink", "a symlink is not allowed here by the symlink mode"},
 	[FA_WHY_MAGICLINK] = {"magic-link", "a /proc magic link cannot be followed for a write"},
-	[FA_WHY_LINK_TARGET] = {"link-target", "the link target is not under any allowed root"},
+	[FA_WHY_LINK_TARGET] = {"link-target", "the link target is not under any allowed root (a symlink may point outside with fa-run --allow-outside-symlinks or mk_audit(allow_outside_symlinks=True); a hard link never)"},
 	[FA_WHY_ESCAPES] = {"escapes", "'..' climbs out of the root"},
 	[FA_WHY_ABSOLUTE] = {"absolute", "an absolute path where a relative one is required"},
 	[FA_WHY_EMPTY] = {"empty", "empty path"},

@@ -54,6 +54,10 @@ static void usage(FILE *f)
 "      --allow-static      allow starting static and set-user-ID programs,\n"
 "                          which the preload cannot follow\n"
 "      --symlinks=MODE     trust (default), beneath or nofollow\n"
+"      --allow-outside-symlinks\n"
+"                          allow creating symlinks whose target lies outside\n"
+"                          the roots (writes through them are still judged\n"
+"                          where they land; hard links stay refused)\n"
 "      --report            report what would be denied, deny nothing\n"
 "      --log FILE          append one JSON line per denial to FILE\n"
 "      --quiet             no message on stderr for a denial\n"
@@ -209,7 +213,7 @@ static char *log_path(const char *given)
 
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
-	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION,
+	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_OUTSIDE_SYMLINKS,
 };
 
 static const struct option options[] = {
@@ -219,6 +223,7 @@ static const struct option options[] = {
 	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
 	{ "allow-static", no_argument, NULL, OPT_ALLOW_STATIC },
 	{ "symlinks", required_argument, NULL, OPT_SYMLINKS },
+	{ "allow-outside-symlinks", no_argument, NULL, OPT_OUTSIDE_SYMLINKS },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -286,6 +291,9 @@ int main(int argc, char **argv)
 		case OPT_SYMLINKS:
 			if (fa_symlinks_parse(optarg, &sym) < 0)
 				die(EXIT_FAIL, "--symlinks=%s: expected trust, beneath or nofollow", optarg);
+			break;
+		case OPT_OUTSIDE_SYMLINKS:
+			fa_policy_set_outside_symlinks(p, 1);
 			break;
 		case OPT_REPORT:
 			report = 1;

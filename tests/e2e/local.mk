@@ -17,6 +17,7 @@ E2E_TESTS += \
 	%D%/race.sh \
 	%D%/manners.sh \
 	%D%/syscalls.sh \
-	%D%/order.sh
+	%D%/order.sh \
+	%D%/outside_symlinks.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)

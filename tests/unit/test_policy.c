@@ -154,7 +154,20 @@ static void format_parse(void **state)
 					 sizeof msg), 0);
 	assert_true(fa_policy_unrestricted(p));
 	assert_int_equal(fa_policy_symlinks(p), FA_SYM_NOFOLLOW);
+	assert_false(fa_policy_outside_symlinks(p));
 	fa_policy_free(p);
+
+	/* symlinks allowed to point outside: carried to children in the text */
+	p = fa_policy_new();
+	q = fa_policy_new();
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	fa_policy_set_outside_symlinks(p, 1);
+	assert_true(fa_policy_format(p, a, sizeof a) > 0);
+	assert_non_null(strstr(a, "outside-symlinks allow\n"));
+	assert_int_equal(fa_policy_parse(q, a, msg, sizeof msg), 0);
+	assert_true(fa_policy_outside_symlinks(q));
+	fa_policy_free(p);
+	fa_policy_free(q);
 }
 
 static void parse_fails_closed(void **state)
@@ -162,6 +175,7 @@ static void parse_fails_closed(void **state)
 	static const char *const bad[] = {
 		"root relative/path\n", "root\n", "deny\n", "symlinks sideways\n", "rooot /x\n",
 		"root /a\nunknown\n", " root /a\n", "symlinks\n", "cwdroot extra\n",
+		"outside-symlinks\n", "outside-symlinks yes\n",
 	};
 	char msg[256];
 	size_t i;

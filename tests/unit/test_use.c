@@ -458,6 +458,43 @@ static void symlink_targets(void **state)
 	fa_policy_free(p);
 }
 
+/* Symlinks may be allowed to point anywhere; hard links never. */
+static void outside_symlinks(void **state)
+{
+	char msg[256];
+	fa_policy *p = fa_policy_new();
+	struct fa_decision d, d2;
+	struct fa_pin pin;
+
+	(void)state;
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	fa_policy_set_outside_symlinks(p, 1);
+	assert_int_equal(fa_policy_seal(p, 1, msg, sizeof msg), 0);
+	assert_int_equal(fa_pin_parent(p, FA_OP_SYMLINK, AT_FDCWD, "sub/sl", &pin, &d), 0);
+	assert_int_equal(fa_check_symlink_target(p, &pin, "../../outside/secret", &d), FA_ALLOW);
+	assert_int_equal(fa_check_symlink_target(p, &pin, "/etc/passwd", &d), FA_ALLOW);
+	assert_int_equal(fa_check_symlink_target(p, &pin, "", &d), FA_REJECT);
+	fa_unpin(&pin);
+	assert_int_equal(fa_check2(p, FA_OP_SYMLINK, AT_FDCWD, "sub/sl", AT_FDCWD, "/etc/passwd",
+				   &d, &d2), FA_ALLOW);
+	/* the new link's own directory still counts */
+	assert_int_equal(fa_check2(p, FA_OP_SYMLINK, AT_FDCWD, tp("outside/sl"), AT_FDCWD, "x",
+				   &d, &d2), FA_DENY);
+	assert_int_equal(fa_pin_parent(p, FA_OP_SYMLINK, AT_FDCWD, tp("outside/sl"), &pin, &d),
+			 -EACCES);
+	/* a hard link to a file outside stays refused */
+	assert_int_equal(fa_check2(p, FA_OP_LINK, AT_FDCWD, tp("outside/secret"), AT_FDCWD,
+				   "sub/hl", &d, &d2), FA_DENY);
+	assert_int_equal(d.why, FA_WHY_LINK_TARGET);
+	/* a write through a link that leads out is judged where it lands */
+	assert_int_equal(fa_openat(p, AT_FDCWD, "file_link_out", O_WRONLY | O_TRUNC, 0, &d),
+			 -EACCES);
+	assert_string_equal(d.path, tp("outside/secret"));
+	fa_policy_free(p);
+	/* by default the refusal names the way to allow it */
+	assert_non_null(strstr(fa_why_text(FA_WHY_LINK_TARGET), "--allow-outside-symlinks"));
+}
+
 /* A filter that answers errno for openat2 only. */
 static int refuse_openat2(int err)
 {
@@ -532,6 +569,7 @@ int main(void)
 		BOTH(openat_tmpfile),
 		BOTH(pin_parent),
 		BOTH(symlink_targets),
+		BOTH(outside_symlinks),
 		cmocka_unit_test(seccomp_fallback),
 	};
 
