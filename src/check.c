@@ -701,6 +701,29 @@ static int quick_follow(struct fa__jctx *c, const char *abs, struct fa__res *r, 
 	return 1;
 }
 
+/*
+ * A refusal for a symlink names the link itself: the first component of
+ * d->path that is one (looked up without following), when there is one.
+ * Only on the way to a denial, so it may cost a lookup per component.
+ */
+static void name_link(struct fa_decision *d)
+{
+	size_t i;
+
+	for (i = 1; d->path[i - 1]; i++) {
+		char c = d->path[i];
+
+		if (c != '/' && c != 0)
+			continue;
+		d->path[i] = 0;
+		if (fa__sys_type(AT_FDCWD, d->path, 0) == S_IFLNK)
+			return;
+		d->path[i] = c;
+		if (!c)
+			return;
+	}
+}
+
 enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
 			      struct fa_decision *d, struct fa__pinned *keep)
 {
@@ -736,6 +759,8 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 				set_path(d, r.path);
 			fa__decide(d, r.why == FA_WHY_TOO_LONG ? FA_REJECT : FA_DENY, r.why, -1, r.err);
 			fa__res_close(&r);
+			if (r.why == FA_WHY_SYMLINK)
+				name_link(d);
 			return d->verdict;
 		}
 		if (target_path(r.path, name, nlen, target, sizeof target) < 0) {
@@ -804,8 +829,11 @@ judge:
 	fa__res_close(&r);
 	/* Under beneath, a link that leads out is what the mode refuses: say so. */
 	if (v == FA_DENY && d->why == FA_WHY_OUTSIDE && links > 0 &&
-	    c->p->symlinks == FA_SYM_BENEATH)
+	    c->p->symlinks == FA_SYM_BENEATH) {
 		d->why = FA_WHY_SYMLINK;
+		set_path(d, abs);
+		name_link(d);
+	}
 	return v;
 }
 

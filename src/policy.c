@@ -127,11 +127,15 @@ static int add(fa_policy *p, struct fa__ent *tab, int *count, int max, const cha
 		return fail(msg, msglen, -EINVAL, "not a policy");
 	if (p->sealed)
 		return fail(msg, msglen, -EBUSY, "the policy is sealed");
-	if (*count >= max)
-		return fail(msg, msglen, -ENOSPC, "too many %s (at most %d)", what, max);
 	r = absolute(path, abs, sizeof abs, msg, msglen);
 	if (r < 0)
 		return r;
+	/* The same directory named twice is one entry, and counts once. */
+	for (r = 0; r < *count; r++)
+		if (!tab[r].cwd && !strcmp(fa__str(p, &tab[r]), abs))
+			return 0;
+	if (*count >= max)
+		return fail(msg, msglen, -ENOSPC, "too many %s (at most %d)", what, max);
 	e = &tab[*count];
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
@@ -156,11 +160,15 @@ int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
 int fa_policy_add_cwd_root(fa_policy *p)
 {
 	struct fa__ent *e;
+	int i;
 
 	if (!p || p->magic != FA__POLICY_MAGIC)
 		return -EINVAL;
 	if (p->sealed)
 		return -EBUSY;
+	for (i = 0; i < p->nroots; i++)
+		if (p->roots[i].cwd)
+			return 0;
 	if (p->nroots >= FA__MAX_ROOTS)
 		return -ENOSPC;
 	e = &p->roots[p->nroots];
@@ -315,6 +323,19 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 				goto bad;
 			}
 			e->fd = high_fd(fd);
+		}
+		/* Two names for one directory (a link, "a/../a"): keep the first. */
+		for (j = 0; j < i; j++)
+			if (!p->roots[j].cwd && p->roots[j].len == (uint32_t)n &&
+			    !memcmp(fa__str(p, &p->roots[j]), real, (size_t)n))
+				break;
+		if (j < i) {
+			if (e->fd >= 0)
+				fa__sys_close(e->fd);
+			memmove(e, e + 1, (size_t)(p->nroots - i - 1) * sizeof *e);
+			p->nroots--;
+			i--;
+			continue;
 		}
 		if (pool_add(p, real, (size_t)n, &e->off) < 0) {
 			r = fail(msg, msglen, -ENOSPC, "policy is full");

@@ -10,7 +10,7 @@ static const struct {
 	[FA_WHY_NO_ROOTS] = {"no-roots", "no write roots are allowed"},
 	[FA_WHY_DENY_SUBTREE] = {"deny-subtree", "inside a denied subtree"},
 	[FA_WHY_PROTECTS_DENY] = {"protects-deny", "would move, remove or change a denied subtree or its ancestor"},
-	[FA_WHY_SYMLINK] = {"symlink", "a symlink is not allowed here by the symlink mode"},
+	[FA_WHY_SYMLINK] = {"symlink", "a symlink not allowed by the symlink mode (beneath: an absolute link, or one leading out of the root; nofollow: any link)"},
 	[FA_WHY_MAGICLINK] = {"magic-link", "a /proc magic link cannot be followed for a write"},
 	[FA_WHY_LINK_TARGET] = {"link-target", "the link target is not under any allowed root (a symlink may point outside with fa-run --allow-outside-symlinks or mk_audit(allow_outside_symlinks=True); a hard link never)"},
 	[FA_WHY_ESCAPES] = {"escapes", "'..' climbs out of the root"},

@@ -458,6 +458,41 @@ static void symlink_targets(void **state)
 	fa_policy_free(p);
 }
 
+/*
+ * beneath follows relative links that stay under the root and refuses
+ * absolute ones, even into the same root (the kernel's RESOLVE_BENEATH):
+ * the refusal names the link.
+ */
+static void beneath_names_the_link(void **state)
+{
+	fa_policy *p = tree_policy(FA_SYM_BENEATH);
+	struct fa_decision d;
+	struct fa_pin pin;
+	int fd;
+
+	(void)state;
+	fd = fa_openat(p, AT_FDCWD, "in_link/ok", O_WRONLY | O_CREAT, 0600, &d);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(tp("root/sub/ok"));
+	assert_int_equal(fa_openat(p, AT_FDCWD, "abs_in_link/x", O_WRONLY | O_CREAT, 0600, &d),
+			 -EACCES);
+	assert_int_equal(d.why, FA_WHY_SYMLINK);
+	assert_string_equal(d.path, tp("root/abs_in_link"));
+	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, AT_FDCWD, "abs_in_link/x", &pin, &d),
+			 -EACCES);
+	assert_string_equal(d.path, tp("root/abs_in_link"));
+	assert_int_equal(fa_openat(p, AT_FDCWD, "file_link_out", O_WRONLY, 0, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_SYMLINK);
+	assert_string_equal(d.path, tp("root/file_link_out"));
+	assert_int_equal(fa_openat(p, AT_FDCWD, "out_link/new", O_WRONLY | O_CREAT, 0600, &d),
+			 -EACCES);
+	assert_string_equal(d.path, tp("root/out_link"));
+	assert_false(exists("root/sub/x"));
+	assert_false(exists("outside/new"));
+	fa_policy_free(p);
+}
+
 /* Symlinks may be allowed to point anywhere; hard links never. */
 static void outside_symlinks(void **state)
 {
@@ -570,6 +605,7 @@ int main(void)
 		BOTH(pin_parent),
 		BOTH(symlink_targets),
 		BOTH(outside_symlinks),
+		BOTH(beneath_names_the_link),
 		cmocka_unit_test(seccomp_fallback),
 	};
 
