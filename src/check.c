@@ -85,7 +85,9 @@ const char *fa__cwd(struct fa__jctx *c)
 		c->cwd = c->cwdbuf;
 		r = fa__sys_getcwd(c->cwdbuf, sizeof c->cwdbuf);
 		/* A removed or unreachable cwd holds nothing: no root there. */
-		if (r <= 1 || c->cwdbuf[0] != '/')
+		if (r == -ENAMETOOLONG || r == -ERANGE)
+			c->cwdlen = -2;	/* deeper than PATH_MAX: deep.c judges it */
+		else if (r <= 1 || c->cwdbuf[0] != '/')
 			c->cwdlen = -1;
 		else
 			c->cwdlen = r - 1;
@@ -110,6 +112,10 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 		/* Read once per check: the cwd root needs the same answer. */
 		const char *cwd = fa__cwd(c);
 
+		if (!cwd && c->cwdlen == -2) {
+			*why = FA_WHY_TOO_LONG;
+			return -ENAMETOOLONG;
+		}
 		if (!cwd) {
 			*why = FA_WHY_ERROR;
 			return -ENOENT;
@@ -127,7 +133,7 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 		}
 		n = fa__fd_path(dirfd, out, len);
 		if (n < 0) {
-			*why = FA_WHY_BAD_FD;
+			*why = n == -ENAMETOOLONG ? FA_WHY_TOO_LONG : FA_WHY_BAD_FD;
 			return n;
 		}
 		if (n > 10 && memcmp(out + n - 10, " (deleted)", 10) == 0) {
@@ -902,6 +908,14 @@ enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, i
 	ssize_t n = fa__absolute(c, dirfd, path, abs, sizeof abs, &why);
 	enum fa_verdict v;
 
+	if (n == -ENAMETOOLONG && path[0] != '/') {
+		const char *name;
+		int fd = fa__deep_pin(c, rule, dirfd, path, d, &name);
+
+		if (fd >= 0)
+			fa__sys_close(fd);
+		return d->verdict;
+	}
 	if (n < 0) {
 		set_path(d, path);
 		fa__decide(d, why == FA_WHY_TOO_LONG ? FA_REJECT : FA_REJECT, why, -1, (int)-n);

@@ -187,6 +187,20 @@ int fa__kernel_first(enum fa__must must, int dirfd, const char *path);
 /* The same for an open with these flags. */
 int fa__kernel_first_open(int dirfd, const char *path, int flags);
 
+/* ---- deep.c: below PATH_MAX's depth ---- */
+
+struct fa__jctx;
+struct fa__rule;
+/*
+ * (dirfd, path) relative, its absolute form longer than PATH_MAX: judge
+ * the directory the rule looks at by identity and return it opened
+ * (O_PATH) with *name the final component to act on ("." when the rule
+ * judges the object itself). -EACCES with *d filled on a denial, another
+ * -errno when the kernel cannot reach it.
+ */
+int fa__deep_pin(struct fa__jctx *c, const struct fa__rule *rule, int dirfd, const char *path,
+		 struct fa_decision *d, const char **name);
+
 /* ---- check.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
 
 /*

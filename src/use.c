@@ -389,6 +389,40 @@ static int open_slow(struct fa__jctx *c, int dirfd, const char *path, const char
 }
 
 /*
+ * Below PATH_MAX's depth: the directory judged by identity (deep.c), then
+ * the name opened in it with no link on the way, as the judged route does.
+ */
+static int open_deep(struct fa__jctx *c, int dirfd, const char *path, int flags, mode_t mode,
+		     struct fa_decision *d)
+{
+	struct fa__rule rule;
+	const char *name;
+	char nm[NAME_MAX + 2];
+	size_t n;
+	int pfd, r, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	int nofollow_final = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+
+	fa__rule_for(tmpfile || !write_class(flags) ? FA_OP_DIR : FA_OP_WRITE, &rule);
+	pfd = fa__deep_pin(c, &rule, dirfd, path, d, &name);
+	if (pfd < 0)
+		return pfd;
+	n = strcspn(name, "/");
+	if (n > NAME_MAX) {
+		fa__sys_close(pfd);
+		return -ENAMETOOLONG;
+	}
+	memcpy(nm, name, n);
+	nm[n] = 0;
+	if (name[n] == '/')
+		strcpy(nm + n, "/");	/* keep the kernel's answer for "f/" */
+	/* The final name was no link when judged: it may not have become one. */
+	r = fa__open(pfd, nm, flags | (nofollow_final ? 0 : O_NOFOLLOW), mode,
+		     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	fa__sys_close(pfd);
+	return r;
+}
+
+/*
  * A relative path: made absolute in a PATH_MAX buffer of its own, so the
  * frame of an absolute open stays small.
  */
@@ -408,6 +442,8 @@ static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, con
 			return r;
 	}
 	n = fa__absolute(c, dirfd, path, buf, sizeof buf, &why);
+	if (n == -ENAMETOOLONG)
+		return open_deep(c, dirfd, path, flags, mode, d);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
@@ -577,6 +613,19 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	    fa__cwd_cached(&v) && pin_cwd(&c, &v, &rule, path, pin, d) == 0)
 		return 0;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
+	if (n == -ENAMETOOLONG && path[0] != '/') {
+		int fd = fa__deep_pin(&c, &rule, dirfd, path, d, &name);
+
+		if (fd >= 0) {
+			pin->fd = fd;
+			pin->owned = 1;
+			pin->name = name;
+			return 0;
+		}
+		if (fd == -EACCES && d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
+			return kernel_answer(d, fa__kernel_first(must_for(op), dirfd, path));
+		return fd;
+	}
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;

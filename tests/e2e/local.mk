@@ -18,6 +18,7 @@ E2E_TESTS += \
 	%D%/manners.sh \
 	%D%/syscalls.sh \
 	%D%/order.sh \
-	%D%/outside_symlinks.sh
+	%D%/outside_symlinks.sh \
+	%D%/deep.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
