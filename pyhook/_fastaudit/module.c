@@ -111,8 +111,7 @@ static PyMethodDef methods[] = {
 	 "Recent writes and process starts refused by libfashim.so, oldest first."},
 	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
 	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
-	 "         monitor_calls=True, allow_imports=(), *, native='auto',\n"
-	 "         allow_outside_symlinks=False)\n--\n\n"
+	 "         monitor_calls=True, allow_imports=())\n--\n\n"
 	 "Install the audit hook (once) and return an audit_perms context factory."},
 	{"audit_state", audit_state, METH_NOARGS, "A debug snapshot of the audit state."},
 	{"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor, METH_FASTCALL,
