@@ -115,8 +115,8 @@ int fa__kernel_first_open(int dirfd, const char *path, int flags)
 		t = fa__sys_type(dirfd, path, !(flags & (O_NOFOLLOW | O_EXCL)));
 		if (flags & O_EXCL)
 			return t >= 0 ? EEXIST : 0;
-		if (t == S_IFDIR && (flags & O_ACCMODE) != O_RDONLY)
-			return EISDIR;
+		if (t == S_IFDIR)
+			return EISDIR;	/* O_CREAT on a directory, whatever the access mode */
 		if (t == S_IFLNK && (flags & O_NOFOLLOW))
 			return ELOOP;
 		return 0;	/* missing (created) or existing (opened): a real write */
