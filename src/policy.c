@@ -116,6 +116,31 @@ static int absolute(const char *path, char *out, size_t len, char *msg, size_t m
 	return 0;
 }
 
+/*
+ * 1 if abs resolves to the directory one of the n entries names: another
+ * name for it ("d/", "./d", a link) is no new entry. Asked only when the
+ * table is full (sealing drops such aliases anyway), so the realpaths cost
+ * nothing in the usual case.
+ */
+static int named_already(const fa_policy *p, const struct fa__ent *tab, int n, const char *abs)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	ssize_t la, lb;
+	int i, missing;
+
+	la = fa__realpath_prefix(abs, a, sizeof a, &missing);
+	if (la < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (tab[i].cwd)
+			continue;
+		lb = fa__realpath_prefix(fa__str(p, &tab[i]), b, sizeof b, &missing);
+		if (lb == la && !memcmp(a, b, (size_t)la))
+			return 1;
+	}
+	return 0;
+}
+
 static int add(fa_policy *p, struct fa__ent *tab, int *count, int max, const char *what,
 	       const char *path, char *msg, size_t msglen)
 {
@@ -134,8 +159,10 @@ static int add(fa_policy *p, struct fa__ent *tab, int *count, int max, const cha
 	for (r = 0; r < *count; r++)
 		if (!tab[r].cwd && !strcmp(fa__str(p, &tab[r]), abs))
 			return 0;
-	if (*count >= max)
+	if (*count >= max && !named_already(p, tab, *count, abs))
 		return fail(msg, msglen, -ENOSPC, "too many %s (at most %d)", what, max);
+	if (*count >= max)
+		return 0;
 	e = &tab[*count];
 	memset(e, 0, sizeof *e);
 	e->fd = -1;

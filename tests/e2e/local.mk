@@ -19,6 +19,7 @@ E2E_TESTS += \
 	%D%/syscalls.sh \
 	%D%/order.sh \
 	%D%/outside_symlinks.sh \
-	%D%/deep.sh
+	%D%/deep.sh \
+	%D%/roots.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)

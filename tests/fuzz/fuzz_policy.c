@@ -6,7 +6,9 @@
  * The grammar, one item per line: blank lines and '#' comments;
  * "symlinks trust|beneath|nofollow"; "outside-symlinks allow";
  * "unrestricted"; "cwdroot"; "root /ABS"; "deny /ABS". A root or deny
- * subtree given again is the same one and counts once. Anything else, a
+ * subtree given again is the same one and counts once; once the table is
+ * full, so is another name that resolves to a listed one (the engine's
+ * realpath is the oracle for that: resolving is not what is fuzzed here). Anything else, a
  * line of PATH_MAX + 32 bytes or more, a path of PATH_MAX bytes or more,
  * or more than the engine's limit of roots or deny subtrees, is an error. Paths are kept as given until
  * the policy is sealed (sealing is I/O and is not fuzzed here).
@@ -60,6 +62,29 @@ static int listed(const char *const *tab, const size_t *lens, int k, const char 
 	return 0;
 }
 
+/* Full table: does the path (n bytes at l) resolve to a listed entry? */
+static int resolves_listed(const char *const *tab, const size_t *lens, int k, const char *l,
+			   size_t n)
+{
+	char a[PATH_MAX], b[PATH_MAX], x[PATH_MAX];
+	ssize_t la, lb;
+	int i, missing;
+
+	memcpy(x, l, n);
+	x[n] = 0;
+	la = fa__realpath_prefix(x, a, sizeof a, &missing);
+	for (i = 0; la >= 0 && i < k; i++) {
+		if (lens[i] == 1 && tab[i][0] == '.')
+			continue;	/* cwdroot */
+		memcpy(x, tab[i], lens[i]);
+		x[lens[i]] = 0;
+		lb = fa__realpath_prefix(x, b, sizeof b, &missing);
+		if (lb == la && !memcmp(a, b, (size_t)la))
+			return 1;
+	}
+	return 0;
+}
+
 static void model_parse(const char *s, struct model *m)
 {
 	memset(m, 0, sizeof *m);
@@ -96,6 +121,9 @@ static void model_parse(const char *s, struct model *m)
 				goto bad;
 			if (listed(m->roots, m->rlen, m->nroots, l + 5, n - 5))
 				continue;
+			if (m->nroots == FA__MAX_ROOTS &&
+			    resolves_listed(m->roots, m->rlen, m->nroots, l + 5, n - 5))
+				continue;
 			if (m->nroots == FA__MAX_ROOTS)
 				goto bad;
 			m->roots[m->nroots] = l + 5;
@@ -104,6 +132,9 @@ static void model_parse(const char *s, struct model *m)
 			if (n - 5 >= PATH_MAX)
 				goto bad;
 			if (listed(m->deny, m->dlen, m->ndeny, l + 5, n - 5))
+				continue;
+			if (m->ndeny == FA__MAX_DENY &&
+			    resolves_listed(m->deny, m->dlen, m->ndeny, l + 5, n - 5))
 				continue;
 			if (m->ndeny == FA__MAX_DENY)
 				goto bad;

@@ -267,6 +267,10 @@ static void root_count(void **state)
 	}
 	assert_int_equal(fa_policy_nroots(p), 64);
 	assert_int_equal(fa_policy_add_root(p, "/nonexistent/7", msg, sizeof msg), 0);
+	/* full: other names for a listed root are still that root */
+	assert_int_equal(fa_policy_add_root(p, "/nonexistent/7/", msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, "/nonexistent/./8", msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_nroots(p), 64);
 	assert_int_equal(fa_policy_add_root(p, "/nonexistent/64", msg, sizeof msg), -ENOSPC);
 	assert_non_null(strstr(msg, "at most 64"));
 	fa_policy_free(p);
