@@ -389,6 +389,12 @@ static int open_slow(struct fa__jctx *c, int dirfd, const char *path, const char
 }
 
 /*
+ * What the identity route of deep.c does not keep: the Workspace's reads,
+ * mount and by-path rules, which are judged on a path.
+ */
+#define FA_HOW_NOT_DEEP (FA_HOW_READS | FA_HOW_NO_XDEV | FA_HOW_BY_PATH)
+
+/*
  * Below PATH_MAX's depth: the directory judged by identity (deep.c), then
  * the name opened in it with no link on the way, as the judged route does.
  */
@@ -442,7 +448,7 @@ static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, con
 			return r;
 	}
 	n = fa__absolute(c, dirfd, path, buf, sizeof buf, &why);
-	if (n == -ENAMETOOLONG)
+	if (n == -ENAMETOOLONG && !(c->how & FA_HOW_NOT_DEEP))
 		return open_deep(c, dirfd, path, flags, mode, d);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
@@ -613,7 +619,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	    fa__cwd_cached(&v) && pin_cwd(&c, &v, &rule, path, pin, d) == 0)
 		return 0;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
-	if (n == -ENAMETOOLONG && path[0] != '/') {
+	if (n == -ENAMETOOLONG && path[0] != '/' && !(how & FA_HOW_NOT_DEEP)) {
 		int fd = fa__deep_pin(&c, &rule, dirfd, path, d, &name);
 
 		if (fd >= 0) {
