@@ -61,4 +61,18 @@ far --allow-outside-symlinks -- sh -c 'ln -s /etc/hosts h && echo x >h'
 check "child: link made, write refused" 2 "$rc"
 [ -L "$R/h" ] && pass || fail "the child's link is missing"
 untouched "--allow-outside-symlinks"
+
+# beneath: relative links that stay inside are followed; an absolute one is
+# refused even into the same root, and the message names the link.
+rm -rf "${R:?}"/*
+mkdir "$R/sub"
+ln -s sub "$R/rel"
+ln -s "$R/sub" "$R/abs"
+far --symlinks=beneath -- sh -c 'echo x >rel/a'
+check "beneath, relative link inside: exit" 0 "$rc"
+far --symlinks=beneath -- sh -c 'echo x >abs/b'
+check "beneath, absolute link inside: exit" 2 "$rc"
+grep -q "denied open.*: $R/abs: a symlink not allowed by the symlink mode (beneath: an absolute link" "$T/e" &&
+	pass || fail "beneath: the message does not name the link: $(cat "$T/e")"
+[ -e "$R/sub/a" ] && [ ! -e "$R/sub/b" ] && pass || fail "beneath: wrong files made"
 finish
