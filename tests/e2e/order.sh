@@ -91,6 +91,73 @@ for m in "" fallback; do
 done
 unset FA_FORCE_FALLBACK
 
+# Every call against every kind of outside path, decided by bare libc on a
+# fresh copy of the tree: where libc fails (other than EACCES) fa-run gives
+# the same answer silently; where libc succeeds fa-run refuses, with one
+# line, and changes nothing.
+TPL=$T/template
+mkdir -p "$TPL/d" "$T/rtemplate/d"
+echo theirs >"$TPL/f"
+echo mine >"$T/rtemplate/f"
+ln -s none2 "$TPL/dl"
+ln -s f "$TPL/fl"
+fresh_out() {
+	rm -rf "$O" "$R"
+	cp -a "$TPL" "$O"
+	cp -a "$T/rtemplate" "$R"
+}
+matrix() {
+	local bare now
+	fresh_out
+	bare=$(cd "$R" && "$CT" "$@" 2>/dev/null)
+	fresh_out
+	outside=$(tree)
+	case $bare in
+	"err EACCES") fail "matrix $*: bare libc says EACCES" ;;
+	# Once it has found the entry, the kernel asks for permission before
+	# it looks at the type of what is removed or replaced: there the
+	# refusal comes first. (A lookup that fails on the way is the
+	# kernel's own answer, above.)
+	"err ENOTDIR" | "err EISDIR" | "err ENOTEMPTY")
+		case $1:$KIND in
+		rmdir:[fd]* | unlink:[fd]* | remove:[fd]* | rename:[fd]*) refused "$@" ;;
+		*) kernel "$@" ;;
+		esac
+		;;
+	err*) kernel "$@" ;;
+	*) refused "$@" ;;
+	esac
+}
+for m in "" fallback; do
+	if [ -n "$m" ]; then
+		export FA_FORCE_FALLBACK=1
+	fi
+	for p in none f d f/x none/x dl fl d/ f/; do
+		P=$O/$p
+		# f, d, dl, fl, d/: found by the lookup; f/ and f/x fail in it
+		case $p in f/*) KIND=lookup ;; *) KIND=$p ;; esac
+		for fn in mkdir rmdir unlink remove creat mkfifo mknod lchown chown; do
+			# unlink("d/") is EISDIR before the permission check, but the
+			# engine cannot tell it from rmdir("d/"), which would run.
+			case $fn:$p in unlink:d/ | remove:d/) continue ;; esac
+			matrix $fn "$P"
+		done
+		matrix chmod "$P" 600
+		matrix truncate "$P" 0
+		matrix symlink x "$P"
+		matrix rename "$P" "$R/moved"
+		# A trailing slash on a file's new name is refused before the
+		# permission check; the engine does not see the source there.
+		case $p in */) ;; *) matrix rename "$R/f" "$P" ;; esac
+		for fl in RDWR "WRONLY|TRUNC" "WRONLY|CREAT" "WRONLY|CREAT|EXCL" "RDWR|NOFOLLOW" \
+			"RDONLY|CREAT" "RDWR|TMPFILE" "WRONLY|DIRECTORY"; do
+			matrix open "$P" "$fl"
+		done
+	done
+done
+unset FA_FORCE_FALLBACK
+fresh_out
+
 # Real programs: directories made on the way to the root are no denials.
 run -- mkdir -p "$R/a/b/c"
 check "mkdir -p inside" "" "$(cat "$T/e")"
