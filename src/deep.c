@@ -74,9 +74,16 @@ static enum fa_verdict judge_fd(struct fa__jctx *c, int fd, const char *name,
 	for (level = 0; level < CLIMB_MAX; level++) {
 		int up;
 
-		n = fa__fd_path(cur, top, sizeof top);
-		if (n != -ENAMETOOLONG)
-			break;
+		/*
+		 * Reading a path costs the kernel the whole depth, so it is tried
+		 * at levels 0, 1, 2, 4, 8...: climbing past the first ancestor
+		 * that has one only means more levels compared, never a wrong one.
+		 */
+		if (!(level & (level - 1))) {
+			n = fa__fd_path(cur, top, sizeof top);
+			if (n != -ENAMETOOLONG)
+				break;
+		}
 		if (ident_of(cur, "", &here) < 0)
 			break;
 		/* The nearest root and any deny subtree between here and 'top'. */
