@@ -62,6 +62,16 @@ check "child: link made, write refused" 2 "$rc"
 [ -L "$R/h" ] && pass || fail "the child's link is missing"
 untouched "--allow-outside-symlinks"
 
+# python -m venv links its interpreter: copied by default, linked with the option.
+if have_python; then
+	far -- python3 -m venv --without-pip v1
+	[ -f "$R/v1/bin/python3" ] && [ ! -L "$R/v1/bin/python3" ] && pass ||
+		fail "venv without the option: $(cat "$T/e")"
+	far --allow-outside-symlinks -- python3 -m venv --without-pip v2
+	check "venv --allow-outside-symlinks: quiet" "" "$(cat "$T/e")"
+	[ -L "$R/v2/bin/python3" ] && pass || fail "venv with the option did not link python3"
+fi
+
 # beneath: relative links that stay inside are followed; an absolute one is
 # refused even into the same root, and the message names the link.
 rm -rf "${R:?}"/*
