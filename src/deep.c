@@ -49,10 +49,11 @@ static int same(const struct ident *a, const struct ident *b)
 
 /*
  * Judge the directory open on fd: FA_ALLOW with d->root set, or FA_DENY
- * with d->why; d->path gets the best name known ("ancestor/.../name").
+ * with d->why ('outside' when no root holds it); d->path gets the best
+ * name known ("ancestor/.../name").
  */
 static enum fa_verdict judge_fd(struct fa__jctx *c, int fd, const char *name,
-				struct fa_decision *d)
+				enum fa_why outside, struct fa_decision *d)
 {
 	const fa_policy *p = c->p;
 	struct ident roots[FA__MAX_ROOTS], deny[FA__MAX_DENY], here;
@@ -122,7 +123,7 @@ static enum fa_verdict judge_fd(struct fa__jctx *c, int fd, const char *name,
 		if (fa__within(top, (size_t)n, fa__str(p, &p->deny[i]), p->deny[i].len))
 			denied = 1;
 	if (root < 0) {
-		fa__decide(d, FA_DENY, nr ? FA_WHY_OUTSIDE : FA_WHY_NO_ROOTS, -1, 0);
+		fa__decide(d, FA_DENY, nr ? outside : FA_WHY_NO_ROOTS, -1, 0);
 		return FA_DENY;
 	}
 	if (denied) {
@@ -140,16 +141,23 @@ int fa__deep_pin(struct fa__jctx *c, const struct fa__rule *rule, int dirfd, con
 	const char *nm;
 	size_t dlen, nlen;
 	unsigned resolve = RESOLVE_NO_MAGICLINKS;
-	int fd, t;
+	int fd, named, whole;
 
 	/* Below PATH_MAX's depth no link is judged by where it leads: none is followed. */
 	if (c->p->symlinks != FA_SYM_TRUST)
 		resolve |= RESOLVE_NO_SYMLINKS;
 	fa__split(path, &dlen, &nm, &nlen);
-	if (rule->self || nlen == 0 || nlen > NAME_MAX ||
-	    (nm[0] == '.' && (nlen == 1 || (nlen == 2 && nm[1] == '.')))) {
+	named = nlen > 0 && nlen <= NAME_MAX && !(nm[0] == '.' && (nlen == 1 ||
+							       (nlen == 2 && nm[1] == '.')));
+	whole = rule->self || !named;
+	if (whole) {
 		/* The object itself is judged: open it whole. */
 		fd = fa__open(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+		/* A file judged by itself (a hard link's source) lies where its directory does. */
+		if (fd == -ENOTDIR && named)
+			whole = 0;
+	}
+	if (whole) {
 		nm = ".";
 		nlen = 1;
 	} else {
@@ -174,12 +182,12 @@ int fa__deep_pin(struct fa__jctx *c, const struct fa__rule *rule, int dirfd, con
 
 		memcpy(shown, nm, nlen);
 		shown[nlen] = 0;
-		if (judge_fd(c, fd, shown, d) != FA_ALLOW) {
+		if (judge_fd(c, fd, shown, rule->outside, d) != FA_ALLOW) {
 			fa__sys_close(fd);
 			return -EACCES;
 		}
 		/* A final link is judged where it leads, which this route cannot name. */
-		if (rule->follow && !rule->self && (t = fa__sys_type(fd, shown, 0)) == S_IFLNK) {
+		if (rule->follow && !whole && fa__sys_type(fd, shown, 0) == S_IFLNK) {
 			fa__sys_close(fd);
 			fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
 			return -ENAMETOOLONG;

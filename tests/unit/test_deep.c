@@ -100,6 +100,18 @@ static void deep_fds(void **state)
 		assert_int_equal(fa_check(p, FA_OP_REMOVE, out, "x", &d), FA_DENY);
 		/* the kernel's order holds down there too */
 		assert_int_equal(fa_openat(p, out, "none", O_RDWR, 0, &d), -ENOENT);
+		/* a hard link's source is judged where it lies, file or not */
+		{
+			struct fa_decision d2;
+			int f = openat(out, "f", O_WRONLY | O_CREAT, 0600);
+
+			assert_true(f >= 0);
+			close(f);
+			assert_int_equal(fa_check2(p, FA_OP_LINK, in, "f", in, "h", &d, &d2), FA_ALLOW);
+			assert_int_equal(fa_check2(p, FA_OP_LINK, out, "f", in, "h", &d, &d2), FA_DENY);
+			assert_int_equal(d.why, FA_WHY_LINK_TARGET);
+			assert_int_equal(unlinkat(out, "f", 0), 0);
+		}
 		/* a deny subtree between the root and the directory */
 		assert_int_equal(fa_openat(p, git, "f", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
 		assert_int_equal(d.why, FA_WHY_DENY_SUBTREE);
