@@ -68,7 +68,7 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 	struct fa_spin a, b;
 	int rc;
 	enum fa_op src = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_RENAME;
-	enum fa_op dst = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_CREATE;
+	enum fa_op dst = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_REPLACE;
 
 	fa_call_approve(src, from);
 	fa_tls.call_path2 = to;
