@@ -741,11 +741,18 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 		PyErr_SetString(PyExc_RuntimeError, "audit_perms() context exited without being entered");
 		return NULL;
 	}
-	self->token = NULL;
+	/*
+	 * An __exit__ from another thread or Context fails here (the token
+	 * belongs to the entering Context) and must leave everything as it
+	 * was, so that the entering code's own __exit__ still works.
+	 */
 	r = PyContextVar_Reset(fa_st.var, token);
+	if (r < 0)
+		return NULL;
+	self->token = NULL;
 	Py_DECREF(token);
 	fa_bridge_changed();
-	if (r == 0) {
+	{
 		PyObject *cur = fa_current_entry();
 		fa_bridge_publish(cur);
 		Py_XDECREF(cur);
@@ -753,16 +760,9 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	m = 0;
 	if (self->monitored) {
 		self->monitored = 0;
-		if (r < 0) {
-			PyObject *et, *ev, *tb;
-			PyErr_Fetch(&et, &ev, &tb);
-			m = fa_monitor_exit();
-			PyErr_Restore(et, ev, tb);
-		} else {
-			m = fa_monitor_exit();
-		}
+		m = fa_monitor_exit();
 	}
-	if (r < 0 || m < 0)
+	if (m < 0)
 		return NULL;
 	Py_RETURN_FALSE;
 }
