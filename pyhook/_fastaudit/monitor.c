@@ -41,6 +41,17 @@ PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	for (i = 0; i < sizeof lxml_writers / sizeof lxml_writers[0]; i++)
 		if (!strcmp(callee, lxml_writers[i]))
 			Py_RETURN_NONE;
+	/* hosts call this hook directly too, before any mk_audit() */
+	if (!fa_st.disable && FA_HAVE_MONITORING) {
+		PyObject *sys = PyImport_ImportModule("sys");
+		PyObject *mon = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+
+		fa_st.disable = mon ? PyObject_GetAttrString(mon, "DISABLE") : NULL;
+		Py_XDECREF(mon);
+		Py_XDECREF(sys);
+		if (!fa_st.disable)
+			return NULL;
+	}
 	if (fa_st.disable)
 		return Py_NewRef(fa_st.disable);
 	Py_RETURN_NONE;
@@ -498,7 +509,8 @@ int fa_monitor_install(int tool_id)
 		Py_DECREF(sys);
 		if (!mon)
 			return -1;
-		fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
+		if (!fa_st.disable)
+			fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
 		fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
 		fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
 		if (!fa_st.disable || !fa_st.mon_set_events || !fa_st.mon_restart)
