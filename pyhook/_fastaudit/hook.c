@@ -326,6 +326,33 @@ static int audit_hook(const char *event, PyObject *args, void *unused)
 	return rc;
 }
 
+/*
+ * The bundled lxml hook, when listed, is called directly from C (it
+ * decides on the name alone): a new tuple of the other hooks.
+ */
+static PyObject *without_lxml_hook(PyObject *hooks)
+{
+	PyObject *list = PyList_New(0), *h, *t;
+	Py_ssize_t i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; i < PyTuple_GET_SIZE(hooks); i++) {
+		h = PyTuple_GET_ITEM(hooks, i);
+		if (PyCFunction_Check(h) && PyCFunction_GET_FUNCTION(h) == (PyCFunction)(void (*)(void))fa_lxml_monitor) {
+			fa_st.lxml_hook = 1;
+			continue;
+		}
+		if (PyList_Append(list, h) < 0) {
+			Py_DECREF(list);
+			return NULL;
+		}
+	}
+	t = PyList_AsTuple(list);
+	Py_DECREF(list);
+	return t;
+}
+
 static PyObject *intern(const char *s)
 {
 	return PyUnicode_InternFromString(s);
@@ -361,7 +388,9 @@ int fa_install(void)
 		goto out;
 	Py_INCREF(fa_st.safe_native);
 	Py_INCREF(fa_st.import_allow);
-	Py_INCREF(fa_st.monitor_hooks);
+	fa_st.monitor_hooks = without_lxml_hook(fa_st.monitor_hooks);
+	if (!fa_st.monitor_hooks)
+		goto out;
 	Py_INCREF(fa_st.audit_hooks);
 	Py_INCREF(fa_st.active_calls);
 	sys = PyImport_ImportModule("sys");

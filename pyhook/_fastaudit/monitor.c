@@ -323,12 +323,14 @@ static int run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObj
 	PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, Py_None};
 	int rc = 0;
 
-	r = fa_lxml_monitor(NULL, a, 7);
-	if (r != Py_None) {
-		*res = r;
-		return r ? 1 : -1;
+	if (fa_st.lxml_hook) {
+		r = fa_lxml_monitor(NULL, a, 7);
+		if (r != Py_None) {
+			*res = r;
+			return r ? 1 : -1;
+		}
+		Py_DECREF(r);
 	}
-	Py_DECREF(r);
 	if (!n && cfg->on_call == Py_None)
 		return 0;
 	calls = PyObject_CallNoArgs(fa_st.active_calls);

@@ -138,7 +138,8 @@ struct fa_state {
 	PyObject *var;               /* ContextVar holding the active FaEntryObject */
 	PyObject *safe_native;       /* sorted tuple of module prefixes */
 	PyObject *import_allow;      /* sorted tuple, from entry points */
-	PyObject *monitor_hooks;     /* tuple of callables */
+	PyObject *monitor_hooks;     /* tuple of callables, the bundled lxml hook left out */
+	int lxml_hook;               /* the bundled lxml hook is among the monitor hooks */
 	PyObject *audit_hooks;       /* tuple of callables */
 	PyObject *active_calls;      /* callable returning the tracked calls */
 	PyObject *stdlib;            /* frozenset of stdlib top-level names */
