@@ -553,6 +553,7 @@ typedef struct {
 	FaPermsObject *perms;
 	PyObject *token;
 	int monitored;
+	int noted;              /* counted in the RAISE events for native notes */
 } FaCMObject;
 
 static void perms_dealloc(FaPermsObject *self)
@@ -584,6 +585,7 @@ static PyObject *new_cm(FaPermsObject *self)
 	cm->perms = (FaPermsObject *)Py_NewRef(self);
 	cm->token = NULL;
 	cm->monitored = 0;
+	cm->noted = 0;
 	return (PyObject *)cm;
 }
 
@@ -722,6 +724,16 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 		Py_DECREF(cfg);
 		return NULL;
 	}
+	if (fa_notes_enter() < 0) {
+		if (cfg->monitor_calls)
+			fa_monitor_exit();
+		PyContextVar_Reset(fa_st.var, token);
+		Py_DECREF(token);
+		Py_DECREF(e);
+		Py_DECREF(cfg);
+		return NULL;
+	}
+	self->noted = 1;
 	self->monitored = cfg->monitor_calls;
 	self->token = token;
 	fa_bridge_enter((PyObject *)e);
@@ -761,6 +773,11 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	if (self->monitored) {
 		self->monitored = 0;
 		m = fa_monitor_exit();
+	}
+	if (self->noted) {
+		self->noted = 0;
+		if (fa_notes_exit() < 0)
+			m = -1;
 	}
 	if (m < 0)
 		return NULL;

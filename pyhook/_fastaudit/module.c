@@ -50,6 +50,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
+	fa_notes_install();
 	pol = fa_policy_from_roots(roots);
 	if (!pol)
 		return NULL;

@@ -440,11 +440,22 @@ PyMethodDef fa_monitor_cb_def = {
 	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
 	"sys.monitoring CALL callback of fastaudit."};
 
-/* RAISE (code, offset, exception): attach native denials to what surfaces. */
+/*
+ * Notes for native denials: the exception a native library raises after
+ * the shim refused one of its calls gets a note naming the call, path and
+ * rule. RAISE events come from a sys.monitoring tool id of their own, so
+ * the call monitor's id carries exactly CALL, as hosts expect; they are
+ * on while any context is entered (with or without call monitoring) and
+ * only when the shim is loaded.
+ */
+static int notes_tool = -1;
+static Py_ssize_t notes_on;
+static PyObject *notes_tool_obj, *notes_events;
+
 static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
 	(void)self;
-	if (n >= 3 && fa_st.monitor_on)
+	if (n >= 3 && notes_on)
 		fa_bridge_note(args[2]);
 	Py_RETURN_NONE;
 }
@@ -452,7 +463,146 @@ static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 static PyMethodDef raise_cb_def = {
 	"_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
 	"sys.monitoring RAISE callback of fastaudit: native denial notes."};
-static PyObject *raise_events;
+
+#define NOTES_NAME "fastaudit-notes"
+
+/*
+ * Claim a free tool id (4, 3, then the others) for RAISE; -1 if none is
+ * free. Called from mk_audit(), outside any context (registering a
+ * callback raises an audit event).
+ */
+int fa_notes_install(void)
+{
+	static const int prefer[] = {4, 3, 2, 1, 0, 5};
+	PyObject *sys, *mon_, *ev = NULL, *raise = NULL, *cb = NULL, *tool, *r;
+	size_t i;
+	int id = -1;
+
+	sys = PyImport_ImportModule("sys");
+	mon_ = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+	Py_XDECREF(sys);
+	if (!mon_)
+		return -1;
+	for (i = 0; i < sizeof prefer / sizeof prefer[0] && id < 0; i++) {
+		if (prefer[i] == fa_st.tool_id)
+			continue;
+		tool = PyObject_CallMethod(mon_, "get_tool", "i", prefer[i]);
+		if (!tool)
+			goto out;
+		if (tool == Py_None)
+			id = prefer[i];
+		else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
+			id = prefer[i];   /* left over from an earlier copy of the module */
+		Py_DECREF(tool);
+	}
+	if (!fa_native_on() || notes_tool >= 0)
+		goto out;
+	if (id < 0)
+		goto out;
+	r = PyObject_CallMethod(mon_, "get_tool", "i", id);
+	if (r == Py_None) {
+		Py_DECREF(r);
+		r = PyObject_CallMethod(mon_, "use_tool_id", "is", id, NOTES_NAME);
+	}
+	Py_XDECREF(r);
+	ev = r ? PyObject_GetAttrString(mon_, "events") : NULL;
+	raise = ev ? PyObject_GetAttrString(ev, "RAISE") : NULL;
+	cb = raise ? PyCFunction_New(&raise_cb_def, NULL) : NULL;
+	r = cb ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, raise, cb) : NULL;
+	Py_XDECREF(r);
+	if (r) {
+		notes_tool_obj = PyLong_FromLong(id);
+		notes_events = Py_NewRef(raise);
+		if (notes_tool_obj)
+			notes_tool = id;
+	} else {
+		id = -1;
+	}
+out:
+	PyErr_Clear();
+	Py_XDECREF(ev);
+	Py_XDECREF(raise);
+	Py_XDECREF(cb);
+	Py_DECREF(mon_);
+	return id;
+}
+
+static int notes_set(PyObject *events)
+{
+	PyObject *a[2] = {notes_tool_obj, events};
+	PyObject *r;
+
+	if (!fa_st.mon_set_events) {
+		PyObject *sys = PyImport_ImportModule("sys");
+		PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+
+		fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events") : NULL;
+		Py_XDECREF(m);
+		Py_XDECREF(sys);
+		if (!fa_st.mon_set_events)
+			return -1;
+	}
+	r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
+int fa_notes_enter(void)
+{
+	if (notes_tool < 0)
+		return 0;
+	if (notes_on++ == 0 && notes_set(notes_events) < 0) {
+		notes_on--;
+		return -1;
+	}
+	return 0;
+}
+
+int fa_notes_exit(void)
+{
+	static PyObject *zero;
+
+	if (notes_tool < 0 || notes_on <= 0)
+		return 0;
+	if (!zero && !(zero = PyLong_FromLong(0)))
+		return -1;
+	if (--notes_on == 0)
+		return notes_set(zero);
+	return 0;
+}
+
+int fa_notes_tool(void)
+{
+	return notes_tool;
+}
+
+/* Give the notes' tool id up (the call monitor asks for it); 0 or -1. */
+static int notes_release(PyObject *mon_, int id)
+{
+	PyObject *r, *ev, *raise;
+
+	if (notes_on) {
+		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is in use by fastaudit's notes "
+			     "while a context is entered", id);
+		return -1;
+	}
+	ev = PyObject_GetAttrString(mon_, "events");
+	raise = ev ? PyObject_GetAttrString(ev, "RAISE") : NULL;
+	Py_XDECREF(ev);
+	r = raise ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, raise, Py_None) : NULL;
+	Py_XDECREF(raise);
+	Py_XDECREF(r);
+	r = r ? PyObject_CallMethod(mon_, "free_tool_id", "i", id) : NULL;
+	if (!r)
+		return -1;
+	Py_DECREF(r);
+	if (id == notes_tool) {
+		notes_tool = -1;
+		Py_CLEAR(notes_tool_obj);
+		Py_CLEAR(notes_events);
+	}
+	return 0;
+}
 
 static int sample_slots(void)
 {
@@ -533,6 +683,10 @@ int fa_monitor_install(int tool_id)
 		Py_XDECREF(r);
 		if (!r)
 			goto out;
+	} else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME)) {
+		/* the notes move to another id once the monitor has this one */
+		if (notes_release(mon, tool_id) < 0)
+			goto out;
 	} else if (tool != Py_None) {
 		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is already used by %R",
 			     tool_id, tool);
@@ -547,17 +701,6 @@ int fa_monitor_install(int tool_id)
 	if (!r)
 		goto out;
 	Py_DECREF(r);
-	if (fa_native_on()) {
-		PyObject *raise = PyObject_GetAttrString(events, "RAISE");
-		Py_SETREF(cb, raise ? PyCFunction_New(&raise_cb_def, NULL) : NULL);
-		r = cb ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, raise, cb) : NULL;
-		if (r)
-			raise_events = PyNumber_Or(call, raise);
-		Py_XDECREF(raise);
-		if (!r || !raise_events)
-			goto out;
-		Py_DECREF(r);
-	}
 	fa_st.tool_id = tool_id;
 	rc = 0;
 out:
@@ -604,7 +747,7 @@ int fa_monitor_enter(void)
 		Py_XDECREF(ev);
 		if (!call)
 			return -1;
-		events_on = raise_events ? Py_NewRef(raise_events) : Py_NewRef(call);
+		events_on = Py_NewRef(call);
 		Py_DECREF(call);
 		events_off = PyLong_FromLong(0);
 		tool_obj = PyLong_FromLong(fa_st.tool_id);
@@ -661,6 +804,26 @@ int fa_monitor_enter(void)
 int fa_monitor_exit(void)
 {
 	return 0;
+}
+
+int fa_notes_enter(void)
+{
+	return 0;
+}
+
+int fa_notes_exit(void)
+{
+	return 0;
+}
+
+int fa_notes_tool(void)
+{
+	return -1;
+}
+
+int fa_notes_install(void)
+{
+	return -1;
 }
 
 #endif

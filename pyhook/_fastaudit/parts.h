@@ -176,6 +176,11 @@ int fa_bridge_note(PyObject *exc);
 int fa_monitor_install(int tool_id);
 int fa_monitor_enter(void);
 int fa_monitor_exit(void);
+/* RAISE events for native denial notes, on while any context is entered (3.12+) */
+int fa_notes_enter(void);
+int fa_notes_exit(void);
+int fa_notes_tool(void);
+int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
 PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
 

@@ -222,3 +222,37 @@ def test_native_denial_note_on_exception(native_mods, root, outside):
     if r['lxml'] != ['no lxml']:
         assert r['lxml'] and 'x.xml' in r['lxml'][0]
     assert os.listdir(outside) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='sys.monitoring is 3.12+')
+def test_monitor_tool_id_carries_exactly_call_with_shim(native_mods, root, outside):
+    r = run(native_mods, root, outside, '''
+        ev = sys.monitoring.events
+        ap = mk_audit([root], on_call=lambda *a: False)
+        tid = audit_state()['tool_id']
+        with ap():
+            res['inside'] = sys.monitoring.get_events(tid) == ev.CALL
+            with ap():
+                res['nested'] = sys.monitoring.get_events(tid) == ev.CALL
+        res['after'] = sys.monitoring.get_events(tid)
+        # a host may take another id for the monitor; the notes move out of its way
+        for i in range(6):
+            if sys.monitoring.get_tool(i) == 'fastaudit-notes':
+                res['notes_id'] = i != tid
+    ''')
+    assert r == {'inside': True, 'nested': True, 'after': 0, 'notes_id': True}
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_native_denial_note_without_call_monitoring(native_mods, root, outside):
+    r = run(native_mods, root, outside, '''
+        ap = mk_audit([root], monitor_calls=False)
+        with ap():
+            try:
+                fa_probe.write_file(out + '/n', 'x')
+            except OSError as e:
+                res['errno'] = e.errno
+                res['notes'] = getattr(e, '__notes__', [])
+    ''')
+    assert r['errno'] == 13
+    assert len(r['notes']) == 1 and str(outside / 'n') in r['notes'][0]
