@@ -200,7 +200,8 @@ PyObject *fa_event_message(const char *event, PyObject *args)
 	return fa_text_done(&t);
 }
 
-int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
+int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
+	    const struct fa_deny_detail *dd)
 {
 	PyObject *note, *full, *ev = NULL, *frame = NULL, *calls = NULL, *r;
 	Py_ssize_t i, n;
@@ -213,12 +214,14 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
 	Py_XDECREF(note);
 	if (!full)
 		return -1;
+	ev = PyUnicode_FromString(event);
+	if (!ev)
+		goto out;
 	n = PyTuple_GET_SIZE(fa_st.audit_hooks);
 	if (n || e->cfg->before_deny != Py_None) {
-		ev = PyUnicode_FromString(event);
 		frame = fa_external_frame();
 		calls = PyObject_CallNoArgs(fa_st.active_calls);
-		if (!ev || !frame || !calls)
+		if (!frame || !calls)
 			goto out;
 		for (i = 0; i <= n; i++) {
 			PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i) : e->cfg->before_deny;
@@ -237,7 +240,7 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
 			}
 		}
 	}
-	PyErr_SetObject(PyExc_PermissionError, full);
+	fa_raise_denial(ev, full, dd);
 out:
 	Py_XDECREF(ev);
 	Py_XDECREF(frame);
@@ -253,7 +256,7 @@ static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
 
 	if (!msg)
 		return -1;
-	rc = fa_deny(e, event, args, msg);
+	rc = fa_deny(e, event, args, msg, NULL);
 	Py_DECREF(msg);
 	if (rc == 0)
 		fa_bridge_approve_exec(event, args);

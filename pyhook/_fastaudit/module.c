@@ -83,7 +83,7 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 		return NULL;
 	cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
 	tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
-	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O,s:O,s:s,s:K,s:N}",
+	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
 			  "safe_native", fa_st.safe_native,
 			  "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
 			  "tool_id", tid,
@@ -95,7 +95,8 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 			  "native", fa_native_on() ? Py_True : Py_False,
 			  "native_reason", fa_native_on() ? "libfashim.so loaded" : fa_native_reason(),
 			  "native_denial_count", fa_native_denial_count(),
-			  "native_denials", fa_native_denials());
+			  "native_denials", fa_native_denials(),
+			  "denials", fa_all_denials());
 	Py_XDECREF(entry);
 	return d;
 }
@@ -107,9 +108,19 @@ static PyObject *native_denials(PyObject *self, PyObject *unused)
 	return fa_native_denials();
 }
 
+static PyObject *recent_denials(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return fa_all_denials();
+}
+
 static PyMethodDef methods[] = {
 	{"native_denials", native_denials, METH_NOARGS,
 	 "Recent writes and process starts refused by libfashim.so, oldest first."},
+	{"recent_denials", recent_denials, METH_NOARGS,
+	 "Recent denials of every layer, oldest first: the audit hook's and the call monitor's\n"
+	 "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library swallowed."},
 	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
 	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
 	 "         monitor_calls=True, allow_imports=())\n--\n\n"

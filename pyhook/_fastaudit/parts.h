@@ -154,7 +154,16 @@ extern struct fa_state fa_st;
 
 int fa_install(void);
 /* Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed, -1 raised. */
-int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg);
+struct fa_deny_detail {
+	PyObject *path;          /* the path argument as given, or NULL */
+	const char *resolved;    /* the path the engine judged, or NULL */
+	const char *rule;        /* the engine's reason name ("outside-roots"), or NULL */
+	const char *op;          /* the operation class ("write", "remove"), or NULL */
+	PyObject *roots;         /* the context's roots */
+	PyObject *note;          /* one sentence for the exception's notes, or NULL */
+};
+int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
+	    const struct fa_deny_detail *dd);
 PyObject *fa_event_message(const char *event, PyObject *args);
 
 /* ---- bridge.c (libfashim.so, when preloaded) ---------------------------- */
@@ -170,6 +179,11 @@ void fa_bridge_approve_exec(const char *event, PyObject *args);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);
+
+/* ---- denial.c --------------------------------------------------------- */
+
+int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd);
+PyObject *fa_all_denials(void);
 
 /* ---- monitor.c --------------------------------------------------------- */
 

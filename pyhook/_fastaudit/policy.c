@@ -209,8 +209,21 @@ static void arg_done(struct fa_arg *a)
 	Py_CLEAR(a->bytes);
 }
 
-static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a,
-			      const struct fa_decision *d, enum fa_op op)
+/*
+ * A directory entry change (remove, rename) aimed at a root itself: its
+ * parent is outside, so "not in roots" would read as nonsense.
+ */
+static int is_root_itself(FaEntryObject *e, struct fa_arg *a, enum fa_op op)
+{
+	struct fa_decision d;
+
+	if (op != FA_OP_REMOVE && op != FA_OP_RENAME)
+		return 0;
+	return fa_check(e->cfg->pol->policy, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW;
+}
+
+/* The seed's message; "is a root itself" where that is the reason. */
+static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a, int root)
 {
 	struct fa_text t;
 
@@ -218,14 +231,29 @@ static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg
 	fa_text_c(&t, event);
 	fa_text_lit(&t, " ");
 	fa_text_repr(&t, a->obj);
-	fa_text_lit(&t, " not in ");
+	if (root)
+		fa_text_lit(&t, " is an allowed root itself, not a path inside ");
+	else
+		fa_text_lit(&t, " not in ");
 	fa_text_u(&t, e->cfg->pol->roots_repr);
-	fa_text_lit(&t, "\nRule: ");
+	return fa_text_done(&t);
+}
+
+/* "fastaudit: write judged at /p: not under any allowed root (outside-roots)" */
+static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op, int root)
+{
+	struct fa_text t;
+
+	fa_text_init(&t);
+	fa_text_lit(&t, "fastaudit: ");
 	fa_text_c(&t, fa_op_name(op));
 	fa_text_lit(&t, " judged at ");
 	fa_text_c(&t, d->path[0] ? d->path : a->path);
 	fa_text_lit(&t, ": ");
-	fa_text_c(&t, fa_why_text(d->why));
+	if (root)
+		fa_text_lit(&t, "a root can be written into, not removed or renamed");
+	else
+		fa_text_c(&t, fa_why_text(d->why));
 	fa_text_lit(&t, " (");
 	fa_text_c(&t, fa_why_name(d->why));
 	fa_text_lit(&t, ")");
@@ -239,13 +267,26 @@ static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg
 static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
 		     const struct fa_decision *d, enum fa_op op)
 {
-	PyObject *msg = path_message(event, e, a, d, op);
+	int root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
+	PyObject *msg = path_message(event, e, a, root);
+	struct fa_deny_detail dd;
 	int rc;
 
 	if (!msg)
 		return -1;
-	rc = fa_deny(e, event, args, msg);
+	dd.path = a->obj;
+	dd.resolved = d->path[0] ? d->path : a->path;
+	dd.rule = root ? "root-itself" : fa_why_name(d->why);
+	dd.op = fa_op_name(op);
+	dd.roots = e->cfg->pol->roots;
+	dd.note = path_note(a, d, op, root);
+	if (!dd.note) {
+		Py_DECREF(msg);
+		return -1;
+	}
+	rc = fa_deny(e, event, args, msg, &dd);
 	Py_DECREF(msg);
+	Py_DECREF(dd.note);
 	/* the host allowed it: the shim must not refuse the same operation */
 	if (rc == 0)
 		fa_bridge_approve(op, a->path);
@@ -295,13 +336,15 @@ static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
 
 static int not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
 {
-	PyObject *msg = PyUnicode_FromFormat("%s %R not in %U\nRule: not a path",
-					     event, obj, e->cfg->pol->roots_repr);
+	PyObject *msg = PyUnicode_FromFormat("%s %R not in %U", event, obj, e->cfg->pol->roots_repr);
+	struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL, e->cfg->pol->roots, NULL};
 	int rc;
 
 	if (!msg)
 		return -1;
-	rc = fa_deny(e, event, args, msg);
+	dd.note = PyUnicode_FromString("fastaudit: the argument is not a path (not-a-path)");
+	rc = dd.note ? fa_deny(e, event, args, msg, &dd) : -1;
+	Py_XDECREF(dd.note);
 	Py_DECREF(msg);
 	return rc;
 }

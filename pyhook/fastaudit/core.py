@@ -12,10 +12,10 @@ from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import audit_state, mk_audit
+from ._fastaudit import audit_state, mk_audit, recent_denials
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
-           'CallTracker']
+           'CallTracker', 'recent_denials']
 
 TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
 
