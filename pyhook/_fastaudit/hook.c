@@ -282,8 +282,15 @@ static int check_event(FaEntryObject *e, const char *event, PyObject *args)
 	default:
 		break;
 	}
-	if (importing_allowed_module(e->cfg->import_allow))
+	if (importing_allowed_module(e->cfg->import_allow)) {
+		/* the shim honours the allowance too (import-time writes, process starts) */
+		if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD && ev->cls != FA_EV_ENV &&
+		    ev->cls != FA_EV_SETATTR)
+			fa_approve_event((PyObject *)e, ev, args);
+		else
+			fa_bridge_approve_exec(event, args);
 		return 0;
+	}
 	switch (ev->cls) {
 	case FA_EV_ENV:
 		if (PyTuple_GET_SIZE(args) >= 1 && !env_denied(PyTuple_GET_ITEM(args, 0)))

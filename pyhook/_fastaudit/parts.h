@@ -91,6 +91,7 @@ extern PyTypeObject FaPolicy_Type;
 PyObject *fa_policy_from_roots(PyObject *roots);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
+void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 
 /* ---- ctx.c ------------------------------------------------------------- */
 

@@ -256,3 +256,33 @@ def test_native_denial_note_without_call_monitoring(native_mods, root, outside):
     ''')
     assert r['errno'] == 13
     assert len(r['notes']) == 1 and str(outside / 'n') in r['notes'][0]
+
+
+def test_shim_honours_import_allowance(native_mods, root, outside, tmp_path):
+    mods = tmp_path / 'mods'
+    mods.mkdir()
+    (mods / 'fa_import_writer.py').write_text(
+        'import sys\nwith open(sys.argv[2] + "/cache", "w") as f:\n    f.write("x")\n')
+    r = run(native_mods, root, outside, f'''
+        sys.path.insert(0, {str(mods)!r})
+        ap = mk_audit([root], monitor_calls=False, allow_imports=('fa_import_writer',))
+        with ap():
+            attempt('import', __import__, 'fa_import_writer')
+            attempt('later', lambda: open(out + '/cache', 'w').close())
+    ''')
+    assert r['import'].startswith("<module 'fa_import_writer'"), r
+    assert r['later'] == 'PermissionError'
+    assert os.listdir(outside) == ['cache']
+
+
+def test_os_open_dir_fd_decided_by_the_shim(native_mods, root, outside):
+    r = run(native_mods, root, outside, '''
+        os.chdir(out)
+        fd = os.open(root, os.O_RDONLY)
+        ap = mk_audit([root], monitor_calls=False)
+        with ap():
+            attempt('dir_fd', lambda: os.close(os.open('f', os.O_CREAT | os.O_WRONLY, dir_fd=fd)))
+            attempt('cwd', lambda: os.close(os.open('g', os.O_CREAT | os.O_WRONLY)))
+    ''')
+    assert r == {'dir_fd': 'ok', 'cwd': 'errno 13'}
+    assert os.listdir(root) == ['f'] and os.listdir(outside) == []
