@@ -403,6 +403,7 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_ca
 	c->data = Py_NewRef(data);
 	c->import_allow = Py_NewRef(import_allow);
 	c->monitor_calls = monitor_calls;
+	c->libc_calls = 0;
 	return (PyObject *)c;
 }
 
@@ -618,6 +619,7 @@ static int replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
 
 	if (!n)
 		return -1;
+	((FaCfgObject *)n)->libc_calls = o->libc_calls;
 	Py_SETREF(self->cfg, (FaCfgObject *)n);
 	return 0;
 }

@@ -12,21 +12,26 @@
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", NULL,
+	"native", "native_calls", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
-	const char *native = "auto";
+	const char *native = "auto", *native_calls = "audit";
 	int tool_id = 3, monitor_calls = 1, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$s:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$ss:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports, &native))
+					 &allow_imports, &native, &native_calls))
 		return NULL;
+	if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
+		PyErr_Format(PyExc_ValueError, "native_calls must be 'audit' or 'libc', not '%s'",
+			     native_calls);
+		return NULL;
+	}
 	if (strcmp(native, "auto") && strcmp(native, "require")) {
 		PyErr_Format(PyExc_ValueError, "native must be 'auto' or 'require', not '%s'", native);
 		return NULL;
@@ -61,8 +66,10 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (imports)
 		cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny, on ? on_call : Py_None, data,
 				 imports, monitor_calls);
-	if (cfg)
+	if (cfg) {
+		((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
 		r = fa_perms_new((FaCfgObject *)cfg);
+	}
 	Py_XDECREF(cfg);
 	Py_XDECREF(imports);
 	Py_DECREF(pol);

@@ -103,6 +103,7 @@ typedef struct {
 	PyObject *data;
 	PyObject *import_allow; /* sorted tuple of str */
 	int monitor_calls;
+	int libc_calls;          /* native calls go on to the shim's checks when it is loaded */
 } FaCfgObject;
 
 /* What one entry into a context installs in the ContextVar. */

@@ -166,6 +166,16 @@ def test_lxml_hook(mk, root, outside):
     assert not (outside / 'out.xml').exists()
 
 
+def test_bound_native_method_called_through_a_name(mk, root, outside):
+    etree = pytest.importorskip('lxml.etree')
+    tree = etree.ElementTree(etree.fromstring('<a/>'))
+    with mk([root])():
+        write = tree.write        # a bound method object, not a method call
+        with pytest.raises(PermissionError, match=r"lxml\.etree\._ElementTree\.write'"):
+            write(str(outside / 'm.xml'))
+    assert not (outside / 'm.xml').exists()
+
+
 def test_lxml_hook_called_before_any_mk_audit():
     import subprocess
     code = ('import sys\n'

@@ -286,3 +286,38 @@ def test_os_open_dir_fd_decided_by_the_shim(native_mods, root, outside):
     ''')
     assert r == {'dir_fd': 'ok', 'cwd': 'errno 13'}
     assert os.listdir(root) == ['f'] and os.listdir(outside) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='call monitoring is 3.12+')
+def test_native_calls_libc_lets_native_code_reach_the_shim(native_mods, root, outside):
+    body = '''
+        ap = mk_audit([root], native_calls='libc')
+        with ap():
+            attempt('in', fa_probe.write_file, root + '/a', 'x')
+            attempt('out', fa_probe.write_file, out + '/b', 'x')
+            try:
+                from lxml import etree
+                tree = etree.ElementTree(etree.fromstring('<a/>'))
+                try:
+                    tree.write(root + '/t.xml')
+                    res['lxml_in'] = 'ok'
+                except PermissionError:
+                    res['lxml_in'] = 'PermissionError'
+                try:
+                    tree.write(out + '/t.xml')
+                    res['lxml_out'] = 'ok'
+                except Exception as e:
+                    res['lxml_out'] = type(e).__name__
+            except ImportError:
+                pass
+    '''
+    r = run(native_mods, root, outside, body)
+    assert r['in'] == 'ok' and r['out'] == 'errno 13'
+    if 'lxml_in' in r:
+        assert r['lxml_in'] == 'ok' and r['lxml_out'] != 'ok'
+    assert os.listdir(outside) == []
+    # without the shim the calls are audited as the seed says
+    r = run(native_mods, root, outside, body, preload=False)
+    assert r['in'] == r['out'] == 'PermissionError'
+    assert r.get('lxml_in', 'PermissionError') == 'PermissionError'
+    assert os.listdir(outside) == []
