@@ -326,33 +326,75 @@ out:
 	Py_XDECREF(dirs);
 }
 
-static __thread uint64_t noted_seq;
+static __thread uint64_t noted_seq;   /* the newest denial whose note reached an OSError */
+static __thread const void *noted_exc; /* identity only: the last exception given a note */
+
+static int add_note(PyObject *exc, const struct fa_denial *d)
+{
+	char text[1200];
+	PyObject *notes, *s;
+	int rc;
+
+	snprintf(text, sizeof text, "fastaudit: %s(%s%s%s) was refused by the shim: %s (%s, %s)",
+		 d->call, d->path, d->path2[0] ? ", " : "", d->path2, d->why, d->op,
+		 d->from_context ? "audit context" : "process policy");
+	s = PyUnicode_DecodeFSDefault(text);
+	if (!s)
+		return -1;
+	/* __notes__ directly: what add_note() does on 3.11+, and 3.10 has no add_note() */
+	notes = PyObject_GetAttrString(exc, "__notes__");
+	if (!notes) {
+		PyErr_Clear();
+		notes = PyList_New(0);
+		rc = notes ? PyObject_SetAttrString(exc, "__notes__", notes) : -1;
+		if (rc < 0) {
+			Py_XDECREF(notes);
+			Py_DECREF(s);
+			return -1;
+		}
+	}
+	rc = PyList_Check(notes) ? PyList_Append(notes, s) : -1;
+	Py_DECREF(notes);
+	Py_DECREF(s);
+	return rc;
+}
 
 /*
- * An exception surfacing in a Python frame right after the shim refused
- * a call on this thread gets a note naming the libc call, the path and
- * the rule: native libraries report EACCES in their own words.
+ * An exception raised on this thread after the shim refused one of its
+ * calls gets a note naming the libc call, the path and the rule: native
+ * libraries report EACCES in their own words. Libraries run code of
+ * their own between the refusal and the error they finally raise (h5py
+ * parses its error stack with re, raising and catching KeyError and
+ * IndexError), so every exception gets the note until an OSError has
+ * it; after that, an exception raised while handling the noted one
+ * (a library re-raising in its own type) gets it too.
  */
 int fa_bridge_note(PyObject *exc)
 {
 	struct fa_denial d;
-	PyObject *r;
-	char text[1200];
+	PyObject *ctx, *cause;
+	int linked;
 
-	if (!br || !exc || br->denial_count() == 0)
+	if (!br || !exc || (const void *)exc == noted_exc || br->denial_count() == 0)
 		return 0;
-	if (br->recent_denials(&d, 1) != 1 || d.seq <= noted_seq || d.tid != (int)gettid())
+	if (br->recent_denials(&d, 1) != 1 || d.tid != (int)gettid() || d.seq < noted_seq)
 		return 0;
-	noted_seq = d.seq;
-	snprintf(text, sizeof text, "fastaudit: %s(%s%s%s) was refused by the shim: %s (%s, %s)",
-		 d.call, d.path, d.path2[0] ? ", " : "", d.path2, d.why, d.op,
-		 d.from_context ? "audit context" : "process policy");
-	r = PyObject_CallMethod(exc, "add_note", "s", text);
-	if (!r) {
+	if (d.seq == noted_seq) {
+		ctx = PyException_GetContext(exc);
+		cause = PyException_GetCause(exc);
+		linked = noted_exc && ((const void *)ctx == noted_exc || (const void *)cause == noted_exc);
+		Py_XDECREF(ctx);
+		Py_XDECREF(cause);
+		if (!linked)
+			return 0;
+	}
+	if (add_note(exc, &d) < 0) {
 		PyErr_Clear();
 		return 0;
 	}
-	Py_DECREF(r);
+	noted_exc = exc;
+	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError))
+		noted_seq = d.seq;
 	return 1;
 }
 

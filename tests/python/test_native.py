@@ -321,3 +321,22 @@ def test_native_calls_libc_lets_native_code_reach_the_shim(native_mods, root, ou
     assert r['in'] == r['out'] == 'PermissionError'
     assert r.get('lxml_in', 'PermissionError') == 'PermissionError'
     assert os.listdir(outside) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_h5py_denial_carries_a_note(native_mods, root, outside):
+    pytest.importorskip('h5py')
+    r = run(native_mods, root, outside, '''
+        import h5py
+        ap = mk_audit([root], native_calls='libc')
+        with ap():
+            h5py.File(root + '/in.h5', 'w').close()
+            try:
+                h5py.File(out + '/out.h5', 'w')
+            except OSError as e:
+                res['errno'] = e.errno
+                res['notes'] = getattr(e, '__notes__', [])
+    ''')
+    assert r['errno'] == 13
+    assert r['notes'] and str(outside / 'out.h5') in r['notes'][0]
+    assert os.listdir(outside) == [] and os.listdir(root) == ['in.h5']
