@@ -781,6 +781,7 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 		if (fa_notes_exit() < 0)
 			m = -1;
 	}
+	fa_purge_failed_imports();
 	if (m < 0)
 		return NULL;
 	Py_RETURN_FALSE;

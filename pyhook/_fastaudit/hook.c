@@ -200,6 +200,76 @@ PyObject *fa_event_message(const char *event, PyObject *args)
 	return fa_text_done(&t);
 }
 
+/*
+ * A denial raised while a package is being imported for the first time
+ * usually ends that import, and importlib drops only the modules whose
+ * own execution failed: submodules that finished stay in sys.modules and
+ * make the next import of the package, outside the context, half-work.
+ * The outermost package being imported is remembered; when the context
+ * is left and that package is not in sys.modules, its leftovers go.
+ */
+static void note_failed_import(void)
+{
+	PyFrameObject *f = PyEval_GetFrame(), *b;
+	PyObject *g, *spec, *name, *top = NULL;
+	const char *s, *dot;
+
+	Py_XINCREF(f);
+	while (f) {
+		g = frame_globals(f);
+		if (g && PyDict_Check(g)) {
+			spec = PyDict_GetItemWithError(g, str_spec);
+			name = PyDict_GetItemWithError(g, str_name);
+			if (name && PyUnicode_Check(name) && spec_initializing(spec))
+				Py_XSETREF(top, Py_NewRef(name));
+		}
+		PyErr_Clear();
+		Py_XDECREF(g);
+		b = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = b;
+	}
+	if (!top)
+		return;
+	s = PyUnicode_AsUTF8(top);
+	dot = s ? strchr(s, '.') : NULL;
+	if (dot)
+		Py_SETREF(top, PyUnicode_FromStringAndSize(s, dot - s));
+	if (top && !fa_st.failed_imports)
+		fa_st.failed_imports = PySet_New(NULL);
+	if (!top || !fa_st.failed_imports || PySet_Add(fa_st.failed_imports, top) < 0)
+		PyErr_Clear();
+	Py_XDECREF(top);
+}
+
+void fa_purge_failed_imports(void)
+{
+	PyObject *modules, *keys, *name, *k, *et, *ev, *tb;
+	Py_ssize_t i, n, len;
+
+	if (!fa_st.failed_imports || PySet_GET_SIZE(fa_st.failed_imports) == 0)
+		return;
+	PyErr_Fetch(&et, &ev, &tb);
+	modules = PyImport_GetModuleDict();
+	keys = PyDict_Keys(modules);
+	while (keys && (name = PySet_Pop(fa_st.failed_imports))) {
+		if (PyDict_Contains(modules, name) == 0) {
+			len = PyUnicode_GET_LENGTH(name);
+			n = PyList_GET_SIZE(keys);
+			for (i = 0; i < n; i++) {
+				k = PyList_GET_ITEM(keys, i);
+				if (PyUnicode_Check(k) && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1 &&
+				    PyUnicode_GET_LENGTH(k) > len && PyUnicode_READ_CHAR(k, len) == '.')
+					PyDict_DelItem(modules, k);
+			}
+		}
+		Py_DECREF(name);
+	}
+	Py_XDECREF(keys);
+	PyErr_Clear();
+	PyErr_Restore(et, ev, tb);
+}
+
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	    const struct fa_deny_detail *dd)
 {
@@ -240,6 +310,8 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 			}
 		}
 	}
+	if (fa_st.imports_seen)
+		note_failed_import();
 	fa_raise_denial(ev, full, dd);
 out:
 	Py_XDECREF(ev);
@@ -271,6 +343,9 @@ static int check_event(FaEntryObject *e, const char *event, PyObject *args)
 
 	switch (ev->cls) {
 	case FA_EV_ALLOW:
+		return 0;
+	case FA_EV_IMPORT:
+		fa_st.imports_seen = 1;
 		return 0;
 	case FA_EV_THREAD:
 		if (executor_thread(args))

@@ -62,6 +62,7 @@ enum fa_evclass {
 	FA_EV_ENV,
 	FA_EV_THREAD,
 	FA_EV_INTERNAL,   /* audit_perms.*: policy changes, denied inside a context */
+	FA_EV_IMPORT,     /* a module not yet in sys.modules is being imported */
 };
 
 struct fa_evinfo {
@@ -150,6 +151,8 @@ struct fa_state {
 	Py_ssize_t monitor_on;       /* monitoring contexts entered */
 	PyObject *disable;           /* sys.monitoring.DISABLE */
 	PyObject *mon_set_events, *mon_restart;
+	int imports_seen;            /* a fresh import ran inside a context */
+	PyObject *failed_imports;    /* set of top-level packages a denial interrupted */
 };
 
 extern struct fa_state fa_st;
@@ -167,6 +170,8 @@ struct fa_deny_detail {
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	    const struct fa_deny_detail *dd);
 PyObject *fa_event_message(const char *event, PyObject *args);
+/* Drop what is left of imports a denial broke (called when a context is left). */
+void fa_purge_failed_imports(void);
 
 /* ---- bridge.c (libfashim.so, when preloaded) ---------------------------- */
 
