@@ -79,6 +79,8 @@ static unsigned long *stamp_of(PyObject *ctx)
 void fa_bridge_changed(void)
 {
 	*stamp_of(PyThreadState_Get()->context) = ++fa_gen;
+	/* ContextVar.set() leaves context_ver as it was: the cached answer must go */
+	tc.valid = 0;
 }
 
 /*
@@ -176,6 +178,9 @@ void fa_bridge_publish(PyObject *entry)
 	if (!br)
 		return;
 	ts = PyThreadState_Get();
+	/* the ContextVar changes only through the Context's version: nothing new */
+	if (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver)
+		return;
 	answer_for(entry, &tc.ans);
 	tc.ans.ver = ts->context_ver;
 	tc.ctx = ts->context;
@@ -187,6 +192,20 @@ void fa_bridge_publish(PyObject *entry)
 		tc.published = 1;
 		tc.pub_policy = tc.ans.policy;
 	}
+}
+
+void fa_bridge_switch(void)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	PyObject *entry;
+
+	if (!br || (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver))
+		return;
+	entry = fa_current_entry();
+	if (!entry)
+		PyErr_Clear();
+	fa_bridge_publish(entry);
+	Py_XDECREF(entry);
 }
 
 static int holds_gil(PyThreadState *ts)

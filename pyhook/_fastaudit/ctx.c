@@ -554,7 +554,6 @@ typedef struct {
 	FaPermsObject *perms;
 	PyObject *token;
 	int monitored;
-	int noted;              /* counted in the RAISE events for native notes */
 } FaCMObject;
 
 static void perms_dealloc(FaPermsObject *self)
@@ -586,7 +585,6 @@ static PyObject *new_cm(FaPermsObject *self)
 	cm->perms = (FaPermsObject *)Py_NewRef(self);
 	cm->token = NULL;
 	cm->monitored = 0;
-	cm->noted = 0;
 	return (PyObject *)cm;
 }
 
@@ -735,7 +733,6 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 		Py_DECREF(cfg);
 		return NULL;
 	}
-	self->noted = 1;
 	self->monitored = cfg->monitor_calls;
 	self->token = token;
 	fa_bridge_enter((PyObject *)e);
@@ -776,11 +773,8 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 		self->monitored = 0;
 		m = fa_monitor_exit();
 	}
-	if (self->noted) {
-		self->noted = 0;
-		if (fa_notes_exit() < 0)
-			m = -1;
-	}
+	if (fa_notes_exit() < 0)
+		m = -1;
 	fa_purge_failed_imports();
 	if (m < 0)
 		return NULL;

@@ -456,21 +456,27 @@ PyMethodDef fa_monitor_cb_def = {
 	"sys.monitoring CALL callback of fastaudit."};
 
 /*
- * Notes for native denials: the exception a native library raises after
- * the shim refused one of its calls gets a note naming the call, path and
- * rule. RAISE events come from a sys.monitoring tool id of their own, so
- * the call monitor's id carries exactly CALL, as hosts expect; they are
- * on while any context is entered (with or without call monitoring) and
- * only when the shim is loaded.
+ * The native bridge's own sys.monitoring tool id, with the shim loaded and
+ * only while some context is entered (with or without call monitoring),
+ * so the call monitor's id carries exactly CALL, as hosts expect:
+ *  - RAISE: the exception a native library raises after the shim refused
+ *    one of its calls gets a note naming the call, path and rule;
+ *  - PY_START and PY_RESUME of coroutines: an asyncio task step switches
+ *    Context without telling anyone, and the first thing it runs is its
+ *    coroutine's frame; publishing the running Context's answer there,
+ *    before the step can call native code, makes the shim's answer exact
+ *    per task even for native code that releases the GIL (3.12+; 3.14's
+ *    context watchers would see the switch itself). Other code objects
+ *    are DISABLEd at their first start: a plain call cannot switch Context.
  */
 static int notes_tool = -1;
-static Py_ssize_t notes_on;
+static int notes_on;               /* the bridge's events are set */
 static PyObject *notes_tool_obj, *notes_events;
 
 static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
 	(void)self;
-	if (n >= 3 && notes_on)
+	if (n >= 3 && fa_st.live_entries)
 		fa_bridge_note(args[2]);
 	Py_RETURN_NONE;
 }
@@ -479,7 +485,59 @@ static PyMethodDef raise_cb_def = {
 	"_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
 	"sys.monitoring RAISE callback of fastaudit: native denial notes."};
 
-#define NOTES_NAME "fastaudit-notes"
+/* PY_START / PY_RESUME (code, offset) */
+static PyObject *switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	if (n < 1 || !PyCode_Check(args[0]))
+		Py_RETURN_NONE;
+	if (!fa_st.live_entries ||
+	    !(((PyCodeObject *)args[0])->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
+		disabled++;
+		return Py_NewRef(fa_st.disable);
+	}
+	fa_bridge_switch();
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef switch_cb_def = {
+	"_switch_monitor", (PyCFunction)(void (*)(void))switch_cb, METH_FASTCALL,
+	"sys.monitoring PY_START/PY_RESUME callback of fastaudit: task steps."};
+
+static const char *const bridge_events[] = {"RAISE", "PY_START", "PY_RESUME"};
+
+/* Register (or, with on 0, remove) the bridge's callbacks on id: 0 or -1. */
+static int bridge_callbacks(PyObject *mon_, int id, int on)
+{
+	PyObject *ev, *e, *cb, *r, *all = NULL;
+	size_t i;
+	int rc = 0;
+
+	ev = PyObject_GetAttrString(mon_, "events");
+	if (!ev)
+		return -1;
+	for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0] && rc == 0; i++) {
+		e = PyObject_GetAttrString(ev, bridge_events[i]);
+		cb = !on ? Py_NewRef(Py_None) :
+		     PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
+		r = e && cb ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb) : NULL;
+		Py_XDECREF(r);
+		if (r && on)
+			Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));
+		if (!r || (on && !all))
+			rc = -1;
+		Py_XDECREF(e);
+		Py_XDECREF(cb);
+	}
+	Py_DECREF(ev);
+	if (on && rc == 0)
+		notes_events = all;
+	else
+		Py_XDECREF(all);
+	return rc;
+}
+
+#define NOTES_NAME "fastaudit-native"
 
 /*
  * Claim a free tool id (4, 3, then the others) for RAISE; -1 if none is
@@ -489,7 +547,7 @@ static PyMethodDef raise_cb_def = {
 int fa_notes_install(void)
 {
 	static const int prefer[] = {4, 3, 2, 1, 0, 5};
-	PyObject *sys, *mon_, *ev = NULL, *raise = NULL, *cb = NULL, *tool, *r;
+	PyObject *sys, *mon_, *tool, *r;
 	size_t i;
 	int id = -1;
 
@@ -520,14 +578,10 @@ int fa_notes_install(void)
 		r = PyObject_CallMethod(mon_, "use_tool_id", "is", id, NOTES_NAME);
 	}
 	Py_XDECREF(r);
-	ev = r ? PyObject_GetAttrString(mon_, "events") : NULL;
-	raise = ev ? PyObject_GetAttrString(ev, "RAISE") : NULL;
-	cb = raise ? PyCFunction_New(&raise_cb_def, NULL) : NULL;
-	r = cb ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, raise, cb) : NULL;
-	Py_XDECREF(r);
-	if (r) {
+	if (r && !fa_st.disable)
+		fa_st.disable = PyObject_GetAttrString(mon_, "DISABLE");
+	if (r && fa_st.disable && bridge_callbacks(mon_, id, 1) == 0) {
 		notes_tool_obj = PyLong_FromLong(id);
-		notes_events = Py_NewRef(raise);
 		if (notes_tool_obj)
 			notes_tool = id;
 	} else {
@@ -535,9 +589,6 @@ int fa_notes_install(void)
 	}
 out:
 	PyErr_Clear();
-	Py_XDECREF(ev);
-	Py_XDECREF(raise);
-	Py_XDECREF(cb);
 	Py_DECREF(mon_);
 	return id;
 }
@@ -562,14 +613,20 @@ static int notes_set(PyObject *events)
 	return r ? 0 : -1;
 }
 
+/*
+ * On at a context entry; off at an exit that leaves no entry alive
+ * anywhere. An entry outlives its with block in the Contexts copied from
+ * it (tasks created inside), and those tasks' steps and errors still need
+ * the bridge: it stays on until an exit finds nothing alive, and its
+ * callbacks return early (DISABLE where they can) while nothing is alive.
+ */
 int fa_notes_enter(void)
 {
-	if (notes_tool < 0)
+	if (notes_tool < 0 || notes_on)
 		return 0;
-	if (notes_on++ == 0 && notes_set(notes_events) < 0) {
-		notes_on--;
+	if (notes_set(notes_events) < 0)
 		return -1;
-	}
+	notes_on = 1;
 	return 0;
 }
 
@@ -577,13 +634,12 @@ int fa_notes_exit(void)
 {
 	static PyObject *zero;
 
-	if (notes_tool < 0 || notes_on <= 0)
+	if (notes_tool < 0 || !notes_on || fa_st.live_entries > 0)
 		return 0;
 	if (!zero && !(zero = PyLong_FromLong(0)))
 		return -1;
-	if (--notes_on == 0)
-		return notes_set(zero);
-	return 0;
+	notes_on = 0;
+	return notes_set(zero);
 }
 
 int fa_notes_tool(void)
@@ -594,20 +650,16 @@ int fa_notes_tool(void)
 /* Give the notes' tool id up (the call monitor asks for it); 0 or -1. */
 static int notes_release(PyObject *mon_, int id)
 {
-	PyObject *r, *ev, *raise;
+	PyObject *r;
 
 	if (notes_on) {
 		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is in use by fastaudit's notes "
 			     "while a context is entered", id);
 		return -1;
 	}
-	ev = PyObject_GetAttrString(mon_, "events");
-	raise = ev ? PyObject_GetAttrString(ev, "RAISE") : NULL;
-	Py_XDECREF(ev);
-	r = raise ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, raise, Py_None) : NULL;
-	Py_XDECREF(raise);
-	Py_XDECREF(r);
-	r = r ? PyObject_CallMethod(mon_, "free_tool_id", "i", id) : NULL;
+	if (bridge_callbacks(mon_, id, 0) < 0)
+		return -1;
+	r = PyObject_CallMethod(mon_, "free_tool_id", "i", id);
 	if (!r)
 		return -1;
 	Py_DECREF(r);

@@ -180,6 +180,8 @@ int fa_native_on(void);
 const char *fa_native_reason(void);
 void fa_bridge_enter(PyObject *entry);
 void fa_bridge_publish(PyObject *entry);
+/* A coroutine frame starts or resumes: publish if the thread's Context changed. */
+void fa_bridge_switch(void);
 void fa_bridge_changed(void);
 void fa_bridge_approve(enum fa_op op, const char *path);
 void fa_bridge_approve_exec(const char *event, PyObject *args);
