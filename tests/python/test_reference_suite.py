@@ -8,11 +8,11 @@ the way each suite was written (exhash 0.4.7 for 0.2.7, 0.4.12 for
 directory, so only the first run pays for them. Skipped when PyPI cannot
 be reached and nothing is cached.
 
-Each suite runs three times: against this package, against it with
-libfashim.so preloaded, and against the reference package itself. This
-package must fail no test the reference passes on the same Python: on
-3.12+ nothing fails; on 3.10/3.11 only the tests that need
-monitor_calls=True (3.12+), which the reference fails the same way.
+Each suite runs twice: against this package, and against it with
+libfashim.so preloaded. On 3.12+ nothing may fail. On 3.10/3.11 only the
+tests that need monitor_calls=True may fail, and only for that reason
+(the reference fails them the same way; on 3.10 it fails every test, as
+it reads code.co_qualname, which 3.10 lacks).
 
     python -m pytest tests/python/test_reference_suite.py   (FA_BUILDDIR set)
 """
@@ -115,7 +115,6 @@ def test_reference_suite(version):
     if py is None:
         pytest.skip('skipped: the test dependencies cannot be installed from PyPI')
     ours = package_under_test()
-    reference = run_suite(py, top, version, top, preload=False)
     runs = {'plain': run_suite(py, top, version, ours, preload=False)}
     if os.path.exists(SHIM):
         runs['shim'] = run_suite(py, top, version, ours, preload=True)
@@ -123,7 +122,6 @@ def test_reference_suite(version):
         if sys.version_info >= (3, 12):
             assert failed == {}, f'{version} suite, {how}: {failed}'
             continue
-        # before 3.12: only what the reference fails too, for the documented reason
-        assert set(failed) <= set(reference), f'{version} suite, {how}: {failed}'
+        # before 3.12: only what needs call monitoring, for that documented reason
         for name, text in failed.items():
-            assert NEEDS_312 in text and NEEDS_312 in reference[name], (how, name, text)
+            assert NEEDS_312 in text, (version, how, name, text)
