@@ -229,7 +229,7 @@ static int resolve(struct fa_thread_ctx *out)
 	}
 	ts = PyGILState_GetThisThreadState();
 	if (!ts)
-		return 0;       /* a native thread: it keeps what pthread_create handed over */
+		return FA_RESOLVE_SHARED;   /* a native worker: the shared answer (fa_bridge_live) */
 	if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
 		*out = tc.ans;
 		return 1;
@@ -278,6 +278,102 @@ void fa_bridge_enter(PyObject *entry)
 		resolver_set = 1;
 	}
 	fa_bridge_publish(entry);
+}
+
+/*
+ * Native worker threads (library thread pools, threads whose creating
+ * context ended) run no Python code of their own: nothing says for which
+ * task they write. While entries are alive they are judged by the one
+ * set of roots the live entries share; when live entries disagree, by a
+ * policy with no roots (every write refused), so a write on behalf of an
+ * audited task is never let through; with no entry alive they are free.
+ * The policies published stay referenced for a while after they stop
+ * being published: a worker may still be judging with one.
+ */
+#define NLIVE 16
+static struct {
+	FaPolicyObject *pol;
+	Py_ssize_t n;
+} live[NLIVE];
+static Py_ssize_t live_overflow;   /* entries whose policy found no row */
+static fa_policy *no_roots;
+#define NKEEP 8
+static PyObject *kept[NKEEP];
+static int kept_next;
+
+static void publish_shared(void)
+{
+	const fa_policy *p = NULL;
+	FaPolicyObject *one = NULL;
+	struct fa_thread_ctx c;
+	int i, disagree = live_overflow;
+
+	for (i = 0; i < NLIVE && !disagree; i++) {
+		if (!live[i].pol)
+			continue;
+		if (!one)
+			one = live[i].pol;
+		else if (one->roots != live[i].pol->roots &&
+			 PyObject_RichCompareBool(one->roots, live[i].pol->roots, Py_EQ) != 1)
+			disagree = 1;
+	}
+	PyErr_Clear();
+	if (disagree) {
+		if (!no_roots) {
+			char msg[128];
+
+			no_roots = fa_policy_new();
+			if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
+				fa_policy_free(no_roots);
+				no_roots = NULL;
+			}
+		}
+		p = no_roots;
+	} else if (one) {
+		p = one->policy;
+		Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
+		kept_next = (kept_next + 1) % NKEEP;
+	}
+	memset(&c, 0, sizeof c);
+	c.policy = p;
+	br->set_shared(&c);
+}
+
+void fa_bridge_live(PyObject *policy, int delta)
+{
+	FaPolicyObject *pol = (FaPolicyObject *)policy;
+	int i, free_row = -1;
+
+	if (!br)
+		return;
+	for (i = 0; i < NLIVE; i++) {
+		if (live[i].pol == pol)
+			break;
+		if (!live[i].pol && free_row < 0)
+			free_row = i;
+	}
+	if (i == NLIVE) {
+		/* entries of more distinct policies than the table holds: refuse for workers */
+		if (delta < 0) {
+			if (live_overflow && --live_overflow == 0)
+				publish_shared();
+			return;
+		}
+		if (free_row < 0) {
+			if (live_overflow++ == 0)
+				publish_shared();
+			return;
+		}
+		i = free_row;
+		live[i].pol = pol;     /* borrowed: its entries keep it alive */
+		live[i].n = 0;
+	}
+	live[i].n += delta;
+	if (live[i].n <= 0)
+		live[i].pol = NULL;
+	/* publish only when the set of policies changed */
+	if (live[i].n == (delta > 0 ? 1 : 0))
+		publish_shared();
 }
 
 void fa_bridge_approve(enum fa_op op, const char *path)

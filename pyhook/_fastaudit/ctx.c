@@ -467,6 +467,8 @@ fail:
 static void entry_dealloc(FaEntryObject *self)
 {
 	fa_st.live_entries--;
+	if (self->cfg)
+		fa_bridge_live((PyObject *)self->cfg->pol, -1);
 	Py_XDECREF(self->cfg);
 	Py_XDECREF(self->thread);
 	Py_XDECREF(self->chain);
@@ -491,6 +493,7 @@ static FaEntryObject *entry_new(FaCfgObject *cfg)
 	/* counted from birth: a copied context keeps the checks on until it dies */
 	fa_st.live_entries++;
 	e->cfg = (FaCfgObject *)Py_NewRef(cfg);
+	fa_bridge_live((PyObject *)cfg->pol, 1);
 	e->tid = PyThread_get_thread_ident();
 	e->task = current_task();
 	e->thread = current_thread_obj();

@@ -183,6 +183,8 @@ void fa_bridge_publish(PyObject *entry);
 /* A coroutine frame starts or resumes: publish if the thread's Context changed. */
 void fa_bridge_switch(void);
 void fa_bridge_changed(void);
+/* An entry of policy (a FaPolicyObject) was born (+1) or died (-1). */
+void fa_bridge_live(PyObject *policy, int delta);
 void fa_bridge_approve(enum fa_op op, const char *path);
 void fa_bridge_approve_exec(const char *event, PyObject *args);
 PyObject *fa_native_denials(void);
