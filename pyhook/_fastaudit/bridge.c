@@ -217,6 +217,37 @@ static int holds_gil(PyThreadState *ts)
 #endif
 }
 
+/*
+ * Thread ids of native workers seen judged by the shared answer: their
+ * denials surface as errors in whichever Python thread waits for them.
+ * Written without a lock from the workers (one atomic store each).
+ */
+#define NWORKERS 64
+static int workers[NWORKERS];
+static unsigned worker_next;
+
+static void remember_worker(void)
+{
+	static __thread int remembered;
+	unsigned i;
+
+	if (remembered)
+		return;
+	remembered = 1;
+	i = __atomic_fetch_add(&worker_next, 1, __ATOMIC_RELAXED) % NWORKERS;
+	__atomic_store_n(&workers[i], (int)gettid(), __ATOMIC_RELAXED);
+}
+
+static int is_worker(int tid)
+{
+	int i;
+
+	for (i = 0; i < NWORKERS; i++)
+		if (__atomic_load_n(&workers[i], __ATOMIC_RELAXED) == tid)
+			return 1;
+	return 0;
+}
+
 static int resolve(struct fa_thread_ctx *out)
 {
 	PyThreadState *ts;
@@ -228,8 +259,11 @@ static int resolve(struct fa_thread_ctx *out)
 		return 1;
 	}
 	ts = PyGILState_GetThisThreadState();
-	if (!ts)
-		return FA_RESOLVE_SHARED;   /* a native worker: the shared answer (fa_bridge_live) */
+	if (!ts) {
+		/* a native worker: the shared answer (fa_bridge_live) */
+		remember_worker();
+		return FA_RESOLVE_SHARED;
+	}
 	if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
 		*out = tc.ans;
 		return 1;
@@ -476,7 +510,8 @@ static int add_note(PyObject *exc, const struct fa_denial *d)
 
 /*
  * An exception raised on this thread after the shim refused one of its
- * calls gets a note naming the libc call, the path and the rule: native
+ * calls (or one of a native worker's, made on its behalf as far as anyone
+ * can tell) gets a note naming the libc call, the path and the rule: native
  * libraries report EACCES in their own words. Libraries run code of
  * their own between the refusal and the error they finally raise (h5py
  * parses its error stack with re, raising and catching KeyError and
@@ -492,7 +527,9 @@ int fa_bridge_note(PyObject *exc)
 
 	if (!br || !exc || (const void *)exc == noted_exc || br->denial_count() == 0)
 		return 0;
-	if (br->recent_denials(&d, 1) != 1 || d.tid != (int)gettid() || d.seq < noted_seq)
+	if (br->recent_denials(&d, 1) != 1 || d.seq < noted_seq)
+		return 0;
+	if (d.tid != (int)gettid() && !(d.from_context && is_worker(d.tid)))
 		return 0;
 	if (d.seq == noted_seq) {
 		ctx = PyException_GetContext(exc);
