@@ -74,6 +74,41 @@ static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail
 	r->op = dd ? dd->op : NULL;
 }
 
+/*
+ * The engine's rule and operation names are static strings: each becomes
+ * one interned str, found again by its address.
+ */
+#define NCONST 48
+static struct {
+	const char *s;
+	PyObject *u;
+} consts[NCONST];
+
+static PyObject *const_str(const char *s)
+{
+	int i;
+
+	for (i = 0; i < NCONST && consts[i].s; i++)
+		if (consts[i].s == s)
+			return Py_NewRef(consts[i].u);
+	if (i == NCONST)
+		return PyUnicode_InternFromString(s);
+	consts[i].u = PyUnicode_InternFromString(s);
+	if (!consts[i].u)
+		return NULL;
+	consts[i].s = s;
+	return Py_NewRef(consts[i].u);
+}
+
+static int set_const(PyObject *exc, PyObject *name, const char *s)
+{
+	PyObject *v = s ? const_str(s) : Py_NewRef(Py_None);
+	int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
+
+	Py_XDECREF(v);
+	return rc;
+}
+
 static int set_str(PyObject *exc, PyObject *name, const char *s)
 {
 	PyObject *v = s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
@@ -97,8 +132,8 @@ int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail 
 		goto fail;
 	if (dd) {
 		if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0 ||
-		    set_str(exc, s_resolved, dd->resolved) < 0 || set_str(exc, s_rule, dd->rule) < 0 ||
-		    set_str(exc, s_op, dd->op) < 0 ||
+		    set_str(exc, s_resolved, dd->resolved) < 0 || set_const(exc, s_rule, dd->rule) < 0 ||
+		    set_const(exc, s_op, dd->op) < 0 ||
 		    PyObject_SetAttr(exc, s_roots, dd->roots ? dd->roots : Py_None) < 0)
 			goto fail;
 		if (dd->note) {
