@@ -377,3 +377,18 @@ def test_native_pool_threads_follow_live_contexts(native_mods, root, outside, tm
                  'b_into_a': 'refused', 'after': 'ok'}
     assert os.listdir(outside) == ['after']
     assert not (root / 'ds2').exists()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='sys.monitoring is 3.12+')
+def test_bridge_tool_id_gives_way_to_the_monitor(native_mods, root, outside):
+    r = run(native_mods, root, outside, '''
+        mk_audit([root], monitor_calls=False)          # the bridge takes a free id first
+        first = [i for i in range(6) if sys.monitoring.get_tool(i) == 'fastaudit-native']
+        ap = mk_audit([root], tool_id=first[0], on_call=lambda *a: False)
+        res['monitor'] = sys.monitoring.get_tool(first[0])
+        moved = [i for i in range(6) if sys.monitoring.get_tool(i) == 'fastaudit-native']
+        res['moved'] = len(moved) == 1 and moved[0] != first[0]
+        with ap():
+            attempt('out', fa_probe.write_file_nogil, out + '/x', 'x')
+    ''')
+    assert r == {'monitor': 'fastaudit', 'moved': True, 'out': 'errno 13'}
