@@ -272,15 +272,19 @@ static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum f
  */
 static int approving;
 
+/*
+ * key: the path the shim files the operation under, for an approval (the
+ * source of a rename or link, whichever side the hook refused).
+ */
 static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
-		     const struct fa_decision *d, enum fa_op op)
+		     const struct fa_decision *d, enum fa_op op, const char *key)
 {
 	int root, rc;
 	PyObject *msg;
 	struct fa_deny_detail dd;
 
 	if (approving) {
-		fa_bridge_approve(op, a->path);
+		fa_bridge_approve(op, key);
 		return 0;
 	}
 	root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
@@ -302,7 +306,7 @@ static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct
 	Py_DECREF(dd.note);
 	/* the host allowed it: the shim must not refuse the same operation */
 	if (rc == 0)
-		fa_bridge_approve(op, a->path);
+		fa_bridge_approve(op, key);
 	return rc;
 }
 
@@ -330,7 +334,7 @@ static int judge_one(const char *event, PyObject *args, FaEntryObject *e, struct
 		else if (d.verdict == FA_ALLOW)
 			return 0;
 	}
-	return deny_path(event, args, e, a, &d, op);
+	return deny_path(event, args, e, a, &d, op, a->path);
 }
 
 static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
@@ -340,9 +344,9 @@ static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
 	struct fa_decision d1, d2;
 
 	fa_check2(p, op, a->dirfd, a->path, b->dirfd, b->path, &d1, &d2);
-	if (d1.verdict != FA_ALLOW && deny_path(event, args, e, a, &d1, op) < 0)
+	if (d1.verdict != FA_ALLOW && deny_path(event, args, e, a, &d1, op, a->path) < 0)
 		return -1;
-	if (d2.verdict != FA_ALLOW && deny_path(event, args, e, b, &d2, op) < 0)
+	if (d2.verdict != FA_ALLOW && deny_path(event, args, e, b, &d2, op, a->path) < 0)
 		return -1;
 	return 0;
 }

@@ -392,3 +392,16 @@ def test_bridge_tool_id_gives_way_to_the_monitor(native_mods, root, outside):
             attempt('out', fa_probe.write_file_nogil, out + '/x', 'x')
     ''')
     assert r == {'monitor': 'fastaudit', 'moved': True, 'out': 'errno 13'}
+
+
+def test_host_approved_rename_out_of_the_root(native_mods, root, outside):
+    (root / 'a').write_text('x')
+    (outside / 'b').write_text('y')
+    r = run(native_mods, root, outside, '''
+        ap = mk_audit([root], monitor_calls=False, before_deny=lambda ev, *a: ev == 'os.rename')
+        with ap():
+            attempt('out', os.rename, root + '/a', out + '/a2')
+            attempt('in', os.rename, out + '/b', root + '/b2')
+    ''')
+    assert r == {'out': 'ok', 'in': 'ok'}
+    assert sorted(os.listdir(outside)) == ['a2'] and sorted(os.listdir(root)) == ['b2']
