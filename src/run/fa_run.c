@@ -48,12 +48,16 @@ static void usage(FILE *f)
 "                          the directory fa-run starts in; no implicit /tmp\n"
 "      --deny DIR          deny writes beneath DIR, a subtree of a write root\n"
 "      --exec=MODE         allow (default): programs may start;\n"
-"                          deny: no program may start\n"
+"                          deny: no program may start; two different\n"
+"                          modes are an error\n"
 "      --allow-exec PROG   only the listed programs may start (repeatable;\n"
-"                          PROG is looked up on PATH now)\n"
-"      --allow-static      allow starting static and set-user-ID programs,\n"
-"                          which the preload cannot follow\n"
-"      --symlinks=MODE     trust (default), beneath or nofollow\n"
+"                          PROG is looked up on PATH now); with --exec=deny\n"
+"                          it means the same, with --exec=allow it is an error\n"
+"      --allow-static      allow starting static, set-user/group-ID and\n"
+"                          file-capability programs, which the preload cannot\n"
+"                          follow (they run unconfined)\n"
+"      --symlinks=MODE     trust (default), beneath or nofollow; two different\n"
+"                          modes are an error, never a silent override\n"
 "      --report            report what would be denied, deny nothing\n"
 "      --log FILE          append one JSON line per denial to FILE\n"
 "      --quiet             no message on stderr for a denial\n"
@@ -232,7 +236,7 @@ int main(int argc, char **argv)
 	char msg[512], shimbuf[PATH_MAX], found[PATH_MAX], canon[PATH_MAX];
 	char *allow = NULL, *logfile = NULL, *text;
 	size_t allowlen = 0;
-	const char *exec_mode = NULL, *shim;
+	const char *exec_mode = NULL, *sym_given = NULL, *shim;
 	enum fa_symlinks sym = FA_SYM_TRUST;
 	int nroots = 0, report = 0, quiet = 0, allow_static = 0, c, r, fd;
 	fa_policy *p;
@@ -256,15 +260,14 @@ int main(int argc, char **argv)
 		case OPT_EXEC:
 			if (strcmp(optarg, "allow") && strcmp(optarg, "deny"))
 				die(EXIT_FAIL, "--exec=%s: expected allow or deny", optarg);
-			if (allow)
-				die(EXIT_FAIL, "--exec=%s cannot be combined with --allow-exec", optarg);
+			if (exec_mode && strcmp(exec_mode, optarg))
+				die(EXIT_FAIL, "--exec=%s contradicts --exec=%s: give one", optarg,
+				    exec_mode);
 			exec_mode = optarg;
 			break;
 		case OPT_ALLOW_EXEC: {
 			char *na;
 
-			if (exec_mode)
-				die(EXIT_FAIL, "--allow-exec cannot be combined with --exec=%s", exec_mode);
 			r = find_program(optarg, found, sizeof(found));
 			if (r < 0)
 				die(EXIT_FAIL, "--allow-exec %s: %s", optarg, strerror(-r));
@@ -283,10 +286,19 @@ int main(int argc, char **argv)
 		case OPT_ALLOW_STATIC:
 			allow_static = 1;
 			break;
-		case OPT_SYMLINKS:
-			if (fa_symlinks_parse(optarg, &sym) < 0)
+		case OPT_SYMLINKS: {
+			enum fa_symlinks m;
+
+			if (fa_symlinks_parse(optarg, &m) < 0)
 				die(EXIT_FAIL, "--symlinks=%s: expected trust, beneath or nofollow", optarg);
+			/* A second, different mode is a contradiction, not an override. */
+			if (sym_given && m != sym)
+				die(EXIT_FAIL, "--symlinks=%s contradicts --symlinks=%s: give one", optarg,
+				    sym_given);
+			sym = m;
+			sym_given = optarg;
 			break;
+		}
 		case OPT_REPORT:
 			report = 1;
 			break;
@@ -311,6 +323,9 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		die(EXIT_FAIL, "no command given\nTry 'fa-run --help'.");
+	/* --allow-exec is an allow list: with --exec=deny it means itself; --exec=allow contradicts it. */
+	if (allow && exec_mode && !strcmp(exec_mode, "allow"))
+		die(EXIT_FAIL, "--exec=allow contradicts --allow-exec: give one");
 
 	if (!nroots) {
 		char cwd[PATH_MAX];
@@ -336,24 +351,20 @@ int main(int argc, char **argv)
 	if (r < 0)
 		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
 	fd = open(found, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		enum fa_prog_kind k = fa_prog_inspect(fd, canon, sizeof(canon));
+	/* Execute-only: its mode bits can still be read. */
+	if (fd < 0 && errno == EACCES)
+		fd = open(found, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && !allow_static) {
+		enum fa_prog_kind k = fa_prog_check(fd, found, argv + optind, AT_FDCWD, canon,
+						    sizeof(canon));
 
-		close(fd);
-		if (k == FA_PROG_OK && canon[0] == '/') {
-			fd = open(canon, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				k = fa_prog_inspect(fd, NULL, 0);
-				close(fd);
-			}
-		}
-		if (!allow_static && k == FA_PROG_STATIC)
-			die(EXIT_CANNOT, "%s: static binary: a preload cannot follow it "
-			    "(use --allow-static to run it unconfined)", found);
-		if (!allow_static && k == FA_PROG_SETID)
-			die(EXIT_CANNOT, "%s: set-user/group-ID binary: a preload cannot follow it "
-			    "(use --allow-static to run it unconfined)", found);
+		if (k != FA_PROG_OK && strcmp(canon, found))
+			die(EXIT_CANNOT, "%s: runs %s, a %s", found, canon, fa_prog_text(k));
+		if (k != FA_PROG_OK)
+			die(EXIT_CANNOT, "%s: %s", found, fa_prog_text(k));
 	}
+	if (fd >= 0)
+		close(fd);
 
 	if (getenv("FA_POLICY"))
 		fprintf(stderr, "%s: already running under a policy: the outer policy still applies\n",

@@ -266,13 +266,40 @@ FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 			  const char *attr, const void *value, size_t size, int flags);
 
 /* ---- exec (exec.c, elf.c) ---- */
-enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_UNKNOWN };
-/* Inspect the program open on fd (ELF without PT_INTERP, set-id bits, #! interpreter). */
-FA_HIDDEN enum fa_prog_kind fa_prog_inspect(int fd, char *interp, size_t len);
+enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN };
+/*
+ * Can a preload follow the program open on fd, exec'd as 'path' with
+ * argv from the directory cwd? Follows #! interpreters and the dynamic
+ * loader run as a command (relative names from cwd, as the kernel does);
+ * names the file at fault in 'culprit'. Never FA_PROG_UNKNOWN: what
+ * cannot be read is left to the kernel.
+ */
+FA_HIDDEN enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], int cwd,
+					  char *culprit, size_t len);
+/* Would the kernel start the file open on fd (regular, executable, not on noexec)? */
+FA_HIDDEN int fa_prog_runnable(int fd);
+/* Rule name and reason for a refused kind (NULL for FA_PROG_OK). */
+FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
+FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);
 
-/* Judge an exec of the program at (dirfd, path): 0 or -EACCES (reported). */
+/*
+ * Judge an exec of the program at (dirfd, path) run with argv, from the
+ * working directory cwd (AT_FDCWD, or a spawned child's): 0 or -EACCES
+ * (reported). A program the kernel would not start (missing, not
+ * executable) is left to the kernel's own error, silently.
+ */
 FA_HIDDEN int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
-			    void *ra);
+			    char *const argv[], int cwd, void *ra);
+/* Refuse an exec the process policy cannot judge: 0 or -EACCES (reported). */
+FA_HIDDEN int fa_exec_refuse(const char *call, const char *path, const char *why,
+			     const char *text, void *ra);
+/*
+ * Where a posix_spawn child will be when it execs: 0 where the parent is,
+ * 1 with (*dirfd, dir) naming it ("" = *dirfd itself), -1 unknown before
+ * the spawn (an fchdir to an fd the list itself opens).
+ */
+FA_HIDDEN int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char *dir,
+				   size_t len);
 /* Judge the write-class opens of a posix_spawn file-actions list: 0 or -errno (reported). */
 FA_HIDDEN int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *fa,
 				     void *ra);
