@@ -216,7 +216,13 @@ static void note_failed_import(void)
 
 	Py_XINCREF(f);
 	while (f) {
-		g = frame_globals(f);
+		/* a module body runs as a code object named "<module>": only those can be importing */
+		PyCodeObject *c = PyFrame_GetCode(f);
+		int body = PyUnicode_Check(c->co_name) &&
+			   PyUnicode_CompareWithASCIIString(c->co_name, "<module>") == 0;
+
+		Py_DECREF(c);
+		g = body ? frame_globals(f) : NULL;
 		if (g && PyDict_Check(g)) {
 			spec = PyDict_GetItemWithError(g, str_spec);
 			name = PyDict_GetItemWithError(g, str_name);
