@@ -90,13 +90,14 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 		return NULL;
 	cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
 	tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
-	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
+	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
 			  "safe_native", fa_st.safe_native,
 			  "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
 			  "tool_id", tid,
 			  "active", entry ? Py_True : Py_False,
 			  "roots", cfg ? cfg->pol->roots : Py_None,
 			  "monitor_on", fa_st.monitor_on,
+			  "live_entries", fa_st.live_entries,
 			  "monitor_calls", cfg ? (cfg->monitor_calls ? Py_True : Py_False) : Py_None,
 			  "import_allow", cfg ? cfg->import_allow : fa_st.import_allow,
 			  "native", fa_native_on() ? Py_True : Py_False,

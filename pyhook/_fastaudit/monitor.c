@@ -68,6 +68,31 @@ static PyObject *disable(void)
 	return Py_NewRef(fa_st.disable);
 }
 
+/* restart_events() when some site was DISABLEd since the last restart */
+static int rearm(void)
+{
+	PyObject *r;
+
+	if (!disabled)
+		return 0;
+	if (!fa_st.mon_restart) {
+		PyObject *sys = PyImport_ImportModule("sys");
+		PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+
+		fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events") : NULL;
+		Py_XDECREF(m);
+		Py_XDECREF(sys);
+		if (!fa_st.mon_restart)
+			return -1;
+	}
+	r = PyObject_CallNoArgs(fa_st.mon_restart);
+	if (!r)
+		return -1;
+	Py_DECREF(r);
+	disabled = 0;
+	return 0;
+}
+
 static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname, *str_name_,
 	*str_func, *str_wrapped, *str_dict, *str_mro;
 static PyObject *partial_type;
@@ -491,8 +516,16 @@ static PyObject *switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	(void)self;
 	if (n < 1 || !PyCode_Check(args[0]))
 		Py_RETURN_NONE;
-	if (!fa_st.live_entries ||
-	    !(((PyCodeObject *)args[0])->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
+	/*
+	 * Not counted in `disabled`: these sites never need re-arming (a
+	 * coroutine stays one), so they must not make every entry restart
+	 * events; a restart for the call monitor re-arms them, harmlessly.
+	 * With no entry alive a coroutine site is disabled too, and comes
+	 * back with the next restart.
+	 */
+	if (!(((PyCodeObject *)args[0])->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
+		return Py_NewRef(fa_st.disable);
+	if (!fa_st.live_entries) {
 		disabled++;
 		return Py_NewRef(fa_st.disable);
 	}
@@ -622,7 +655,12 @@ static int notes_set(PyObject *events)
  */
 int fa_notes_enter(void)
 {
-	if (notes_tool < 0 || notes_on)
+	if (notes_tool < 0)
+		return 0;
+	/* coroutine sites DISABLEd while no entry was alive must see task steps again */
+	if (rearm() < 0)
+		return -1;
+	if (notes_on)
 		return 0;
 	if (notes_set(notes_events) < 0)
 		return -1;
@@ -803,8 +841,6 @@ static int set_events(PyObject *events)
 
 int fa_monitor_enter(void)
 {
-	PyObject *r;
-
 	if (fa_st.tool_id < 0)
 		return 0;
 	if (!tool_obj) {
@@ -830,13 +866,8 @@ int fa_monitor_enter(void)
 	 * running frames finds nothing instrumented, and set_events() then
 	 * arms every site of those frames anyway.
 	 */
-	if (disabled) {
-		r = PyObject_CallNoArgs(fa_st.mon_restart);
-		if (!r)
-			return -1;
-		Py_DECREF(r);
-		disabled = 0;
-	}
+	if (rearm() < 0)
+		return -1;
 	if (fa_st.monitor_on == 0 && set_events(events_on) < 0)
 		return -1;
 	fa_st.monitor_on++;

@@ -405,3 +405,4 @@ def test_host_approved_rename_out_of_the_root(native_mods, root, outside):
     ''')
     assert r == {'out': 'ok', 'in': 'ok'}
     assert sorted(os.listdir(outside)) == ['a2'] and sorted(os.listdir(root)) == ['b2']
+
