@@ -240,7 +240,8 @@ static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg
 }
 
 /* "fastaudit: write judged at /p: not under any allowed root (outside-roots)" */
-static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op, int root)
+static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op, int root,
+			   int by_cwd)
 {
 	struct fa_text t;
 
@@ -261,6 +262,9 @@ static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum f
 		fa_text_lit(&t, ": ");
 		fa_text_c(&t, strerror(d->err));
 	}
+	if (by_cwd)
+		fa_text_lit(&t, "; judged against the current directory: os.open()'s audit event "
+			    "carries no dir_fd (load libfashim.so to have the real openat judged)");
 	return fa_text_done(&t);
 }
 
@@ -296,7 +300,10 @@ static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct
 	dd.rule = root ? "root-itself" : fa_why_name(d->why);
 	dd.op = fa_op_name(op);
 	dd.roots = e->cfg->pol->roots;
-	dd.note = path_note(a, d, op, root);
+	/* os.open() of a relative path without the shim: its dir_fd, if any, is unknown */
+	dd.note = path_note(a, d, op, root,
+			    !strcmp(event, "open") && PyTuple_GET_SIZE(args) > 1 &&
+			    PyTuple_GET_ITEM(args, 1) == Py_None && a->path[0] != '/');
 	if (!dd.note) {
 		Py_DECREF(msg);
 		return -1;

@@ -324,3 +324,19 @@ def test_every_denial_readable_afterwards(mk, root, outside):
     assert d[-2]['layer'] == 'hook' and d[-2]['path'] == str(outside / 'swallowed')
     assert d[-2]['rule'] == 'outside-roots' and 'not in' in d[-2]['message']
     assert d[-1]['message'].startswith('Audit: os.system blocked in sandbox')
+
+
+def test_os_open_relative_says_it_was_judged_by_the_cwd(mk, root, outside):
+    ap = mk([root])
+    dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    cwd = os.getcwd()
+    os.chdir(outside)
+    try:
+        with ap():
+            with pytest.raises(PermissionError) as ei:
+                os.open('f', os.O_CREAT | os.O_WRONLY, dir_fd=dfd)
+    finally:
+        os.chdir(cwd)
+        os.close(dfd)
+    if not __import__('fastaudit').audit_state()['native']:
+        assert 'judged against the current directory' in ei.value.__notes__[0]
