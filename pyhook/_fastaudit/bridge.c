@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "denial.h"
 #include "fa_bridge.h"
 
 static const struct fa_bridge *br;
@@ -477,105 +478,219 @@ out:
 
 static __thread uint64_t noted_seq;   /* the newest denial whose note reached an OSError */
 static __thread const void *noted_exc; /* identity only: the last exception given a note */
+static __thread uint64_t passed_seq;  /* the newest denial found to be another thread's */
 
-static int add_note(PyObject *exc, const struct fa_denial *d)
+/*
+ * A bridge record rendered by the shim's own renderer (denial.h) into a
+ * str: one line, every control byte escaped.
+ */
+static PyObject *denial_text(const struct fa_denial *d)
 {
-	char text[1200];
-	PyObject *notes, *s;
+	struct fa_denial_view v;
+	char small[2048], *big = NULL;
+	struct fa_buf b = FA_BUF_INIT(small);
+	PyObject *r;
+
+	fa_denial_view_of(&v, d);
+	fa_denial_text(&b, &v);
+	if (!fa_buf_fits(&b)) {
+		big = PyMem_Malloc(b.len + 1);
+		if (!big)
+			return PyErr_NoMemory();
+		b = (struct fa_buf){ big, 0, b.len + 1 };
+		fa_denial_text(&b, &v);
+	}
+	r = PyUnicode_DecodeUTF8(b.p, (Py_ssize_t)b.len, "replace");
+	PyMem_Free(big);
+	return r;
+}
+
+/* Append to __notes__: what add_note() does on 3.11+; 3.10 has no add_note(). */
+static int append_note(PyObject *exc, PyObject *text)
+{
+	PyObject *notes = PyObject_GetAttrString(exc, "__notes__");
 	int rc;
 
-	snprintf(text, sizeof text, "fastaudit: %s(%s%s%s) was refused by the shim: %s (%s, %s)",
-		 d->call, d->path, d->path2[0] ? ", " : "", d->path2, d->why, d->op,
-		 d->from_context ? "audit context" : "process policy");
-	s = PyUnicode_DecodeFSDefault(text);
-	if (!s)
-		return -1;
-	/* __notes__ directly: what add_note() does on 3.11+, and 3.10 has no add_note() */
-	notes = PyObject_GetAttrString(exc, "__notes__");
 	if (!notes) {
 		PyErr_Clear();
 		notes = PyList_New(0);
-		rc = notes ? PyObject_SetAttrString(exc, "__notes__", notes) : -1;
-		if (rc < 0) {
+		if (!notes || PyObject_SetAttrString(exc, "__notes__", notes) < 0) {
 			Py_XDECREF(notes);
-			Py_DECREF(s);
 			return -1;
 		}
 	}
-	rc = PyList_Check(notes) ? PyList_Append(notes, s) : -1;
+	rc = PyList_Check(notes) ? PyList_Append(notes, text) : -1;
 	Py_DECREF(notes);
-	Py_DECREF(s);
 	return rc;
+}
+
+/* exc was raised while handling the exception that got the last note */
+static int linked_to_noted(PyObject *exc)
+{
+	PyObject *ctx = PyException_GetContext(exc), *cause = PyException_GetCause(exc);
+	int linked = noted_exc && ((const void *)ctx == noted_exc || (const void *)cause == noted_exc);
+
+	Py_XDECREF(ctx);
+	Py_XDECREF(cause);
+	return linked;
 }
 
 /*
  * An exception raised on this thread after the shim refused one of its
  * calls (or one of a native worker's, made on its behalf as far as anyone
- * can tell) gets a note naming the libc call, the path and the rule: native
- * libraries report EACCES in their own words. Libraries run code of
- * their own between the refusal and the error they finally raise (h5py
- * parses its error stack with re, raising and catching KeyError and
- * IndexError), so every exception gets the note until an OSError has
- * it; after that, an exception raised while handling the noted one
- * (a library re-raising in its own type) gets it too.
+ * can tell) gets a note: the shim's own line for that denial. Native
+ * libraries report EACCES in their own words, and run code of their own
+ * between the refusal and the error they finally raise (h5py parses its
+ * error stack with re, raising and catching KeyError and IndexError), so
+ * every exception gets the note until an OSError has it; after that, an
+ * exception raised while handling the noted one (a library re-raising in
+ * its own type) gets it too.
  */
 int fa_bridge_note(PyObject *exc)
 {
-	struct fa_denial d;
-	PyObject *ctx, *cause;
-	int linked;
+	struct fa_denial *d;
+	PyObject *text;
+	uint64_t n, seq;
+	int rc;
 
-	if (!br || !exc || (const void *)exc == noted_exc || br->denial_count() == 0)
+	if (!br || !exc || (const void *)exc == noted_exc)
 		return 0;
-	if (br->recent_denials(&d, 1) != 1 || d.seq < noted_seq)
+	n = br->denial_count();
+	if (n == 0 || n == passed_seq || n < noted_seq)
 		return 0;
-	if (d.tid != (int)gettid() && !(d.from_context && is_worker(d.tid)))
+	if (n == noted_seq && !linked_to_noted(exc))
 		return 0;
-	if (d.seq == noted_seq) {
-		ctx = PyException_GetContext(exc);
-		cause = PyException_GetCause(exc);
-		linked = noted_exc && ((const void *)ctx == noted_exc || (const void *)cause == noted_exc);
-		Py_XDECREF(ctx);
-		Py_XDECREF(cause);
-		if (!linked)
-			return 0;
+	d = PyMem_Malloc(sizeof *d);
+	if (!d) {
+		PyErr_Clear();
+		return 0;
 	}
-	if (add_note(exc, &d) < 0) {
+	if (br->recent_denials(d, 1) != 1 || d->seq < noted_seq ||
+	    (d->seq == noted_seq && n != noted_seq)) {
+		PyMem_Free(d);
+		return 0;
+	}
+	if (d->tid != (int)gettid() && !(d->from_context && is_worker(d->tid))) {
+		passed_seq = d->seq;
+		PyMem_Free(d);
+		return 0;
+	}
+	seq = d->seq;
+	text = denial_text(d);
+	PyMem_Free(d);
+	rc = text ? append_note(exc, text) : -1;
+	Py_XDECREF(text);
+	if (rc < 0) {
 		PyErr_Clear();
 		return 0;
 	}
 	noted_exc = exc;
 	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError))
-		noted_seq = d.seq;
+		noted_seq = seq;
 	return 1;
 }
+
+static PyObject *roots_list(const struct fa_denial_view *v)
+{
+	const char *r, *cur = NULL;
+	PyObject *list, *item;
+	int i;
+
+	if (!FA_DENIAL_HAS_ROOTS(v))
+		Py_RETURN_NONE;
+	list = PyList_New(0);
+	for (i = 0; list && (r = fa_denial_root(v, i, &cur)); i++) {
+		item = PyUnicode_DecodeFSDefault(r);
+		if (!item || PyList_Append(list, item) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(item);
+	}
+	return list;
+}
+
+/* One field of a record, as the log writes it but as a Python object. */
+static PyObject *field_value(const struct fa_denial_view *v, const struct fa_denial_field *f)
+{
+	const char *at = (const char *)v + f->off;
+	char small[64];
+	struct fa_buf b = FA_BUF_INIT(small);
+
+	switch (f->kind) {
+	case FA_FIELD_STR:
+		if (!*(const char *const *)at)
+			Py_RETURN_NONE;
+		return PyUnicode_DecodeUTF8(*(const char *const *)at,
+					    (Py_ssize_t)strlen(*(const char *const *)at), "replace");
+	case FA_FIELD_PATH:
+		/* os.fsencode() gives back the exact bytes */
+		if (!*(const char *const *)at)
+			Py_RETURN_NONE;
+		return PyUnicode_DecodeFSDefault(*(const char *const *)at);
+	case FA_FIELD_U64:
+		return PyLong_FromUnsignedLongLong(*(const uint64_t *)at);
+	case FA_FIELD_INT:
+		return PyLong_FromLong(*(const int *)at);
+	case FA_FIELD_BOOL:
+		return PyBool_FromLong(*(const int *)at);
+	case FA_FIELD_ROOTS:
+		return roots_list(v);
+	default:
+		if (!fa_denial_field_text(&b, v, f))
+			Py_RETURN_NONE;
+		return PyUnicode_FromStringAndSize(b.p, (Py_ssize_t)b.len);
+	}
+}
+
+/* A record as a dict with the keys and values of its log line. */
+static PyObject *denial_dict(const struct fa_denial *d)
+{
+	struct fa_denial_view v;
+	PyObject *dict = PyDict_New(), *val;
+	int i;
+
+	if (!dict)
+		return NULL;
+	fa_denial_view_of(&v, d);
+	for (i = 0; i < fa_denial_nfields; i++) {
+		val = field_value(&v, &fa_denial_fields[i]);
+		if (!val || PyDict_SetItemString(dict, fa_denial_fields[i].name, val) < 0) {
+			Py_XDECREF(val);
+			Py_DECREF(dict);
+			return NULL;
+		}
+		Py_DECREF(val);
+	}
+	return dict;
+}
+
+#define NRECENT 16
 
 /* Recent native denials as a list of dicts, oldest first. */
 PyObject *fa_native_denials(void)
 {
-	struct fa_denial d[16];
+	struct fa_denial *d;
 	PyObject *list = PyList_New(0), *item;
 	int i, n;
 
 	if (!list || !br)
 		return list;
-	n = br->recent_denials(d, 16);
+	d = PyMem_Malloc(NRECENT * sizeof *d);
+	if (!d) {
+		Py_DECREF(list);
+		return PyErr_NoMemory();
+	}
+	n = br->recent_denials(d, NRECENT);
 	for (i = 0; i < n; i++) {
-		item = Py_BuildValue("{s:K,s:d,s:i,s:i,s:s,s:s,s:s,s:N,s:N,s:s,s:O}",
-				     "seq", (unsigned long long)d[i].seq,
-				     "when", d[i].when.tv_sec + d[i].when.tv_nsec / 1e9,
-				     "pid", d[i].pid, "tid", d[i].tid,
-				     "call", d[i].call, "op", d[i].op, "why", d[i].why,
-				     "path", PyUnicode_DecodeFSDefault(d[i].path),
-				     "path2", PyUnicode_DecodeFSDefault(d[i].path2), "caller", d[i].caller,
-				     "from_context", d[i].from_context ? Py_True : Py_False);
+		item = denial_dict(&d[i]);
 		if (!item || PyList_Append(list, item) < 0) {
 			Py_XDECREF(item);
 			Py_DECREF(list);
-			return NULL;
+			list = NULL;
+			break;
 		}
 		Py_DECREF(item);
 	}
+	PyMem_Free(d);
 	return list;
 }
 

@@ -16,6 +16,9 @@
 
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "denial.h"
 
 static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_event, *s_layer, *s_libc;
 
@@ -23,22 +26,14 @@ static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_eve
 
 struct recent {
 	unsigned long long seq;
-	double when;
-	unsigned long tid;
+	struct timespec when;
+	int tid;
 	PyObject *event, *msg, *path;   /* owned */
 	const char *rule, *op;          /* static strings */
 };
 
 static struct recent ring[NRECENT];
 static unsigned long long nrecent;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int names(void)
 {
@@ -65,8 +60,8 @@ static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail
 	Py_XDECREF(r->msg);
 	Py_XDECREF(r->path);
 	r->seq = ++nrecent;
-	r->when = now();
-	r->tid = PyThread_get_thread_ident();
+	clock_gettime(CLOCK_REALTIME, &r->when);
+	r->tid = (int)gettid();
 	r->event = Py_NewRef(event);
 	r->msg = Py_NewRef(msg);
 	r->path = dd && dd->path ? Py_NewRef(dd->path) : NULL;
@@ -157,12 +152,17 @@ fail:
 	return -1;
 }
 
+/* The keys the shim's records use, where they mean the same; "time" in the log's format. */
 static PyObject *hook_item(const struct recent *r)
 {
-	return Py_BuildValue("{s:s,s:K,s:d,s:k,s:O,s:O,s:O,s:z,s:z}",
-			     "layer", "hook", "seq", r->seq, "when", r->when, "thread", r->tid,
-			     "event", r->event, "message", r->msg, "path", r->path ? r->path : Py_None,
-			     "rule", r->rule, "op", r->op);
+	char small[64];
+	struct fa_buf b = FA_BUF_INIT(small);
+
+	fa_put_time(&b, &r->when);
+	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z}",
+			     "layer", "hook", "seq", r->seq, "time", b.p, (Py_ssize_t)b.len,
+			     "tid", r->tid, "event", r->event, "message", r->msg,
+			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op);
 }
 
 static PyObject *sort_key;
@@ -202,7 +202,8 @@ PyObject *fa_all_denials(void)
 	Py_CLEAR(native);
 	if (!sort_key) {
 		PyObject *op = PyImport_ImportModule("operator");
-		sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "when") : NULL;
+		/* fixed-width UTC times: text order is time order */
+		sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "time") : NULL;
 		Py_XDECREF(op);
 		if (!sort_key)
 			goto fail;

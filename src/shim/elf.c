@@ -85,14 +85,13 @@ static int loader_known;
 static dev_t loader_dev;
 static ino_t loader_ino;
 
-static void find_loader(void)
+const char *fa_prog_loader(void)
 {
 	const unsigned char *phdr = (const unsigned char *)getauxval(AT_PHDR);
 	unsigned long phnum = getauxval(AT_PHNUM), phent = getauxval(AT_PHENT), i;
 	uintptr_t bias = 0;
 	const char *interp = NULL;
-	struct stat st;
-	int known = -1, have_bias = 0;
+	int have_bias = 0;
 
 	if (phdr && phent == sizeof(ElfW(Phdr))) {
 		for (i = 0; i < phnum; i++) {
@@ -111,6 +110,15 @@ static void find_loader(void)
 				interp = (const char *)(bias + p->p_vaddr);
 		}
 	}
+	return interp;
+}
+
+static void find_loader(void)
+{
+	const char *interp = fa_prog_loader();
+	struct stat st;
+	int known = -1;
+
 	if (interp && stat(interp, &st) == 0) {
 		loader_dev = st.st_dev;
 		loader_ino = st.st_ino;
@@ -439,4 +447,17 @@ const char *fa_prog_rule(enum fa_prog_kind k)
 const char *fa_prog_text(enum fa_prog_kind k)
 {
 	return (size_t)k < sizeof(refused) / sizeof(refused[0]) ? refused[k].text : NULL;
+}
+
+/* The #! interpreter of the script open on fd, or "" (the kernel floor's exec rules). */
+void fa_prog_interp(int fd, char *out, size_t len)
+{
+	char line[LINE + 2];
+	enum what what;
+
+	if (!len)
+		return;
+	out[0] = '\0';
+	if (inspect(fd, &what, line) == FA_PROG_OK && what == IS_SCRIPT && strlen(line) < len)
+		memcpy(out, line, strlen(line) + 1);
 }

@@ -161,32 +161,13 @@ int fa_child_env_ok(char *const envp[])
 static int exec_deny(const char *call, const char *path, const char *resolved,
 		     const char *why, const char *text, int from_context, void *ra)
 {
-	struct fa_decision d;
 	struct fa_event ev;
 
-	memset(&ev, 0, sizeof(ev));
-	d.verdict = FA_DENY;
-	d.why = FA_WHY_NONE;
-	d.root = -1;
-	d.err = 0;
-	d.path[0] = '\0';
-	if (resolved) {
-		size_t n = strlen(resolved);
-
-		if (n >= sizeof(d.path))
-			n = sizeof(d.path) - 1;
-		memcpy(d.path, resolved, n);
-		d.path[n] = '\0';
-	}
-	ev.call = call;
-	ev.op = "exec";
-	ev.path = path;
-	ev.d = &d;
-	ev.flags = ev.mode = -1;
+	fa_event_init(&ev, call, "exec", path, NULL, ra);
+	ev.resolved = resolved;
 	ev.why = why;
 	ev.text = text;
 	ev.from_context = from_context;
-	ev.ra = ra;
 	return fa_report(&ev) ? -EACCES : 0;
 }
 

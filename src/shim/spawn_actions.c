@@ -201,17 +201,12 @@ static int refuse(const char *call, const char *path, int flags, const char *why
 	struct fa_event ev;
 
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
-	memset(&ev, 0, sizeof(ev));
-	ev.call = call;
-	ev.op = fa_op_name(FA_OP_WRITE);
-	ev.path = path;
+	fa_event_init(&ev, call, fa_op_name(FA_OP_WRITE), path, NULL, ra);
 	ev.flags = flags;
-	ev.mode = -1;
 	ev.why = why;
 	ev.text = text;
 	ev.policy = pp.proc ? pp.proc : pp.ctx;
 	ev.from_context = !pp.proc;
-	ev.ra = ra;
 	return fa_report(&ev) ? -EACCES : 0;
 }
 
@@ -302,17 +297,11 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
 	if (!pp.proc && !pp.ctx)
 		return 0;
-	memset(&ev, 0, sizeof(ev));
-	ev.call = call;
-	ev.op = fa_op_name(FA_OP_WRITE);
-	ev.path = "(file actions)";
-	ev.flags = -1;
-	ev.mode = -1;
+	fa_event_init(&ev, call, fa_op_name(FA_OP_WRITE), "(file actions)", NULL, ra);
 	ev.why = "spawn-actions-unreadable";
 	ev.text = "this libc's posix_spawn file actions cannot be read, so their opens cannot be judged";
 	ev.policy = pp.proc ? pp.proc : pp.ctx;
 	ev.from_context = !pp.proc;
-	ev.ra = ra;
 	return fa_report(&ev) ? -EACCES : 0;
 }
 #endif
