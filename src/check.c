@@ -840,6 +840,10 @@ void fa__rule_for(enum fa_op op, struct fa__rule *rule)
 		rule->follow = 1;
 		rule->protect = 1;
 		break;
+	case FA_OP_LATTR:
+		/* lchown and friends change the link itself: its parent, not followed. */
+		rule->protect = 1;
+		break;
 	case FA_OP_REMOVE:
 	case FA_OP_RENAME:
 	case FA_OP_EXCHANGE:

@@ -43,6 +43,7 @@ enum fa_op {
 	FA_OP_EXCHANGE, /* two paths, both protected like REMOVE */
 	FA_OP_LINK,     /* two paths: the source must resolve inside a root; destination like CREATE */
 	FA_OP_SYMLINK,  /* path = the new link (CREATE); path2 = target text, must resolve inside a root */
+	FA_OP_LATTR,    /* lchown, lutimes, AT_SYMLINK_NOFOLLOW: ATTR on the entry itself, final link not followed */
 };
 
 enum fa_verdict {

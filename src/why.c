@@ -45,6 +45,7 @@ const char *fa_op_name(enum fa_op op)
 		[FA_OP_DIR] = "dir", [FA_OP_CHDIR] = "chdir",
 		[FA_OP_RENAME] = "rename", [FA_OP_EXCHANGE] = "exchange",
 		[FA_OP_LINK] = "link", [FA_OP_SYMLINK] = "symlink",
+		[FA_OP_LATTR] = "lattr",
 	};
 	if ((unsigned)op >= sizeof names / sizeof names[0] || !names[op])
 		return "unknown";
