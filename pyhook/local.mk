@@ -11,6 +11,7 @@ pyhook__fastaudit_la_SOURCES = \
 	pyhook/_fastaudit/policy.c \
 	pyhook/_fastaudit/monitor.c \
 	pyhook/_fastaudit/bridge.c \
+	pyhook/_fastaudit/denial.c \
 	pyhook/_fastaudit/text.c
 pyhook__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 pyhook__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 2
+#define FA_BRIDGE_VERSION 3
 
 /*
  * A compile-time fingerprint of the engine's data layout: both sides must
@@ -45,10 +45,14 @@ struct fa_thread_ctx {
  * Called by the shim (with no lock held, from the thread making the libc
  * call) to learn the context of the running code when the cached answer for
  * this thread may be stale. Returns 1 and fills *out if the host could
- * answer exactly, 0 if it could not (the shim then uses the cached answer).
+ * answer exactly, 0 if it could not (the shim then uses the cached answer),
+ * FA_RESOLVE_SHARED if the thread runs no host code of its own (a native
+ * worker: its writes are made on behalf of whoever handed it work), in
+ * which case the shim applies the answer given with set_shared().
  * It must be async-signal-safe in the sense that it may decline (return 0)
  * whenever it cannot answer without locks or allocation.
  */
+#define FA_RESOLVE_SHARED 2
 typedef int (*fa_ctx_resolver)(struct fa_thread_ctx *out);
 
 /*
@@ -106,6 +110,11 @@ struct fa_bridge {
 	uint64_t (*denial_count)(void);
 	/* The process policy from fa-run, or NULL. */
 	const fa_policy *(*process_policy)(void);
+	/*
+	 * The answer for threads that run no host code of their own (see
+	 * FA_RESOLVE_SHARED); policy NULL: such threads are not checked.
+	 */
+	void (*set_shared)(const struct fa_thread_ctx *ctx);
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);

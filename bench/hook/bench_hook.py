@@ -160,6 +160,7 @@ def native_worker(base):
         p = os.path.join(d, 'n')
         r[key + '_free'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000, row=key + '_free')
     r['py_open_free'] = best(make_open_loop(os.path.join(d1, 'p')), 3000, row='py_open_free')
+    r['step_free'] = best(task_steps, 20000, row='step_free')
     try:
         from fastaudit import mk_audit, audit_state
     except ImportError:
@@ -170,7 +171,24 @@ def native_worker(base):
         ap = mk_audit([d], monitor_calls=False)
         with ap():
             r[key + '_ctx'] = best(lambda n: fa_bench_noop.write_opens(p, n), 5000, row=key + '_ctx')
+    # with an entry alive and the shim loaded every coroutine start and
+    # resume is observed (3.12+)
+    with mk_audit([d1], monitor_calls=False)():
+        r['step_ctx'] = best(task_steps, 20000, row='step_ctx')
     return r
+
+
+def task_steps(n):
+    """n asyncio task steps (two tasks, each awaiting sleep(0) n/2 times)."""
+    import asyncio
+
+    async def one():
+        for _ in range(n // 2):
+            await asyncio.sleep(0)
+
+    async def both():
+        await asyncio.gather(one(), one())
+    asyncio.run(both())
 
 
 def worker(mode, base):
@@ -395,6 +413,10 @@ def main():
         b0, f0 = nb['py_open_free'], ns['py_open_free']
         print(f"{'Python open() write, no context':44} {fmt(b0):>10} {fmt(f0):>13} {'-':>10} "
               f'{f0 / b0:>9.2f}x')
+        if 'step_ctx' in ns:
+            b0, f0, c0 = nb['step_free'], ns['step_free'], ns['step_ctx']
+            print(f"{'asyncio task step (an entry alive: ctx)':44} {fmt(b0):>10} {fmt(f0):>13} "
+                  f'{fmt(c0):>10} {f0 / b0:>9.2f}x {c0 / b0:>7.2f}x   (task switches observed)')
 
 
 def print_instructions(res):

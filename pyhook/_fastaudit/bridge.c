@@ -80,6 +80,8 @@ static unsigned long *stamp_of(PyObject *ctx)
 void fa_bridge_changed(void)
 {
 	*stamp_of(PyThreadState_Get()->context) = ++fa_gen;
+	/* ContextVar.set() leaves context_ver as it was: the cached answer must go */
+	tc.valid = 0;
 }
 
 /*
@@ -177,6 +179,9 @@ void fa_bridge_publish(PyObject *entry)
 	if (!br)
 		return;
 	ts = PyThreadState_Get();
+	/* the ContextVar changes only through the Context's version: nothing new */
+	if (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver)
+		return;
 	answer_for(entry, &tc.ans);
 	tc.ans.ver = ts->context_ver;
 	tc.ctx = ts->context;
@@ -190,6 +195,20 @@ void fa_bridge_publish(PyObject *entry)
 	}
 }
 
+void fa_bridge_switch(void)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	PyObject *entry;
+
+	if (!br || (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver))
+		return;
+	entry = fa_current_entry();
+	if (!entry)
+		PyErr_Clear();
+	fa_bridge_publish(entry);
+	Py_XDECREF(entry);
+}
+
 static int holds_gil(PyThreadState *ts)
 {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -197,6 +216,37 @@ static int holds_gil(PyThreadState *ts)
 #else
 	return _PyThreadState_UncheckedGet() == ts;
 #endif
+}
+
+/*
+ * Thread ids of native workers seen judged by the shared answer: their
+ * denials surface as errors in whichever Python thread waits for them.
+ * Written without a lock from the workers (one atomic store each).
+ */
+#define NWORKERS 64
+static int workers[NWORKERS];
+static unsigned worker_next;
+
+static void remember_worker(void)
+{
+	static __thread int remembered;
+	unsigned i;
+
+	if (remembered)
+		return;
+	remembered = 1;
+	i = __atomic_fetch_add(&worker_next, 1, __ATOMIC_RELAXED) % NWORKERS;
+	__atomic_store_n(&workers[i], (int)gettid(), __ATOMIC_RELAXED);
+}
+
+static int is_worker(int tid)
+{
+	int i;
+
+	for (i = 0; i < NWORKERS; i++)
+		if (__atomic_load_n(&workers[i], __ATOMIC_RELAXED) == tid)
+			return 1;
+	return 0;
 }
 
 static int resolve(struct fa_thread_ctx *out)
@@ -210,8 +260,11 @@ static int resolve(struct fa_thread_ctx *out)
 		return 1;
 	}
 	ts = PyGILState_GetThisThreadState();
-	if (!ts)
-		return 0;       /* a native thread: it keeps what pthread_create handed over */
+	if (!ts) {
+		/* a native worker: the shared answer (fa_bridge_live) */
+		remember_worker();
+		return FA_RESOLVE_SHARED;
+	}
 	if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
 		*out = tc.ans;
 		return 1;
@@ -260,6 +313,102 @@ void fa_bridge_enter(PyObject *entry)
 		resolver_set = 1;
 	}
 	fa_bridge_publish(entry);
+}
+
+/*
+ * Native worker threads (library thread pools, threads whose creating
+ * context ended) run no Python code of their own: nothing says for which
+ * task they write. While entries are alive they are judged by the one
+ * set of roots the live entries share; when live entries disagree, by a
+ * policy with no roots (every write refused), so a write on behalf of an
+ * audited task is never let through; with no entry alive they are free.
+ * The policies published stay referenced for a while after they stop
+ * being published: a worker may still be judging with one.
+ */
+#define NLIVE 16
+static struct {
+	FaPolicyObject *pol;
+	Py_ssize_t n;
+} live[NLIVE];
+static Py_ssize_t live_overflow;   /* entries whose policy found no row */
+static fa_policy *no_roots;
+#define NKEEP 8
+static PyObject *kept[NKEEP];
+static int kept_next;
+
+static void publish_shared(void)
+{
+	const fa_policy *p = NULL;
+	FaPolicyObject *one = NULL;
+	struct fa_thread_ctx c;
+	int i, disagree = live_overflow;
+
+	for (i = 0; i < NLIVE && !disagree; i++) {
+		if (!live[i].pol)
+			continue;
+		if (!one)
+			one = live[i].pol;
+		else if (one->roots != live[i].pol->roots &&
+			 PyObject_RichCompareBool(one->roots, live[i].pol->roots, Py_EQ) != 1)
+			disagree = 1;
+	}
+	PyErr_Clear();
+	if (disagree) {
+		if (!no_roots) {
+			char msg[128];
+
+			no_roots = fa_policy_new();
+			if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
+				fa_policy_free(no_roots);
+				no_roots = NULL;
+			}
+		}
+		p = no_roots;
+	} else if (one) {
+		p = one->policy;
+		Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
+		kept_next = (kept_next + 1) % NKEEP;
+	}
+	memset(&c, 0, sizeof c);
+	c.policy = p;
+	br->set_shared(&c);
+}
+
+void fa_bridge_live(PyObject *policy, int delta)
+{
+	FaPolicyObject *pol = (FaPolicyObject *)policy;
+	int i, free_row = -1;
+
+	if (!br)
+		return;
+	for (i = 0; i < NLIVE; i++) {
+		if (live[i].pol == pol)
+			break;
+		if (!live[i].pol && free_row < 0)
+			free_row = i;
+	}
+	if (i == NLIVE) {
+		/* entries of more distinct policies than the table holds: refuse for workers */
+		if (delta < 0) {
+			if (live_overflow && --live_overflow == 0)
+				publish_shared();
+			return;
+		}
+		if (free_row < 0) {
+			if (live_overflow++ == 0)
+				publish_shared();
+			return;
+		}
+		i = free_row;
+		live[i].pol = pol;     /* borrowed: its entries keep it alive */
+		live[i].n = 0;
+	}
+	live[i].n += delta;
+	if (live[i].n <= 0)
+		live[i].pol = NULL;
+	/* publish only when the set of policies changed */
+	if (live[i].n == (delta > 0 ? 1 : 0))
+		publish_shared();
 }
 
 void fa_bridge_approve(enum fa_op op, const char *path)
@@ -327,7 +476,9 @@ out:
 	Py_XDECREF(dirs);
 }
 
-static __thread uint64_t noted_seq;
+static __thread uint64_t noted_seq;   /* the newest denial whose note reached an OSError */
+static __thread const void *noted_exc; /* identity only: the last exception given a note */
+static __thread uint64_t passed_seq;  /* the newest denial found to be another thread's */
 
 /*
  * A bridge record rendered by the shim's own renderer (denial.h) into a
@@ -354,37 +505,88 @@ static PyObject *denial_text(const struct fa_denial *d)
 	return r;
 }
 
+/* Append to __notes__: what add_note() does on 3.11+; 3.10 has no add_note(). */
+static int append_note(PyObject *exc, PyObject *text)
+{
+	PyObject *notes = PyObject_GetAttrString(exc, "__notes__");
+	int rc;
+
+	if (!notes) {
+		PyErr_Clear();
+		notes = PyList_New(0);
+		if (!notes || PyObject_SetAttrString(exc, "__notes__", notes) < 0) {
+			Py_XDECREF(notes);
+			return -1;
+		}
+	}
+	rc = PyList_Check(notes) ? PyList_Append(notes, text) : -1;
+	Py_DECREF(notes);
+	return rc;
+}
+
+/* exc was raised while handling the exception that got the last note */
+static int linked_to_noted(PyObject *exc)
+{
+	PyObject *ctx = PyException_GetContext(exc), *cause = PyException_GetCause(exc);
+	int linked = noted_exc && ((const void *)ctx == noted_exc || (const void *)cause == noted_exc);
+
+	Py_XDECREF(ctx);
+	Py_XDECREF(cause);
+	return linked;
+}
+
 /*
- * An exception surfacing in a Python frame right after the shim refused
- * a call on this thread gets a note: the shim's own line for that denial.
- * Native libraries report EACCES in their own words.
+ * An exception raised on this thread after the shim refused one of its
+ * calls (or one of a native worker's, made on its behalf as far as anyone
+ * can tell) gets a note: the shim's own line for that denial. Native
+ * libraries report EACCES in their own words, and run code of their own
+ * between the refusal and the error they finally raise (h5py parses its
+ * error stack with re, raising and catching KeyError and IndexError), so
+ * every exception gets the note until an OSError has it; after that, an
+ * exception raised while handling the noted one (a library re-raising in
+ * its own type) gets it too.
  */
 int fa_bridge_note(PyObject *exc)
 {
 	struct fa_denial *d;
-	PyObject *text, *r;
+	PyObject *text;
+	uint64_t n, seq;
+	int rc;
 
-	if (!br || !exc || br->denial_count() <= noted_seq)
+	if (!br || !exc || (const void *)exc == noted_exc)
+		return 0;
+	n = br->denial_count();
+	if (n == 0 || n == passed_seq || n < noted_seq)
+		return 0;
+	if (n == noted_seq && !linked_to_noted(exc))
 		return 0;
 	d = PyMem_Malloc(sizeof *d);
 	if (!d) {
 		PyErr_Clear();
 		return 0;
 	}
-	if (br->recent_denials(d, 1) != 1 || d->seq <= noted_seq || d->tid != (int)gettid()) {
+	if (br->recent_denials(d, 1) != 1 || d->seq < noted_seq ||
+	    (d->seq == noted_seq && n != noted_seq)) {
 		PyMem_Free(d);
 		return 0;
 	}
-	noted_seq = d->seq;
+	if (d->tid != (int)gettid() && !(d->from_context && is_worker(d->tid))) {
+		passed_seq = d->seq;
+		PyMem_Free(d);
+		return 0;
+	}
+	seq = d->seq;
 	text = denial_text(d);
 	PyMem_Free(d);
-	r = text ? PyObject_CallMethod(exc, "add_note", "O", text) : NULL;
+	rc = text ? append_note(exc, text) : -1;
 	Py_XDECREF(text);
-	if (!r) {
+	if (rc < 0) {
 		PyErr_Clear();
 		return 0;
 	}
-	Py_DECREF(r);
+	noted_exc = exc;
+	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError))
+		noted_seq = seq;
 	return 1;
 }
 

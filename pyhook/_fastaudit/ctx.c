@@ -403,6 +403,7 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_ca
 	c->data = Py_NewRef(data);
 	c->import_allow = Py_NewRef(import_allow);
 	c->monitor_calls = monitor_calls;
+	c->libc_calls = 0;
 	return (PyObject *)c;
 }
 
@@ -466,6 +467,8 @@ fail:
 static void entry_dealloc(FaEntryObject *self)
 {
 	fa_st.live_entries--;
+	if (self->cfg)
+		fa_bridge_live((PyObject *)self->cfg->pol, -1);
 	Py_XDECREF(self->cfg);
 	Py_XDECREF(self->thread);
 	Py_XDECREF(self->chain);
@@ -490,6 +493,7 @@ static FaEntryObject *entry_new(FaCfgObject *cfg)
 	/* counted from birth: a copied context keeps the checks on until it dies */
 	fa_st.live_entries++;
 	e->cfg = (FaCfgObject *)Py_NewRef(cfg);
+	fa_bridge_live((PyObject *)cfg->pol, 1);
 	e->tid = PyThread_get_thread_ident();
 	e->task = current_task();
 	e->thread = current_thread_obj();
@@ -616,6 +620,7 @@ static int replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
 
 	if (!n)
 		return -1;
+	((FaCfgObject *)n)->libc_calls = o->libc_calls;
 	Py_SETREF(self->cfg, (FaCfgObject *)n);
 	return 0;
 }
@@ -722,6 +727,15 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 		Py_DECREF(cfg);
 		return NULL;
 	}
+	if (fa_notes_enter() < 0) {
+		if (cfg->monitor_calls)
+			fa_monitor_exit();
+		PyContextVar_Reset(fa_st.var, token);
+		Py_DECREF(token);
+		Py_DECREF(e);
+		Py_DECREF(cfg);
+		return NULL;
+	}
 	self->monitored = cfg->monitor_calls;
 	self->token = token;
 	fa_bridge_enter((PyObject *)e);
@@ -741,11 +755,18 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 		PyErr_SetString(PyExc_RuntimeError, "audit_perms() context exited without being entered");
 		return NULL;
 	}
-	self->token = NULL;
+	/*
+	 * An __exit__ from another thread or Context fails here (the token
+	 * belongs to the entering Context) and must leave everything as it
+	 * was, so that the entering code's own __exit__ still works.
+	 */
 	r = PyContextVar_Reset(fa_st.var, token);
+	if (r < 0)
+		return NULL;
+	self->token = NULL;
 	Py_DECREF(token);
 	fa_bridge_changed();
-	if (r == 0) {
+	{
 		PyObject *cur = fa_current_entry();
 		fa_bridge_publish(cur);
 		Py_XDECREF(cur);
@@ -753,16 +774,12 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	m = 0;
 	if (self->monitored) {
 		self->monitored = 0;
-		if (r < 0) {
-			PyObject *et, *ev, *tb;
-			PyErr_Fetch(&et, &ev, &tb);
-			m = fa_monitor_exit();
-			PyErr_Restore(et, ev, tb);
-		} else {
-			m = fa_monitor_exit();
-		}
+		m = fa_monitor_exit();
 	}
-	if (r < 0 || m < 0)
+	if (fa_notes_exit() < 0)
+		m = -1;
+	fa_purge_failed_imports();
+	if (m < 0)
 		return NULL;
 	Py_RETURN_FALSE;
 }

@@ -20,7 +20,7 @@ static const struct fa_evinfo table[] = {
 	ALLOW("builtins.input"), ALLOW("builtins.input/result"), ALLOW("code.__new__"),
 	ALLOW("compile"), ALLOW("cpython.run_interactivehook"), ALLOW("exec"),
 	ALLOW("function.__new__"), ALLOW("glob.glob"), ALLOW("glob.glob/2"),
-	ALLOW("import"), ALLOW("mmap.__new__"), ALLOW("object.__delattr__"),
+	{"import", FA_EV_IMPORT, FA_OP_WRITE, -1, -1}, ALLOW("mmap.__new__"), ALLOW("object.__delattr__"),
 	ALLOW("object.__getattr__"), ALLOW("os.fork"), ALLOW("os.forkpty"),
 	ALLOW("os.fwalk"), ALLOW("os.getxattr"), ALLOW("os.listdir"),
 	ALLOW("os.listdrives"), ALLOW("os.listmounts"), ALLOW("os.listvolumes"),

@@ -200,7 +200,84 @@ PyObject *fa_event_message(const char *event, PyObject *args)
 	return fa_text_done(&t);
 }
 
-int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
+/*
+ * A denial raised while a package is being imported for the first time
+ * usually ends that import, and importlib drops only the modules whose
+ * own execution failed: submodules that finished stay in sys.modules and
+ * make the next import of the package, outside the context, half-work.
+ * The outermost package being imported is remembered; when the context
+ * is left and that package is not in sys.modules, its leftovers go.
+ */
+static void note_failed_import(void)
+{
+	PyFrameObject *f = PyEval_GetFrame(), *b;
+	PyObject *g, *spec, *name, *top = NULL;
+	const char *s, *dot;
+
+	Py_XINCREF(f);
+	while (f) {
+		/* a module body runs as a code object named "<module>": only those can be importing */
+		PyCodeObject *c = PyFrame_GetCode(f);
+		int body = PyUnicode_Check(c->co_name) &&
+			   PyUnicode_CompareWithASCIIString(c->co_name, "<module>") == 0;
+
+		Py_DECREF(c);
+		g = body ? frame_globals(f) : NULL;
+		if (g && PyDict_Check(g)) {
+			spec = PyDict_GetItemWithError(g, str_spec);
+			name = PyDict_GetItemWithError(g, str_name);
+			if (name && PyUnicode_Check(name) && spec_initializing(spec))
+				Py_XSETREF(top, Py_NewRef(name));
+		}
+		PyErr_Clear();
+		Py_XDECREF(g);
+		b = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = b;
+	}
+	if (!top)
+		return;
+	s = PyUnicode_AsUTF8(top);
+	dot = s ? strchr(s, '.') : NULL;
+	if (dot)
+		Py_SETREF(top, PyUnicode_FromStringAndSize(s, dot - s));
+	if (top && !fa_st.failed_imports)
+		fa_st.failed_imports = PySet_New(NULL);
+	if (!top || !fa_st.failed_imports || PySet_Add(fa_st.failed_imports, top) < 0)
+		PyErr_Clear();
+	Py_XDECREF(top);
+}
+
+void fa_purge_failed_imports(void)
+{
+	PyObject *modules, *keys, *name, *k, *et, *ev, *tb;
+	Py_ssize_t i, n, len;
+
+	if (!fa_st.failed_imports || PySet_GET_SIZE(fa_st.failed_imports) == 0)
+		return;
+	PyErr_Fetch(&et, &ev, &tb);
+	modules = PyImport_GetModuleDict();
+	keys = PyDict_Keys(modules);
+	while (keys && (name = PySet_Pop(fa_st.failed_imports))) {
+		if (PyDict_Contains(modules, name) == 0) {
+			len = PyUnicode_GET_LENGTH(name);
+			n = PyList_GET_SIZE(keys);
+			for (i = 0; i < n; i++) {
+				k = PyList_GET_ITEM(keys, i);
+				if (PyUnicode_Check(k) && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1 &&
+				    PyUnicode_GET_LENGTH(k) > len && PyUnicode_READ_CHAR(k, len) == '.')
+					PyDict_DelItem(modules, k);
+			}
+		}
+		Py_DECREF(name);
+	}
+	Py_XDECREF(keys);
+	PyErr_Clear();
+	PyErr_Restore(et, ev, tb);
+}
+
+int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
+	    const struct fa_deny_detail *dd)
 {
 	PyObject *note, *full, *ev = NULL, *frame = NULL, *calls = NULL, *r;
 	Py_ssize_t i, n;
@@ -213,12 +290,14 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
 	Py_XDECREF(note);
 	if (!full)
 		return -1;
+	ev = PyUnicode_FromString(event);
+	if (!ev)
+		goto out;
 	n = PyTuple_GET_SIZE(fa_st.audit_hooks);
 	if (n || e->cfg->before_deny != Py_None) {
-		ev = PyUnicode_FromString(event);
 		frame = fa_external_frame();
 		calls = PyObject_CallNoArgs(fa_st.active_calls);
-		if (!ev || !frame || !calls)
+		if (!frame || !calls)
 			goto out;
 		for (i = 0; i <= n; i++) {
 			PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i) : e->cfg->before_deny;
@@ -237,7 +316,9 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg)
 			}
 		}
 	}
-	PyErr_SetObject(PyExc_PermissionError, full);
+	if (fa_st.imports_seen)
+		note_failed_import();
+	fa_raise_denial(ev, full, dd);
 out:
 	Py_XDECREF(ev);
 	Py_XDECREF(frame);
@@ -253,7 +334,7 @@ static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
 
 	if (!msg)
 		return -1;
-	rc = fa_deny(e, event, args, msg);
+	rc = fa_deny(e, event, args, msg, NULL);
 	Py_DECREF(msg);
 	if (rc == 0)
 		fa_bridge_approve_exec(event, args);
@@ -269,6 +350,9 @@ static int check_event(FaEntryObject *e, const char *event, PyObject *args)
 	switch (ev->cls) {
 	case FA_EV_ALLOW:
 		return 0;
+	case FA_EV_IMPORT:
+		fa_st.imports_seen = 1;
+		return 0;
 	case FA_EV_THREAD:
 		if (executor_thread(args))
 			return 0;
@@ -279,8 +363,15 @@ static int check_event(FaEntryObject *e, const char *event, PyObject *args)
 	default:
 		break;
 	}
-	if (importing_allowed_module(e->cfg->import_allow))
+	if (importing_allowed_module(e->cfg->import_allow)) {
+		/* the shim honours the allowance too (import-time writes, process starts) */
+		if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD && ev->cls != FA_EV_ENV &&
+		    ev->cls != FA_EV_SETATTR)
+			fa_approve_event((PyObject *)e, ev, args);
+		else
+			fa_bridge_approve_exec(event, args);
 		return 0;
+	}
 	switch (ev->cls) {
 	case FA_EV_ENV:
 		if (PyTuple_GET_SIZE(args) >= 1 && !env_denied(PyTuple_GET_ITEM(args, 0)))
@@ -326,6 +417,33 @@ static int audit_hook(const char *event, PyObject *args, void *unused)
 	return rc;
 }
 
+/*
+ * The bundled lxml hook, when listed, is called directly from C (it
+ * decides on the name alone): a new tuple of the other hooks.
+ */
+static PyObject *without_lxml_hook(PyObject *hooks)
+{
+	PyObject *list = PyList_New(0), *h, *t;
+	Py_ssize_t i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; i < PyTuple_GET_SIZE(hooks); i++) {
+		h = PyTuple_GET_ITEM(hooks, i);
+		if (PyCFunction_Check(h) && PyCFunction_GET_FUNCTION(h) == (PyCFunction)(void (*)(void))fa_lxml_monitor) {
+			fa_st.lxml_hook = 1;
+			continue;
+		}
+		if (PyList_Append(list, h) < 0) {
+			Py_DECREF(list);
+			return NULL;
+		}
+	}
+	t = PyList_AsTuple(list);
+	Py_DECREF(list);
+	return t;
+}
+
 static PyObject *intern(const char *s)
 {
 	return PyUnicode_InternFromString(s);
@@ -361,7 +479,9 @@ int fa_install(void)
 		goto out;
 	Py_INCREF(fa_st.safe_native);
 	Py_INCREF(fa_st.import_allow);
-	Py_INCREF(fa_st.monitor_hooks);
+	fa_st.monitor_hooks = without_lxml_hook(fa_st.monitor_hooks);
+	if (!fa_st.monitor_hooks)
+		goto out;
 	Py_INCREF(fa_st.audit_hooks);
 	Py_INCREF(fa_st.active_calls);
 	sys = PyImport_ImportModule("sys");

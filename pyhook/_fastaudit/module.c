@@ -12,21 +12,26 @@
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", "allow_outside_symlinks", NULL,
+	"native", "allow_outside_symlinks", "native_calls", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
-	const char *native = "auto";
+	const char *native = "auto", *native_calls = "audit";
 	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$sp:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$sps:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports, &native, &outside_symlinks))
+					 &allow_imports, &native, &outside_symlinks, &native_calls))
 		return NULL;
+	if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
+		PyErr_Format(PyExc_ValueError, "native_calls must be 'audit' or 'libc', not '%s'",
+			     native_calls);
+		return NULL;
+	}
 	if (strcmp(native, "auto") && strcmp(native, "require")) {
 		PyErr_Format(PyExc_ValueError, "native must be 'auto' or 'require', not '%s'", native);
 		return NULL;
@@ -50,6 +55,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
+	fa_notes_install();
 	pol = fa_policy_from_roots(roots, outside_symlinks);
 	if (!pol)
 		return NULL;
@@ -60,8 +66,10 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (imports)
 		cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny, on ? on_call : Py_None, data,
 				 imports, monitor_calls);
-	if (cfg)
+	if (cfg) {
+		((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
 		r = fa_perms_new((FaCfgObject *)cfg);
+	}
 	Py_XDECREF(cfg);
 	Py_XDECREF(imports);
 	Py_DECREF(pol);
@@ -82,19 +90,21 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 		return NULL;
 	cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
 	tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
-	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:O,s:O,s:O,s:s,s:K,s:N}",
+	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
 			  "safe_native", fa_st.safe_native,
 			  "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
 			  "tool_id", tid,
 			  "active", entry ? Py_True : Py_False,
 			  "roots", cfg ? cfg->pol->roots : Py_None,
 			  "monitor_on", fa_st.monitor_on,
+			  "live_entries", fa_st.live_entries,
 			  "monitor_calls", cfg ? (cfg->monitor_calls ? Py_True : Py_False) : Py_None,
 			  "import_allow", cfg ? cfg->import_allow : fa_st.import_allow,
 			  "native", fa_native_on() ? Py_True : Py_False,
 			  "native_reason", fa_native_on() ? "libfashim.so loaded" : fa_native_reason(),
 			  "native_denial_count", fa_native_denial_count(),
-			  "native_denials", fa_native_denials());
+			  "native_denials", fa_native_denials(),
+			  "denials", fa_all_denials());
 	Py_XDECREF(entry);
 	return d;
 }
@@ -106,9 +116,19 @@ static PyObject *native_denials(PyObject *self, PyObject *unused)
 	return fa_native_denials();
 }
 
+static PyObject *recent_denials(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return fa_all_denials();
+}
+
 static PyMethodDef methods[] = {
 	{"native_denials", native_denials, METH_NOARGS,
 	 "Recent writes and process starts refused by libfashim.so, oldest first."},
+	{"recent_denials", recent_denials, METH_NOARGS,
+	 "Recent denials of every layer, oldest first: the audit hook's and the call monitor's\n"
+	 "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library swallowed."},
 	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
 	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
 	 "         monitor_calls=True, allow_imports=())\n--\n\n"

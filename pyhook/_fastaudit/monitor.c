@@ -41,6 +41,17 @@ PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	for (i = 0; i < sizeof lxml_writers / sizeof lxml_writers[0]; i++)
 		if (!strcmp(callee, lxml_writers[i]))
 			Py_RETURN_NONE;
+	/* hosts call this hook directly too, before any mk_audit() */
+	if (!fa_st.disable && FA_HAVE_MONITORING) {
+		PyObject *sys = PyImport_ImportModule("sys");
+		PyObject *mon = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+
+		fa_st.disable = mon ? PyObject_GetAttrString(mon, "DISABLE") : NULL;
+		Py_XDECREF(mon);
+		Py_XDECREF(sys);
+		if (!fa_st.disable)
+			return NULL;
+	}
 	if (fa_st.disable)
 		return Py_NewRef(fa_st.disable);
 	Py_RETURN_NONE;
@@ -55,6 +66,31 @@ static PyObject *disable(void)
 {
 	disabled++;
 	return Py_NewRef(fa_st.disable);
+}
+
+/* restart_events() when some site was DISABLEd since the last restart */
+static int rearm(void)
+{
+	PyObject *r;
+
+	if (!disabled)
+		return 0;
+	if (!fa_st.mon_restart) {
+		PyObject *sys = PyImport_ImportModule("sys");
+		PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+
+		fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events") : NULL;
+		Py_XDECREF(m);
+		Py_XDECREF(sys);
+		if (!fa_st.mon_restart)
+			return -1;
+	}
+	r = PyObject_CallNoArgs(fa_st.mon_restart);
+	if (!r)
+		return -1;
+	Py_DECREF(r);
+	disabled = 0;
+	return 0;
 }
 
 static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname, *str_name_,
@@ -84,6 +120,11 @@ static PyObject *unwrap(PyObject *fn)
 
 	Py_INCREF(fn);
 	while (guard++ < 64) {
+		/* m = obj.method; m(): a bound method is what its function is */
+		if (PyMethod_Check(fn)) {
+			Py_SETREF(fn, Py_NewRef(PyMethod_GET_FUNCTION(fn)));
+			continue;
+		}
 		if (partial_type && PyObject_TypeCheck(fn, (PyTypeObject *)partial_type)) {
 			w = getattr_opt(fn, str_func);
 			if (!w)
@@ -112,7 +153,7 @@ static PyObject *unwrap(PyObject *fn)
 
 static int callee_is_python(PyObject *fn)
 {
-	if (PyFunction_Check(fn) || PyMethod_Check(fn))
+	if (PyFunction_Check(fn))
 		return 1;
 	/* extension types are native constructors even though they are types */
 	if (PyType_Check(fn))
@@ -312,12 +353,14 @@ static int run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObj
 	PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, Py_None};
 	int rc = 0;
 
-	r = fa_lxml_monitor(NULL, a, 7);
-	if (r != Py_None) {
-		*res = r;
-		return r ? 1 : -1;
+	if (fa_st.lxml_hook) {
+		r = fa_lxml_monitor(NULL, a, 7);
+		if (r != Py_None) {
+			*res = r;
+			return r ? 1 : -1;
+		}
+		Py_DECREF(r);
 	}
-	Py_DECREF(r);
 	if (!n && cfg->on_call == Py_None)
 		return 0;
 	calls = PyObject_CallNoArgs(fa_st.active_calls);
@@ -407,6 +450,16 @@ static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 			disabled++;
 		goto out;
 	}
+	/*
+	 * native_calls='libc': the shim, loaded and told this thread's context
+	 * above, judges every write the call makes; the site stays armed so
+	 * each call publishes its context first. Without the shim the call is
+	 * audited as the seed says.
+	 */
+	if (cfg->libc_calls && fa_native_on()) {
+		res = Py_NewRef(Py_None);
+		goto out;
+	}
 	chain = fa_chain_string(callee);
 	if (!chain)
 		goto out;
@@ -427,11 +480,28 @@ PyMethodDef fa_monitor_cb_def = {
 	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
 	"sys.monitoring CALL callback of fastaudit."};
 
-/* RAISE (code, offset, exception): attach native denials to what surfaces. */
+/*
+ * The native bridge's own sys.monitoring tool id, with the shim loaded and
+ * only while some context is entered (with or without call monitoring),
+ * so the call monitor's id carries exactly CALL, as hosts expect:
+ *  - RAISE: the exception a native library raises after the shim refused
+ *    one of its calls gets a note naming the call, path and rule;
+ *  - PY_START and PY_RESUME of coroutines: an asyncio task step switches
+ *    Context without telling anyone, and the first thing it runs is its
+ *    coroutine's frame; publishing the running Context's answer there,
+ *    before the step can call native code, makes the shim's answer exact
+ *    per task even for native code that releases the GIL (3.12+; 3.14's
+ *    context watchers would see the switch itself). Other code objects
+ *    are DISABLEd at their first start: a plain call cannot switch Context.
+ */
+static int notes_tool = -1;
+static int notes_on;               /* the bridge's events are set */
+static PyObject *notes_tool_obj, *notes_events;
+
 static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
 	(void)self;
-	if (n >= 3 && fa_st.monitor_on)
+	if (n >= 3 && fa_st.live_entries)
 		fa_bridge_note(args[2]);
 	Py_RETURN_NONE;
 }
@@ -439,7 +509,205 @@ static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 static PyMethodDef raise_cb_def = {
 	"_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
 	"sys.monitoring RAISE callback of fastaudit: native denial notes."};
-static PyObject *raise_events;
+
+/* PY_START / PY_RESUME (code, offset) */
+static PyObject *switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	if (n < 1 || !PyCode_Check(args[0]))
+		Py_RETURN_NONE;
+	/*
+	 * Not counted in `disabled`: these sites never need re-arming (a
+	 * coroutine stays one), so they must not make every entry restart
+	 * events; a restart for the call monitor re-arms them, harmlessly.
+	 * With no entry alive a coroutine site is disabled too, and comes
+	 * back with the next restart.
+	 */
+	if (!(((PyCodeObject *)args[0])->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
+		return Py_NewRef(fa_st.disable);
+	if (!fa_st.live_entries) {
+		disabled++;
+		return Py_NewRef(fa_st.disable);
+	}
+	fa_bridge_switch();
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef switch_cb_def = {
+	"_switch_monitor", (PyCFunction)(void (*)(void))switch_cb, METH_FASTCALL,
+	"sys.monitoring PY_START/PY_RESUME callback of fastaudit: task steps."};
+
+static const char *const bridge_events[] = {"RAISE", "PY_START", "PY_RESUME"};
+
+/* Register (or, with on 0, remove) the bridge's callbacks on id: 0 or -1. */
+static int bridge_callbacks(PyObject *mon_, int id, int on)
+{
+	PyObject *ev, *e, *cb, *r, *all = NULL;
+	size_t i;
+	int rc = 0;
+
+	ev = PyObject_GetAttrString(mon_, "events");
+	if (!ev)
+		return -1;
+	for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0] && rc == 0; i++) {
+		e = PyObject_GetAttrString(ev, bridge_events[i]);
+		cb = !on ? Py_NewRef(Py_None) :
+		     PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
+		r = e && cb ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb) : NULL;
+		Py_XDECREF(r);
+		if (r && on)
+			Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));
+		if (!r || (on && !all))
+			rc = -1;
+		Py_XDECREF(e);
+		Py_XDECREF(cb);
+	}
+	Py_DECREF(ev);
+	if (on && rc == 0)
+		notes_events = all;
+	else
+		Py_XDECREF(all);
+	return rc;
+}
+
+#define NOTES_NAME "fastaudit-native"
+
+/*
+ * Claim a free tool id (4, 3, then the others) for RAISE; -1 if none is
+ * free. Called from mk_audit(), outside any context (registering a
+ * callback raises an audit event).
+ */
+int fa_notes_install(void)
+{
+	static const int prefer[] = {4, 3, 2, 1, 0, 5};
+	PyObject *sys, *mon_, *tool, *r;
+	size_t i;
+	int id = -1;
+
+	sys = PyImport_ImportModule("sys");
+	mon_ = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+	Py_XDECREF(sys);
+	if (!mon_)
+		return -1;
+	for (i = 0; i < sizeof prefer / sizeof prefer[0] && id < 0; i++) {
+		if (prefer[i] == fa_st.tool_id)
+			continue;
+		tool = PyObject_CallMethod(mon_, "get_tool", "i", prefer[i]);
+		if (!tool)
+			goto out;
+		if (tool == Py_None)
+			id = prefer[i];
+		else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
+			id = prefer[i];   /* left over from an earlier copy of the module */
+		Py_DECREF(tool);
+	}
+	if (!fa_native_on() || notes_tool >= 0)
+		goto out;
+	if (id < 0)
+		goto out;
+	r = PyObject_CallMethod(mon_, "get_tool", "i", id);
+	if (r == Py_None) {
+		Py_DECREF(r);
+		r = PyObject_CallMethod(mon_, "use_tool_id", "is", id, NOTES_NAME);
+	}
+	Py_XDECREF(r);
+	if (r && !fa_st.disable)
+		fa_st.disable = PyObject_GetAttrString(mon_, "DISABLE");
+	if (r && fa_st.disable && bridge_callbacks(mon_, id, 1) == 0) {
+		notes_tool_obj = PyLong_FromLong(id);
+		if (notes_tool_obj)
+			notes_tool = id;
+	} else {
+		id = -1;
+	}
+out:
+	PyErr_Clear();
+	Py_DECREF(mon_);
+	return id;
+}
+
+static int notes_set(PyObject *events)
+{
+	PyObject *a[2] = {notes_tool_obj, events};
+	PyObject *r;
+
+	if (!fa_st.mon_set_events) {
+		PyObject *sys = PyImport_ImportModule("sys");
+		PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+
+		fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events") : NULL;
+		Py_XDECREF(m);
+		Py_XDECREF(sys);
+		if (!fa_st.mon_set_events)
+			return -1;
+	}
+	r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
+/*
+ * On at a context entry; off at an exit that leaves no entry alive
+ * anywhere. An entry outlives its with block in the Contexts copied from
+ * it (tasks created inside), and those tasks' steps and errors still need
+ * the bridge: it stays on until an exit finds nothing alive, and its
+ * callbacks return early (DISABLE where they can) while nothing is alive.
+ */
+int fa_notes_enter(void)
+{
+	if (notes_tool < 0)
+		return 0;
+	/* coroutine sites DISABLEd while no entry was alive must see task steps again */
+	if (rearm() < 0)
+		return -1;
+	if (notes_on)
+		return 0;
+	if (notes_set(notes_events) < 0)
+		return -1;
+	notes_on = 1;
+	return 0;
+}
+
+int fa_notes_exit(void)
+{
+	static PyObject *zero;
+
+	if (notes_tool < 0 || !notes_on || fa_st.live_entries > 0)
+		return 0;
+	if (!zero && !(zero = PyLong_FromLong(0)))
+		return -1;
+	notes_on = 0;
+	return notes_set(zero);
+}
+
+int fa_notes_tool(void)
+{
+	return notes_tool;
+}
+
+/* Give the notes' tool id up (the call monitor asks for it); 0 or -1. */
+static int notes_release(PyObject *mon_, int id)
+{
+	PyObject *r;
+
+	if (notes_on) {
+		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is in use by fastaudit's notes "
+			     "while a context is entered", id);
+		return -1;
+	}
+	if (bridge_callbacks(mon_, id, 0) < 0)
+		return -1;
+	r = PyObject_CallMethod(mon_, "free_tool_id", "i", id);
+	if (!r)
+		return -1;
+	Py_DECREF(r);
+	if (id == notes_tool) {
+		notes_tool = -1;
+		Py_CLEAR(notes_tool_obj);
+		Py_CLEAR(notes_events);
+	}
+	return 0;
+}
 
 static int sample_slots(void)
 {
@@ -498,7 +766,8 @@ int fa_monitor_install(int tool_id)
 		Py_DECREF(sys);
 		if (!mon)
 			return -1;
-		fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
+		if (!fa_st.disable)
+			fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
 		fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
 		fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
 		if (!fa_st.disable || !fa_st.mon_set_events || !fa_st.mon_restart)
@@ -519,6 +788,10 @@ int fa_monitor_install(int tool_id)
 		Py_XDECREF(r);
 		if (!r)
 			goto out;
+	} else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME)) {
+		/* the notes move to another id once the monitor has this one */
+		if (notes_release(mon, tool_id) < 0)
+			goto out;
 	} else if (tool != Py_None) {
 		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is already used by %R",
 			     tool_id, tool);
@@ -533,17 +806,6 @@ int fa_monitor_install(int tool_id)
 	if (!r)
 		goto out;
 	Py_DECREF(r);
-	if (fa_native_on()) {
-		PyObject *raise = PyObject_GetAttrString(events, "RAISE");
-		Py_SETREF(cb, raise ? PyCFunction_New(&raise_cb_def, NULL) : NULL);
-		r = cb ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, raise, cb) : NULL;
-		if (r)
-			raise_events = PyNumber_Or(call, raise);
-		Py_XDECREF(raise);
-		if (!r || !raise_events)
-			goto out;
-		Py_DECREF(r);
-	}
 	fa_st.tool_id = tool_id;
 	rc = 0;
 out:
@@ -579,8 +841,6 @@ static int set_events(PyObject *events)
 
 int fa_monitor_enter(void)
 {
-	PyObject *r;
-
 	if (fa_st.tool_id < 0)
 		return 0;
 	if (!tool_obj) {
@@ -590,7 +850,7 @@ int fa_monitor_enter(void)
 		Py_XDECREF(ev);
 		if (!call)
 			return -1;
-		events_on = raise_events ? Py_NewRef(raise_events) : Py_NewRef(call);
+		events_on = Py_NewRef(call);
 		Py_DECREF(call);
 		events_off = PyLong_FromLong(0);
 		tool_obj = PyLong_FromLong(fa_st.tool_id);
@@ -606,13 +866,8 @@ int fa_monitor_enter(void)
 	 * running frames finds nothing instrumented, and set_events() then
 	 * arms every site of those frames anyway.
 	 */
-	if (disabled) {
-		r = PyObject_CallNoArgs(fa_st.mon_restart);
-		if (!r)
-			return -1;
-		Py_DECREF(r);
-		disabled = 0;
-	}
+	if (rearm() < 0)
+		return -1;
 	if (fa_st.monitor_on == 0 && set_events(events_on) < 0)
 		return -1;
 	fa_st.monitor_on++;
@@ -647,6 +902,26 @@ int fa_monitor_enter(void)
 int fa_monitor_exit(void)
 {
 	return 0;
+}
+
+int fa_notes_enter(void)
+{
+	return 0;
+}
+
+int fa_notes_exit(void)
+{
+	return 0;
+}
+
+int fa_notes_tool(void)
+{
+	return -1;
+}
+
+int fa_notes_install(void)
+{
+	return -1;
 }
 
 #endif

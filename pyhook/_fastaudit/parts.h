@@ -62,6 +62,7 @@ enum fa_evclass {
 	FA_EV_ENV,
 	FA_EV_THREAD,
 	FA_EV_INTERNAL,   /* audit_perms.*: policy changes, denied inside a context */
+	FA_EV_IMPORT,     /* a module not yet in sys.modules is being imported */
 };
 
 struct fa_evinfo {
@@ -92,6 +93,7 @@ extern PyTypeObject FaPolicy_Type;
 PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
+void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 
 /* ---- ctx.c ------------------------------------------------------------- */
 
@@ -103,6 +105,7 @@ typedef struct {
 	PyObject *data;
 	PyObject *import_allow; /* sorted tuple of str */
 	int monitor_calls;
+	int libc_calls;          /* native calls go on to the shim's checks when it is loaded */
 } FaCfgObject;
 
 /* What one entry into a context installs in the ContextVar. */
@@ -139,7 +142,8 @@ struct fa_state {
 	PyObject *var;               /* ContextVar holding the active FaEntryObject */
 	PyObject *safe_native;       /* sorted tuple of module prefixes */
 	PyObject *import_allow;      /* sorted tuple, from entry points */
-	PyObject *monitor_hooks;     /* tuple of callables */
+	PyObject *monitor_hooks;     /* tuple of callables, the bundled lxml hook left out */
+	int lxml_hook;               /* the bundled lxml hook is among the monitor hooks */
 	PyObject *audit_hooks;       /* tuple of callables */
 	PyObject *active_calls;      /* callable returning the tracked calls */
 	PyObject *stdlib;            /* frozenset of stdlib top-level names */
@@ -148,14 +152,27 @@ struct fa_state {
 	Py_ssize_t monitor_on;       /* monitoring contexts entered */
 	PyObject *disable;           /* sys.monitoring.DISABLE */
 	PyObject *mon_set_events, *mon_restart;
+	int imports_seen;            /* a fresh import ran inside a context */
+	PyObject *failed_imports;    /* set of top-level packages a denial interrupted */
 };
 
 extern struct fa_state fa_st;
 
 int fa_install(void);
 /* Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed, -1 raised. */
-int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg);
+struct fa_deny_detail {
+	PyObject *path;          /* the path argument as given, or NULL */
+	const char *resolved;    /* the path the engine judged, or NULL */
+	const char *rule;        /* the engine's reason name ("outside-roots"), or NULL */
+	const char *op;          /* the operation class ("write", "remove"), or NULL */
+	PyObject *roots;         /* the context's roots */
+	PyObject *note;          /* one sentence for the exception's notes, or NULL */
+};
+int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
+	    const struct fa_deny_detail *dd);
 PyObject *fa_event_message(const char *event, PyObject *args);
+/* Drop what is left of imports a denial broke (called when a context is left). */
+void fa_purge_failed_imports(void);
 
 /* ---- bridge.c (libfashim.so, when preloaded) ---------------------------- */
 
@@ -164,18 +181,32 @@ int fa_native_on(void);
 const char *fa_native_reason(void);
 void fa_bridge_enter(PyObject *entry);
 void fa_bridge_publish(PyObject *entry);
+/* A coroutine frame starts or resumes: publish if the thread's Context changed. */
+void fa_bridge_switch(void);
 void fa_bridge_changed(void);
+/* An entry of policy (a FaPolicyObject) was born (+1) or died (-1). */
+void fa_bridge_live(PyObject *policy, int delta);
 void fa_bridge_approve(enum fa_op op, const char *path);
 void fa_bridge_approve_exec(const char *event, PyObject *args);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);
 
+/* ---- denial.c --------------------------------------------------------- */
+
+int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd);
+PyObject *fa_all_denials(void);
+
 /* ---- monitor.c --------------------------------------------------------- */
 
 int fa_monitor_install(int tool_id);
 int fa_monitor_enter(void);
 int fa_monitor_exit(void);
+/* RAISE events for native denial notes, on while any context is entered (3.12+) */
+int fa_notes_enter(void);
+int fa_notes_exit(void);
+int fa_notes_tool(void);
+int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
 PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
 

@@ -210,8 +210,21 @@ static void arg_done(struct fa_arg *a)
 	Py_CLEAR(a->bytes);
 }
 
-static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a,
-			      const struct fa_decision *d, enum fa_op op)
+/*
+ * A directory entry change (remove, rename) aimed at a root itself: its
+ * parent is outside, so "not in roots" would read as nonsense.
+ */
+static int is_root_itself(FaEntryObject *e, struct fa_arg *a, enum fa_op op)
+{
+	struct fa_decision d;
+
+	if (op != FA_OP_REMOVE && op != FA_OP_RENAME)
+		return 0;
+	return fa_check(e->cfg->pol->policy, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW;
+}
+
+/* The seed's message; "is a root itself" where that is the reason. */
+static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a, int root)
 {
 	struct fa_text t;
 
@@ -219,14 +232,30 @@ static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg
 	fa_text_c(&t, event);
 	fa_text_lit(&t, " ");
 	fa_text_repr(&t, a->obj);
-	fa_text_lit(&t, " not in ");
+	if (root)
+		fa_text_lit(&t, " is an allowed root itself, not a path inside ");
+	else
+		fa_text_lit(&t, " not in ");
 	fa_text_u(&t, e->cfg->pol->roots_repr);
-	fa_text_lit(&t, "\nRule: ");
+	return fa_text_done(&t);
+}
+
+/* "fastaudit: write judged at /p: not under any allowed root (outside-roots)" */
+static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op, int root,
+			   int by_cwd)
+{
+	struct fa_text t;
+
+	fa_text_init(&t);
+	fa_text_lit(&t, "fastaudit: ");
 	fa_text_c(&t, fa_op_name(op));
 	fa_text_lit(&t, " judged at ");
 	fa_text_c(&t, d->path[0] ? d->path : a->path);
 	fa_text_lit(&t, ": ");
-	fa_text_c(&t, fa_why_text(d->why));
+	if (root)
+		fa_text_lit(&t, "a root can be written into, not removed or renamed");
+	else
+		fa_text_c(&t, fa_why_text(d->why));
 	fa_text_lit(&t, " (");
 	fa_text_c(&t, fa_why_name(d->why));
 	fa_text_lit(&t, ")");
@@ -234,22 +263,58 @@ static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg
 		fa_text_lit(&t, ": ");
 		fa_text_c(&t, strerror(d->err));
 	}
+	if (by_cwd)
+		fa_text_lit(&t, "; judged against the current directory: os.open()'s audit event "
+			    "carries no dir_fd (load libfashim.so to have the real openat judged)");
 	return fa_text_done(&t);
 }
 
-static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
-		     const struct fa_decision *d, enum fa_op op)
-{
-	PyObject *msg = path_message(event, e, a, d, op);
-	int rc;
+/*
+ * Set while fa_approve_event() runs the judgement: an operation the host
+ * allows regardless (a trusted import) is passed to the shim as an
+ * approval exactly where the hook would have refused it, so the shim
+ * honours it and nothing is approved that needs no approval.
+ */
+static int approving;
 
+/*
+ * key: the path the shim files the operation under, for an approval (the
+ * source of a rename or link, whichever side the hook refused).
+ */
+static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
+		     const struct fa_decision *d, enum fa_op op, const char *key)
+{
+	int root, rc;
+	PyObject *msg;
+	struct fa_deny_detail dd;
+
+	if (approving) {
+		fa_bridge_approve(op, key);
+		return 0;
+	}
+	root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
+	msg = path_message(event, e, a, root);
 	if (!msg)
 		return -1;
-	rc = fa_deny(e, event, args, msg);
+	dd.path = a->obj;
+	dd.resolved = d->path[0] ? d->path : a->path;
+	dd.rule = root ? "root-itself" : fa_why_name(d->why);
+	dd.op = fa_op_name(op);
+	dd.roots = e->cfg->pol->roots;
+	/* os.open() of a relative path without the shim: its dir_fd, if any, is unknown */
+	dd.note = path_note(a, d, op, root,
+			    !strcmp(event, "open") && PyTuple_GET_SIZE(args) > 1 &&
+			    PyTuple_GET_ITEM(args, 1) == Py_None && a->path[0] != '/');
+	if (!dd.note) {
+		Py_DECREF(msg);
+		return -1;
+	}
+	rc = fa_deny(e, event, args, msg, &dd);
 	Py_DECREF(msg);
+	Py_DECREF(dd.note);
 	/* the host allowed it: the shim must not refuse the same operation */
 	if (rc == 0)
-		fa_bridge_approve(op, a->path);
+		fa_bridge_approve(op, key);
 	return rc;
 }
 
@@ -277,7 +342,7 @@ static int judge_one(const char *event, PyObject *args, FaEntryObject *e, struct
 		else if (d.verdict == FA_ALLOW)
 			return 0;
 	}
-	return deny_path(event, args, e, a, &d, op);
+	return deny_path(event, args, e, a, &d, op, a->path);
 }
 
 static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
@@ -287,22 +352,27 @@ static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
 	struct fa_decision d1, d2;
 
 	fa_check2(p, op, a->dirfd, a->path, b->dirfd, b->path, &d1, &d2);
-	if (d1.verdict != FA_ALLOW && deny_path(event, args, e, a, &d1, op) < 0)
+	if (d1.verdict != FA_ALLOW && deny_path(event, args, e, a, &d1, op, a->path) < 0)
 		return -1;
-	if (d2.verdict != FA_ALLOW && deny_path(event, args, e, b, &d2, op) < 0)
+	if (d2.verdict != FA_ALLOW && deny_path(event, args, e, b, &d2, op, a->path) < 0)
 		return -1;
 	return 0;
 }
 
 static int not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
 {
-	PyObject *msg = PyUnicode_FromFormat("%s %R not in %U\nRule: not a path",
-					     event, obj, e->cfg->pol->roots_repr);
+	struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL, e->cfg->pol->roots, NULL};
+	PyObject *msg;
 	int rc;
 
+	if (approving)
+		return 0;
+	msg = PyUnicode_FromFormat("%s %R not in %U", event, obj, e->cfg->pol->roots_repr);
 	if (!msg)
 		return -1;
-	rc = fa_deny(e, event, args, msg);
+	dd.note = PyUnicode_FromString("fastaudit: the argument is not a path (not-a-path)");
+	rc = dd.note ? fa_deny(e, event, args, msg, &dd) : -1;
+	Py_XDECREF(dd.note);
 	Py_DECREF(msg);
 	return rc;
 }
@@ -361,6 +431,10 @@ int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 		 */
 		if (!arg_read(&a, PyTuple_GET_ITEM(args, 0), AT_FDCWD))
 			return not_a_path(event, args, e, PyTuple_GET_ITEM(args, 0));
+		if (PyTuple_GET_ITEM(args, 1) == Py_None && a.path[0] != '/' && fa_native_on()) {
+			arg_done(&a);
+			return 0;   /* os.open() of a relative path: the shim sees its dir_fd */
+		}
 #ifdef O_TMPFILE
 		if ((flags & O_TMPFILE) == O_TMPFILE)
 			rc = judge_one(event, args, e, &a, FA_OP_DIR, 0);
@@ -425,4 +499,15 @@ int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 	arg_done(&a);
 	arg_done(&b);
 	return rc;
+}
+
+/* A host allowance for an event (trusted import): approve at the shim what the hook would refuse. */
+void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
+{
+	if (!fa_native_on())
+		return;
+	approving = 1;
+	if (fa_judge_event(entry, ev, args) < 0)
+		PyErr_Clear();
+	approving = 0;
 }

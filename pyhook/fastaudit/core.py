@@ -10,22 +10,24 @@ from collections import namedtuple
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import wraps
+from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import audit_state, mk_audit
+from ._fastaudit import audit_state, mk_audit, recent_denials
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
-           'CallTracker']
+           'CallTracker', 'recent_denials']
 
 TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
 
-# Native modules of common packages whose calls do not write files. The
-# reference distribution declares these through its own
-# fastaudit_safe_native entry points; a build installed without
-# distribution metadata still needs them.
-_BUNDLED_SAFE_NATIVE = ('PIL', '_regex', 'bottleneck', 'contourpy', 'kiwisolver',
-                        'matplotlib', 'numexpr', 'numpy', 'orjson', 'pandas',
-                        'pydantic_core', 'regex._regex', 'rpds')
+# Native modules of common packages whose calls write no files, and the
+# bundled lxml monitor hook: defaults added to what installed distributions
+# declare, unless the host pins the entry points (below). A host narrows
+# the defaults by assigning bundled_safe_native before its first mk_audit.
+bundled_safe_native = ('PIL', '_regex', 'bottleneck', 'contourpy', 'kiwisolver',
+                       'matplotlib', 'numexpr', 'numpy', 'orjson', 'pandas',
+                       'pydantic_core', 'regex._regex', 'rpds')
 _BUNDLED_MONITOR_HOOKS = ('fastaudit.hooks:lxml_monitor',)
+_stock_entry_points = entry_points
 
 
 class _ActiveCall:
@@ -86,20 +88,36 @@ def _clean(mods):
 
 
 def _entry_points():
-    """Read the four entry-point groups once, for the C hook.
+    """Read the four entry-point groups once, for the C hook, outside any
+    context.
 
-    Module-prefix groups are read as text and never imported; hook groups
-    are loaded, since they are called.
+    ``entry_points`` is this module's global, looked up now: a host that
+    pins the groups replaces ``fastaudit.core.entry_points`` before its
+    first ``mk_audit`` and gets exactly what its function returns, with no
+    bundled defaults. Module-prefix groups are read as text and never
+    imported; hook groups are loaded, since they are called.
     """
-    from importlib.metadata import entry_points
+    import sys
+    eps = entry_points
+    stock = eps is _stock_entry_points
 
     def group(name):
-        return entry_points(group=name)
-    safe = set(_BUNDLED_SAFE_NATIVE) | set(_clean(ep.value for ep in group('fastaudit_safe_native')))
+        return tuple(eps(group=name))
+    safe = set(_clean(ep.value for ep in group('fastaudit_safe_native')))
     imports = set(_clean(ep.value for ep in group('fastaudit_import_allow')))
-    import sys
-    mon = tuple(ep.load() for ep in group('fastaudit_monitor_hook')
-                if ep.value.strip() not in _BUNDLED_MONITOR_HOOKS
-                and hasattr(sys, 'monitoring'))
+    mon_refs = [ep for ep in group('fastaudit_monitor_hook')]
+    if stock:
+        safe |= set(_clean(bundled_safe_native))
+        have = {ep.value.strip() for ep in mon_refs}
+        mon_refs = [EntryPoint(v, v, 'fastaudit_monitor_hook')
+                    for v in _BUNDLED_MONITOR_HOOKS if v not in have] + mon_refs
+    mon = ()
+    if hasattr(sys, 'monitoring'):
+        seen, loaded = set(), []
+        for ep in mon_refs:
+            if ep.value.strip() not in seen:
+                seen.add(ep.value.strip())
+                loaded.append(ep.load())
+        mon = tuple(loaded)
     aud = tuple(ep.load() for ep in group('fastaudit_audit_hook'))
     return tuple(sorted(safe)), tuple(sorted(imports)), mon, aud, active_calls

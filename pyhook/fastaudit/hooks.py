@@ -2,7 +2,8 @@
 
 ``lxml_monitor`` lets ordinary lxml calls run unmonitored and keeps the
 lxml calls that write files without a Python ``open`` event audited. It is
-always active; it is exposed here so hosts can call or chain it.
+active by default (a host that pins ``fastaudit.core.entry_points`` lists it
+itself, as ``fastaudit.hooks:lxml_monitor``); hosts can call or chain it.
 """
 from ._fastaudit import lxml_monitor
 

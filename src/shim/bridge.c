@@ -175,17 +175,40 @@ static int take_approval(int op, const char *path)
 	return 0;
 }
 
+/*
+ * The answer for native worker threads. Two copies, switched by index, so
+ * a reader never sees a half-written one; the host writes under its own
+ * lock (the GIL).
+ */
+static struct fa_thread_ctx shared[2];
+static int shared_cur;
+
+static void set_shared(const struct fa_thread_ctx *c)
+{
+	int next = !__atomic_load_n(&shared_cur, __ATOMIC_RELAXED);
+
+	if (c)
+		shared[next] = *c;
+	else
+		memset(&shared[next], 0, sizeof shared[next]);
+	__atomic_store_n(&shared_cur, next, __ATOMIC_RELEASE);
+}
+
 /* Ask the host for the current answer; keep the cached one if it cannot say. */
 static void refresh(void)
 {
 	fa_ctx_resolver fn = __atomic_load_n(&resolver, __ATOMIC_ACQUIRE);
 	struct fa_thread_ctx c;
+	int r;
 
 	if (!fn)
 		return;
 	memset(&c, 0, sizeof(c));
 	fa_tls.guard++;
-	if (fn(&c))
+	r = fn(&c);
+	if (r == FA_RESOLVE_SHARED)
+		c = shared[__atomic_load_n(&shared_cur, __ATOMIC_ACQUIRE)];
+	if (r)
 		slot_store(&c);
 	fa_tls.guard--;
 }
@@ -266,6 +289,7 @@ static const struct fa_bridge bridge = {
 	.recent_denials = recent_denials,
 	.denial_count = denial_count,
 	.process_policy = process_policy,
+	.set_shared = set_shared,
 };
 
 

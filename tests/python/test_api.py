@@ -166,3 +166,50 @@ def test_hook_appears_once():
     mk_audit(['/tmp'], monitor_calls=False)
     mk_audit(['/tmp'], monitor_calls=False)
     assert sys.modules['fastaudit._fastaudit'].mk_audit is mk_audit
+
+
+def _fresh(code, tmp_path):
+    import subprocess
+    import textwrap
+    p = subprocess.run([sys.executable, '-c', textwrap.dedent(code), str(tmp_path)],
+                       capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+def test_host_pins_entry_points_by_replacing_core_entry_points(tmp_path):
+    (tmp_path / 'pinhost.py').write_text(
+        'def allow(event, args, frame, msg, data, calls):\n'
+        '    return event == "pin.test" and args == ("ok",)\n')
+    (tmp_path / 'pin_importer.py').write_text('def f(): pass\nf.__code__ = f.__code__\n')
+    out = _fresh('''
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        from importlib.metadata import EntryPoint
+        import fastaudit.core as core
+        groups = dict(fastaudit_safe_native=('pinned_native',),
+                      fastaudit_import_allow=('pin_importer',),
+                      fastaudit_audit_hook=('pinhost:allow',))
+        core.entry_points = lambda group: tuple(EntryPoint(v, v, group) for v in groups.get(group, ()))
+        st = core.audit_state()
+        print(st['safe_native'] == ('pinned_native',), st['import_allow'] == ('pin_importer',))
+        with core.mk_audit([sys.argv[1]], monitor_calls=False)():
+            sys.audit('pin.test', 'ok')          # the pinned audit hook allows it
+            import pin_importer                  # the pinned import allowance
+            try:
+                sys.audit('pin.test', 'no')
+                print('not-denied')
+            except PermissionError:
+                print('denied')
+    ''', tmp_path)
+    assert out == ['True', 'True', 'denied']
+
+
+def test_host_narrows_bundled_safe_native(tmp_path):
+    out = _fresh('''
+        import fastaudit.core as core
+        core.bundled_safe_native = ('numpy',)
+        st = core.audit_state()['safe_native']
+        print('numpy' in st, 'pandas' in st)
+    ''', tmp_path)
+    assert out == ['True', 'False']

@@ -2,11 +2,15 @@
 import asyncio
 import contextvars
 import os
+import sys
 import threading
 
 import pytest
 
+from conftest import MON
 from fastaudit import audit_state
+
+
 
 
 def test_interleaved_tasks_with_and_without_context(mk, root, outside):
@@ -157,6 +161,37 @@ def test_exit_from_other_context_is_an_error(mk, root):
     with pytest.raises(ValueError):
         cm.__exit__(None, None, None)
     assert audit_state()['active'] is False
+
+
+def test_stray_exit_from_another_thread_keeps_the_context(mk, root, outside):
+    ap = mk([root])
+    cm = ap()
+    errors = []
+    go = threading.Event()
+
+    def stray():
+        go.wait()
+        try:
+            cm.__exit__(None, None, None)
+        except Exception as e:
+            errors.append(e)
+    # threads cannot be started inside a context
+    t = threading.Thread(target=stray)
+    t.start()
+    with cm:
+        go.set()
+        t.join()
+        # the context is still in force for the thread that entered it
+        assert audit_state()['active'] is True
+        with pytest.raises(PermissionError):
+            open(outside / 'x', 'w')
+        if MON:
+            assert sys.monitoring.get_events(audit_state()['tool_id']) == sys.monitoring.events.CALL
+    assert len(errors) == 1 and isinstance(errors[0], ValueError)
+    assert audit_state()['active'] is False
+    if MON:
+        assert sys.monitoring.get_events(audit_state()['tool_id']) == 0
+    open(outside / 'y', 'w').close()
 
 
 def test_set_data_seen_by_next_entry(mk, root):

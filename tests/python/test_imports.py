@@ -49,3 +49,19 @@ def test_allowance_ends_with_the_import(mk, root):
         # after the import finished, the same module's code is ordinary code
         with pytest.raises(PermissionError):
             mod.f.__code__ = (lambda: 3).__code__
+
+
+def test_refused_first_import_leaves_no_half_package(mk, root, tmp_path):
+    pkg = tmp_path / 'fa_halfpkg'
+    pkg.mkdir()
+    (pkg / '__init__.py').write_text('from . import done\nimport os\nos.system("true")\n')
+    (pkg / 'done.py').write_text('LOADED = True\n')
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with mk([root])():
+            with pytest.raises(PermissionError):
+                import fa_halfpkg  # noqa: F401
+        # nothing of the broken import is left for the next one to trip over
+        assert [k for k in sys.modules if k.startswith('fa_halfpkg')] == []
+    finally:
+        sys.path.remove(str(tmp_path))

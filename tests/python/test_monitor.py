@@ -166,6 +166,27 @@ def test_lxml_hook(mk, root, outside):
     assert not (outside / 'out.xml').exists()
 
 
+def test_bound_native_method_called_through_a_name(mk, root, outside):
+    etree = pytest.importorskip('lxml.etree')
+    tree = etree.ElementTree(etree.fromstring('<a/>'))
+    with mk([root])():
+        write = tree.write        # a bound method object, not a method call
+        with pytest.raises(PermissionError, match=r"lxml\.etree\._ElementTree\.write'"):
+            write(str(outside / 'm.xml'))
+    assert not (outside / 'm.xml').exists()
+
+
+def test_lxml_hook_called_before_any_mk_audit():
+    import subprocess
+    code = ('import sys\n'
+            'from fastaudit.hooks import lxml_monitor\n'
+            'r = lxml_monitor("c", "lxml.etree.fromstring", None, None, 0, None, ())\n'
+            'w = lxml_monitor("c", "lxml.etree._ElementTree.write", None, None, 0, None, ())\n'
+            'print(r is sys.monitoring.DISABLE, w is None)\n')
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.split() == ['True', 'True'], p.stderr
+
+
 def test_monitoring_idle_between_contexts(mk, root, native_mods):
     fa_probe = native_mods[0]
     ap = mk([root])

@@ -44,9 +44,15 @@ def test_message_shape(mk, root, outside):
         with pytest.raises(PermissionError) as ei:
             open(outside / 'f', 'w')
     msg = str(ei.value)
-    first = msg.splitlines()[0]
-    assert first == f"open {str(outside / 'f')!r} not in {(os.path.realpath(root),)!r}"
-    assert 'outside-roots' in msg and str(outside) in msg
+    roots = (os.path.realpath(root),)
+    # exactly the seed's text: hosts compare and parse it
+    assert msg == f"open {str(outside / 'f')!r} not in {roots!r}"
+    e = ei.value
+    assert (e.event, e.path, e.rule, e.op, e.roots) == ('open', str(outside / 'f'), 'outside-roots',
+                                                         'write', roots)
+    assert e.resolved == os.path.realpath(outside / 'f')
+    assert len(e.__notes__) == 1 and 'outside-roots' in e.__notes__[0]
+    assert e.resolved in e.__notes__[0]
     assert ei.value.__traceback__ is not None
     pkg = os.path.dirname(__import__('fastaudit').__file__)
     for entry in __import__('traceback').extract_tb(ei.value.__traceback__):
@@ -303,3 +309,58 @@ def test_outside_symlink_refusal_names_the_keyword(mk, root):
     with mk([root])():
         with pytest.raises(PermissionError, match='allow_outside_symlinks'):
             os.symlink('/etc/passwd', root / 'bad')
+
+
+def test_before_deny_gets_the_exact_message(mk, root, outside):
+    seen = []
+    ap = mk([root], before_deny=lambda ev, a, f, msg, *r: seen.append(msg))
+    with ap():
+        with pytest.raises(PermissionError):
+            os.remove(outside / 'p')
+    assert seen == [f"os.remove {str(outside / 'p')!r} not in {(os.path.realpath(root),)!r}"]
+
+
+def test_removing_a_root_says_so(mk, root):
+    ap = mk([root])
+    with ap():
+        with pytest.raises(PermissionError) as ei:
+            os.rmdir(root)
+    r = os.path.realpath(root)
+    assert str(ei.value) == f"os.rmdir {str(root)!r} is an allowed root itself, not a path inside {(r,)!r}"
+    assert ei.value.rule == 'root-itself'
+    assert root.is_dir()
+
+
+def test_every_denial_readable_afterwards(mk, root, outside):
+    from fastaudit import recent_denials
+    ap = mk([root])
+    with ap():
+        try:
+            os.remove(outside / 'swallowed')
+        except PermissionError:
+            pass                 # a library that swallows the error
+        try:
+            os.system('true')
+        except PermissionError:
+            pass
+    d = recent_denials()
+    assert [x['event'] for x in d[-2:]] == ['os.remove', 'os.system']
+    assert d[-2]['layer'] == 'hook' and d[-2]['path'] == str(outside / 'swallowed')
+    assert d[-2]['rule'] == 'outside-roots' and 'not in' in d[-2]['message']
+    assert d[-1]['message'].startswith('Audit: os.system blocked in sandbox')
+
+
+def test_os_open_relative_says_it_was_judged_by_the_cwd(mk, root, outside):
+    ap = mk([root])
+    dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    cwd = os.getcwd()
+    os.chdir(outside)
+    try:
+        with ap():
+            with pytest.raises(PermissionError) as ei:
+                os.open('f', os.O_CREAT | os.O_WRONLY, dir_fd=dfd)
+    finally:
+        os.chdir(cwd)
+        os.close(dfd)
+    if not __import__('fastaudit').audit_state()['native']:
+        assert 'judged against the current directory' in ei.value.__notes__[0]

@@ -1,0 +1,229 @@
+/*
+ * denial.c - the PermissionError a denial raises, and the recent denials
+ * of every layer as Python sees them.
+ *
+ * The message is exactly the seed's ("os.remove '/p' not in ('/r',)",
+ * the origin note after it): hosts compare and parse it. What the engine
+ * knows beyond that (the path judged, the rule, the roots) travels as
+ * attributes of the exception and as an exception note (__notes__, which
+ * 3.11's add_note() appends to and 3.10 tracebacks simply do not print).
+ *
+ * Libraries swallow exceptions ("No usable temporary directory"), so
+ * every refusal is also kept in a small ring, read by recent_denials()
+ * together with the shim's own.
+ */
+#include "parts.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "denial.h"
+
+static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_event, *s_layer, *s_libc;
+
+#define NRECENT 32
+
+struct recent {
+	unsigned long long seq;
+	struct timespec when;
+	int tid;
+	PyObject *event, *msg, *path;   /* owned */
+	const char *rule, *op;          /* static strings */
+};
+
+static struct recent ring[NRECENT];
+static unsigned long long nrecent;
+
+static int names(void)
+{
+	if (s_notes)
+		return 0;
+	s_notes = PyUnicode_InternFromString("__notes__");
+	s_path = PyUnicode_InternFromString("path");
+	s_resolved = PyUnicode_InternFromString("resolved");
+	s_rule = PyUnicode_InternFromString("rule");
+	s_op = PyUnicode_InternFromString("op");
+	s_roots = PyUnicode_InternFromString("roots");
+	s_event = PyUnicode_InternFromString("event");
+	s_layer = PyUnicode_InternFromString("layer");
+	s_libc = PyUnicode_InternFromString("libc");
+	return s_notes && s_path && s_resolved && s_rule && s_op && s_roots && s_event && s_layer &&
+	       s_libc ? 0 : -1;
+}
+
+static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+{
+	struct recent *r = &ring[nrecent % NRECENT];
+
+	Py_XDECREF(r->event);
+	Py_XDECREF(r->msg);
+	Py_XDECREF(r->path);
+	r->seq = ++nrecent;
+	clock_gettime(CLOCK_REALTIME, &r->when);
+	r->tid = (int)gettid();
+	r->event = Py_NewRef(event);
+	r->msg = Py_NewRef(msg);
+	r->path = dd && dd->path ? Py_NewRef(dd->path) : NULL;
+	r->rule = dd ? dd->rule : NULL;
+	r->op = dd ? dd->op : NULL;
+}
+
+/*
+ * The engine's rule and operation names are static strings: each becomes
+ * one interned str, found again by its address.
+ */
+#define NCONST 48
+static struct {
+	const char *s;
+	PyObject *u;
+} consts[NCONST];
+
+static PyObject *const_str(const char *s)
+{
+	int i;
+
+	for (i = 0; i < NCONST && consts[i].s; i++)
+		if (consts[i].s == s)
+			return Py_NewRef(consts[i].u);
+	if (i == NCONST)
+		return PyUnicode_InternFromString(s);
+	consts[i].u = PyUnicode_InternFromString(s);
+	if (!consts[i].u)
+		return NULL;
+	consts[i].s = s;
+	return Py_NewRef(consts[i].u);
+}
+
+static int set_const(PyObject *exc, PyObject *name, const char *s)
+{
+	PyObject *v = s ? const_str(s) : Py_NewRef(Py_None);
+	int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
+
+	Py_XDECREF(v);
+	return rc;
+}
+
+static int set_str(PyObject *exc, PyObject *name, const char *s)
+{
+	PyObject *v = s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
+	int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
+
+	Py_XDECREF(v);
+	return rc;
+}
+
+/* Raise PermissionError(msg) for event; returns -1 (always). */
+int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+{
+	PyObject *exc, *notes;
+
+	if (names() < 0)
+		return -1;
+	exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
+	if (!exc)
+		return -1;
+	if (PyObject_SetAttr(exc, s_event, event) < 0)
+		goto fail;
+	if (dd) {
+		if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0 ||
+		    set_str(exc, s_resolved, dd->resolved) < 0 || set_const(exc, s_rule, dd->rule) < 0 ||
+		    set_const(exc, s_op, dd->op) < 0 ||
+		    PyObject_SetAttr(exc, s_roots, dd->roots ? dd->roots : Py_None) < 0)
+			goto fail;
+		if (dd->note) {
+			notes = PyList_New(1);
+			if (!notes)
+				goto fail;
+			PyList_SET_ITEM(notes, 0, Py_NewRef(dd->note));
+			if (PyObject_SetAttr(exc, s_notes, notes) < 0) {
+				Py_DECREF(notes);
+				goto fail;
+			}
+			Py_DECREF(notes);
+		}
+	}
+	remember(event, msg, dd);
+	PyErr_SetObject(PyExc_PermissionError, exc);
+	Py_DECREF(exc);
+	return -1;
+fail:
+	Py_DECREF(exc);
+	return -1;
+}
+
+/* The keys the shim's records use, where they mean the same; "time" in the log's format. */
+static PyObject *hook_item(const struct recent *r)
+{
+	char small[64];
+	struct fa_buf b = FA_BUF_INIT(small);
+
+	fa_put_time(&b, &r->when);
+	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z}",
+			     "layer", "hook", "seq", r->seq, "time", b.p, (Py_ssize_t)b.len,
+			     "tid", r->tid, "event", r->event, "message", r->msg,
+			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op);
+}
+
+static PyObject *sort_key;
+
+/*
+ * Recent denials of both layers, oldest first: the audit hook's (layer
+ * "hook") and the shim's (layer "libc", the native records as
+ * native_denials() gives them).
+ */
+PyObject *fa_all_denials(void)
+{
+	PyObject *list = PyList_New(0), *native = NULL, *item, *r;
+	unsigned long long i, first;
+	Py_ssize_t k;
+
+	if (!list)
+		return NULL;
+	if (names() < 0)
+		goto fail;
+	first = nrecent > NRECENT ? nrecent - NRECENT : 0;
+	for (i = first; i < nrecent; i++) {
+		item = hook_item(&ring[i % NRECENT]);
+		if (!item || PyList_Append(list, item) < 0)
+			goto fail;
+		Py_DECREF(item);
+	}
+	native = fa_native_denials();
+	if (!native)
+		goto fail;
+	for (k = 0; k < PyList_GET_SIZE(native); k++) {
+		item = PyList_GET_ITEM(native, k);
+		if (PyDict_Check(item) && PyDict_SetItem(item, s_layer, s_libc) < 0)
+			goto fail;
+		if (PyList_Append(list, item) < 0)
+			goto fail;
+	}
+	Py_CLEAR(native);
+	if (!sort_key) {
+		PyObject *op = PyImport_ImportModule("operator");
+		/* fixed-width UTC times: text order is time order */
+		sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "time") : NULL;
+		Py_XDECREF(op);
+		if (!sort_key)
+			goto fail;
+	}
+	{
+		PyObject *kw = Py_BuildValue("{s:O}", "key", sort_key);
+		PyObject *m = PyObject_GetAttrString(list, "sort");
+		PyObject *a = PyTuple_New(0);
+
+		r = kw && m && a ? PyObject_Call(m, a, kw) : NULL;
+		Py_XDECREF(kw);
+		Py_XDECREF(m);
+		Py_XDECREF(a);
+		Py_XDECREF(r);
+		if (!r)
+			goto fail;
+	}
+	return list;
+fail:
+	Py_XDECREF(native);
+	Py_DECREF(list);
+	return NULL;
+}
