@@ -2,8 +2,9 @@
 
 There is one build. A wheel is ``configure`` + ``make`` + ``make
 install-strip`` into a staging directory; the wheel holds the installed
-``fastaudit`` package directory as it is, except that its ``lib/`` and
-``bin/`` links (to the shim and the two programs, see pyhook/local.mk) are
+site directory (the ``fastaudit`` package, and beside it the module the
+``fa-run``/``fa-check`` commands run) as it is, except that the package's
+``lib/`` and ``bin/`` links (to the shim and the two programs, see pyhook/local.mk) are
 replaced by the files they name. Which files are compiled, with which flags,
 and where they install is decided by configure.ac and the Makefiles alone.
 
@@ -164,15 +165,15 @@ def _staged_package(stage):
     raise BuildError(f'make install put no fastaudit package under {stage}')
 
 
-def _package_files(stage, pkg):
-    """(name in the wheel, path of the content) for the staged package.
+def _site_files(stage, site):
+    """(name in the wheel, path of the content) for the staged site directory.
 
     Links are replaced by what they name in the staging tree: make install
     links the package's lib/ and bin/ to $libdir and $bindir, which exist
     here under the staging directory.
     """
     out = []
-    for dirpath, dirnames, filenames in os.walk(pkg):
+    for dirpath, dirnames, filenames in os.walk(site):
         dirnames[:] = sorted(d for d in dirnames if d != '__pycache__')
         for name in sorted(filenames):
             path = os.path.join(dirpath, name)
@@ -184,7 +185,7 @@ def _package_files(stage, pkg):
                 if not os.path.isfile(content):
                     raise BuildError(f'{path} links to {target}, which make install did '
                                      f'not put under {stage}')
-            rel = os.path.relpath(path, os.path.dirname(pkg))
+            rel = os.path.relpath(path, site)
             out.append((rel.replace(os.sep, '/'), os.path.realpath(content)))
     return out
 
@@ -265,7 +266,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 raise BuildError(f'{pkg}/_version.py does not say {version}')
         name = f'{_dist_name(project)}-{version}-{tag}.whl'
         wheel = _Wheel(os.path.join(wheel_directory, name))
-        for rel, content in _package_files(stage, pkg):
+        # the site directory: the package and the commands' module beside it
+        for rel, content in _site_files(stage, os.path.dirname(pkg)):
             with open(content, 'rb') as f:
                 data = f.read()
             wheel.add(rel, data, 0o755 if os.access(content, os.X_OK) else 0o644)

@@ -25,6 +25,10 @@ fastaudit_PYTHON = \
 	pyhook/fastaudit/hooks.py
 # Written by configure from AC_INIT's version.
 nodist_fastaudit_PYTHON = pyhook/fastaudit/_version.py
+# What pip's fa-run and fa-check commands run: beside the package, so that
+# they need not import it.
+fastauditcmddir = $(pyexecdir)
+fastauditcmd_PYTHON = pyhook/_fastaudit_cmd.py
 EXTRA_DIST += pyhook/fastaudit/_version.py.in
 
 # The package reaches the shim and the two programs through lib/ and bin/
@@ -38,7 +42,7 @@ fastaudit_links = lib/libfashim.so bin/fa-run bin/fa-check
 all-local: fastaudit-stage
 fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
 	@$(MKDIR_P) pyhook/fastaudit/lib pyhook/fastaudit/bin
-	@for f in $(fastaudit_PYTHON); do \
+	@for f in $(fastaudit_PYTHON) $(fastauditcmd_PYTHON); do \
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
 	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
@@ -46,7 +50,9 @@ fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-ru
 	@ln -sf ../../../fa-run$(EXEEXT) pyhook/fastaudit/bin/fa-run
 	@ln -sf ../../../fa-check$(EXEEXT) pyhook/fastaudit/bin/fa-check
 
+# The .la files libtool installs for the two modules are of no use to Python.
 fastaudit-install-links:
+	rm -f '$(DESTDIR)$(fastauditdir)/_fastaudit.la' '$(DESTDIR)$(fawspydir)/_workspace.la'
 	$(MKDIR_P) '$(DESTDIR)$(fastauditdir)/lib' '$(DESTDIR)$(fastauditdir)/bin'
 	ln -sf '$(libdir)/libfashim.so' '$(DESTDIR)$(fastauditdir)/lib/libfashim.so'
 	ln -sf '$(bindir)/fa-run$(EXEEXT)' '$(DESTDIR)$(fastauditdir)/bin/fa-run'
@@ -58,7 +64,7 @@ clean-local: fastaudit-unstage
 fastaudit-unstage:
 	-rm -f pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
 	-cd pyhook/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
-	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON)
+	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(fastauditcmd_PYTHON)
 else
 fastaudit-install-links fastaudit-uninstall-links:
 endif

@@ -1,7 +1,7 @@
-"""Where the package's shim and programs are, and how to re-run under the shim.
+"""Where the package's shim is, and how to re-run a process under it.
 
-The package holds ``lib/libfashim.so``, ``bin/fa-run`` and ``bin/fa-check``:
-the files themselves in a wheel, links to ``$libdir`` and ``$bindir`` after
+The package holds ``lib/libfashim.so`` (and ``bin/fa-run``, ``bin/fa-check``):
+the files themselves in a wheel, links to ``$libdir`` (``$bindir``) after
 ``make install`` and in the build tree.
 """
 import os
@@ -11,22 +11,13 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _installed(rel):
-    path = os.path.join(_HERE, rel)
+def shim_path():
+    """The absolute path of this install's libfashim.so, for LD_PRELOAD."""
+    path = os.path.join(_HERE, 'lib', 'libfashim.so')
     if not os.path.exists(path):
         raise FileNotFoundError(f'fastaudit: {path} is missing: this install of fastaudit '
                                 f'is incomplete; reinstall fastaudit-native')
     return os.path.realpath(path)
-
-
-def shim_path():
-    """The absolute path of this install's libfashim.so, for LD_PRELOAD."""
-    return _installed(os.path.join('lib', 'libfashim.so'))
-
-
-def program_path(name):
-    """The absolute path of this install's fa-run or fa-check."""
-    return _installed(os.path.join('bin', name))
 
 
 def reexec_hint():
