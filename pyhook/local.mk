@@ -50,7 +50,8 @@ fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-ru
 	@ln -sf ../../../fa-run$(EXEEXT) pyhook/fastaudit/bin/fa-run
 	@ln -sf ../../../fa-check$(EXEEXT) pyhook/fastaudit/bin/fa-check
 
-# The .la files libtool installs for the two modules are of no use to Python.
+# The .la files libtool installs for the two modules are of no use to Python
+# (so uninstall removes the modules by name, as for the shim).
 fastaudit-install-links:
 	rm -f '$(DESTDIR)$(fastauditdir)/_fastaudit.la' '$(DESTDIR)$(fawspydir)/_workspace.la'
 	$(MKDIR_P) '$(DESTDIR)$(fastauditdir)/lib' '$(DESTDIR)$(fastauditdir)/bin'
@@ -58,6 +59,8 @@ fastaudit-install-links:
 	ln -sf '$(bindir)/fa-run$(EXEEXT)' '$(DESTDIR)$(fastauditdir)/bin/fa-run'
 	ln -sf '$(bindir)/fa-check$(EXEEXT)' '$(DESTDIR)$(fastauditdir)/bin/fa-check'
 fastaudit-uninstall-links:
+	rm -f '$(DESTDIR)$(fastauditdir)/_fastaudit$(PYTHON_EXT_SUFFIX)' \
+		'$(DESTDIR)$(fawspydir)/_workspace$(PYTHON_EXT_SUFFIX)'
 	-cd '$(DESTDIR)$(fastauditdir)' && rm -f $(fastaudit_links) && rmdir lib bin
 
 clean-local: fastaudit-unstage
