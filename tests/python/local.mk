@@ -13,7 +13,7 @@ else
 # One line instead of a failure per suite (configure found what is missing).
 check-local: python-suites-skipped
 python-suites-skipped:
-	@echo "SKIP: the Python suites: $(PYTHON) lacks$(FA_PY_MISSING); get them with:" \
+	@echo "SKIP: the Python suites: $(PYTHON) has no $(FA_PY_MISSING); get them with:" \
 		"$(PYTHON) -m pip install -r $(srcdir)/tests/python/requirements.txt" "(then re-run configure)"
 endif
 endif
