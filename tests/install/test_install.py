@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 import pytest
@@ -45,9 +46,12 @@ def test_version_is_configures():
 
 def test_package_comes_from_where_it_should():
     pkg = os.path.realpath(os.path.dirname(fastaudit.__file__))
-    trees = [os.path.realpath(os.environ[k]) + os.sep for k in ('FA_BUILDDIR', 'FA_SRCDIR')]
-    in_tree = any(pkg.startswith(t) for t in trees)
-    assert in_tree != INSTALLED, pkg
+    tree = os.path.realpath(os.path.join(os.environ['FA_BUILDDIR'], 'pyhook', 'fastaudit'))
+    if INSTALLED:
+        site = os.path.realpath(sysconfig.get_path('platlib'))
+        assert pkg == os.path.join(site, 'fastaudit')
+    else:
+        assert pkg == tree
 
 
 def test_shim_path_names_the_shim():
