@@ -1,0 +1,168 @@
+/*
+ * fuzz_policy.c - the policy text parser (FA_POLICY, the policy children
+ * inherit) against a model of its grammar, and the format -> parse round
+ * trip.
+ *
+ * The grammar, one item per line: blank lines and '#' comments;
+ * "symlinks trust|beneath|nofollow"; "unrestricted"; "cwdroot";
+ * "root /ABS"; "deny /ABS". Anything else, a line of PATH_MAX + 32 bytes or
+ * more, a path of PATH_MAX bytes or more, or more than the engine's limit
+ * of roots or deny subtrees, is an error. Paths are kept as given until
+ * the policy is sealed (sealing is I/O and is not fuzzed here).
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "model.h"
+
+struct model {
+	int ok;
+	int symlinks;
+	int unrestricted;
+	int nroots, ndeny;
+	const char *roots[FA__MAX_ROOTS];   /* "." for cwdroot */
+	size_t rlen[FA__MAX_ROOTS];
+	const char *deny[FA__MAX_DENY];
+	size_t dlen[FA__MAX_DENY];
+};
+
+static char text[1 << 16];
+static char out[(FA__MAX_ROOTS + FA__MAX_DENY + 4) * (PATH_MAX + 16)];
+
+static int line_is(const char *l, size_t n, const char *word)
+{
+	return strlen(word) == n && memcmp(l, word, n) == 0;
+}
+
+static int has_prefix(const char *l, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+
+	return n >= k && memcmp(l, pre, k) == 0;
+}
+
+static void model_parse(const char *s, struct model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->ok = 1;
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		const char *l = s;
+
+		s += n + (e ? 1 : 0);
+		if (n >= PATH_MAX + 32)
+			goto bad;
+		if (n == 0 || l[0] == '#')
+			continue;
+		if (line_is(l, n, "symlinks trust"))
+			m->symlinks = FA_SYM_TRUST;
+		else if (line_is(l, n, "symlinks beneath"))
+			m->symlinks = FA_SYM_BENEATH;
+		else if (line_is(l, n, "symlinks nofollow"))
+			m->symlinks = FA_SYM_NOFOLLOW;
+		else if (line_is(l, n, "unrestricted"))
+			m->unrestricted = 1;
+		else if (line_is(l, n, "cwdroot")) {
+			if (m->nroots == FA__MAX_ROOTS)
+				goto bad;
+			m->roots[m->nroots] = ".";
+			m->rlen[m->nroots++] = 1;
+		} else if (has_prefix(l, n, "root /")) {
+			if (m->nroots == FA__MAX_ROOTS || n - 5 >= PATH_MAX)
+				goto bad;
+			m->roots[m->nroots] = l + 5;
+			m->rlen[m->nroots++] = n - 5;
+		} else if (has_prefix(l, n, "deny /")) {
+			if (m->ndeny == FA__MAX_DENY || n - 5 >= PATH_MAX)
+				goto bad;
+			m->deny[m->ndeny] = l + 5;
+			m->dlen[m->ndeny++] = n - 5;
+		} else {
+			goto bad;
+		}
+	}
+	return;
+bad:
+	m->ok = 0;
+}
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fuzz_policy: %s\n--- input ---\n%s\n--- end ---\n", what, text);
+	abort();
+}
+
+static void compare(const fa_policy *p, const struct model *m, const char *when)
+{
+	char what[128];
+	int i;
+
+	snprintf(what, sizeof what, "%s: policy differs from the model", when);
+	if (fa_policy_nroots(p) != m->nroots || fa_policy_ndeny(p) != m->ndeny ||
+	    (int)fa_policy_symlinks(p) != m->symlinks ||
+	    fa_policy_unrestricted(p) != m->unrestricted)
+		fail(what);
+	for (i = 0; i < m->nroots; i++) {
+		const char *r = fa_policy_root(p, i);
+
+		if (!r || strlen(r) != m->rlen[i] || memcmp(r, m->roots[i], m->rlen[i]) != 0)
+			fail(what);
+	}
+	for (i = 0; i < m->ndeny; i++) {
+		const char *d = fa_policy_deny(p, i);
+
+		if (!d || strlen(d) != m->dlen[i] || memcmp(d, m->deny[i], m->dlen[i]) != 0)
+			fail(what);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct model m;
+	fa_policy *p, *q;
+	char msg[256];
+	ssize_t n;
+	int r;
+
+	if (size >= sizeof text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	model_parse(text, &m);
+
+	p = fa_policy_new();
+	if (!p)
+		fail("fa_policy_new failed");
+	msg[0] = 0;
+	r = fa_policy_parse(p, text, msg, sizeof msg);
+	if ((r == 0) != m.ok)
+		fail(m.ok ? "engine refused what the model accepts" : "engine accepted what the model refuses");
+	if (r < 0) {
+		if (!msg[0] || strchr(msg, '\n'))
+			fail("an error without a one-line message");
+		fa_policy_free(p);
+		return 0;
+	}
+	compare(p, &m, "parse");
+
+	/* What format writes, parse must read back to the same policy. */
+	n = fa_policy_format(p, out, sizeof out);
+	if (n < 0)
+		fail("format failed");
+	q = fa_policy_new();
+	if (!q)
+		fail("fa_policy_new failed");
+	if (fa_policy_parse(q, out, msg, sizeof msg) != 0)
+		fail("the formatted policy does not parse");
+	compare(q, &m, "round trip");
+	fa_policy_free(q);
+	fa_policy_free(p);
+	return 0;
+}
