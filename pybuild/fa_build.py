@@ -115,8 +115,12 @@ def _entry_points(src):
 
 def _run(cmd, cwd, what):
     """Run a build step; its output is shown only when it fails."""
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, errors='replace')
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors='replace')
+    except FileNotFoundError:
+        raise BuildError(f'{what}: {cmd[0]} is not installed; building fastaudit-native needs '
+                         f'a C compiler, make and the Python headers') from None
     if p.returncode:
         sys.stderr.write(p.stdout)
         raise BuildError(f'{what} failed (exit {p.returncode}): {shlex.join(cmd)} in {cwd}')
