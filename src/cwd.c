@@ -27,6 +27,15 @@
 #include "engine_internal.h"
 
 static int cache_on;
+/*
+ * The process whose memory holds the copies. A vfork or CLONE_VM child
+ * runs on its parent's memory, this thread's copy included, but has a
+ * working directory of its own: it reads the copy while the generation
+ * says it is current (its directory is still the parent's then), and
+ * never fills it, or the parent would later take the child's directory
+ * for its own. A fork child gets a copy of everything and takes over.
+ */
+static int owner;
 /* Starts above 0 so that a thread's zeroed copy is never current. */
 static unsigned long generation = 2;
 /* Changes under way (a chdir between its two bumps, a walk): no cache. */
@@ -46,6 +55,7 @@ void fa_cwd_cache_enable(void)
 {
 	struct fa__cwdv v;
 
+	__atomic_store_n(&owner, fa__sys_getpid(), __ATOMIC_SEQ_CST);
 	__atomic_store_n(&cache_on, 1, __ATOMIC_SEQ_CST);
 	/* Read now, at start-up, so the first relative call costs nothing extra. */
 	fa__cwd_cached(&v);
@@ -54,6 +64,11 @@ void fa_cwd_cache_enable(void)
 int fa_cwd_cache_enabled(void)
 {
 	return __atomic_load_n(&cache_on, __ATOMIC_RELAXED);
+}
+
+void fa_cwd_forked(void)
+{
+	__atomic_store_n(&owner, fa__sys_getpid(), __ATOMIC_SEQ_CST);
 }
 
 void fa_cwd_changed(void)
@@ -84,6 +99,9 @@ int fa__cwd_cached(struct fa__cwdv *v)
 	if (__atomic_load_n(&holds, __ATOMIC_SEQ_CST))
 		return 0;
 	if (mine.gen != g) {
+		/* One more system call on a refill only, never on the hot path. */
+		if (fa__sys_getpid() != __atomic_load_n(&owner, __ATOMIC_RELAXED))
+			return 0;
 		/*
 		 * A signal handler that lands while the copy is filled sees it
 		 * as stale and fills it itself; the stamp is the generation

@@ -14,6 +14,7 @@
 #ifndef FA_BRIDGE_H
 #define FA_BRIDGE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -24,7 +25,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 1
+#define FA_BRIDGE_VERSION 2
 
 /*
  * A compile-time fingerprint of the engine's data layout: both sides must
@@ -50,19 +51,37 @@ struct fa_thread_ctx {
  */
 typedef int (*fa_ctx_resolver)(struct fa_thread_ctx *out);
 
-/* A native denial, kept in a small ring for the host to read back. */
+/*
+ * A native denial, kept in a small ring for the host to read back. The
+ * strings are those of the log line (denial.h renders both from the same
+ * fields); "" stands for an absent value. A string longer than its field
+ * is cut, and its bit (1 << FA_DENIAL_CUT_*) set in 'cut'.
+ */
 struct fa_denial {
 	uint64_t seq;              /* 1, 2, ... in the order denials happened */
 	struct timespec when;      /* CLOCK_REALTIME */
 	int pid, tid;
+	int from_context;          /* 1: context policy; 0: process policy */
+	int enforced;              /* 0: report-only (fa-run --report), the call went through */
+	int flags;                 /* open flags, or -1 */
+	int mode;                  /* mode of a creation, or -1 */
+	int has_roots;             /* roots holds the denying policy's roots */
+	uint32_t cut;
 	char call[32];             /* the libc function: "openat", "unlink", ... */
 	char op[16];               /* fa_op_name() */
-	char why[32];              /* fa_why_name() */
-	char path[512];            /* the path as judged (resolved when known) */
-	char path2[256];           /* second path for rename/link, else "" */
-	char caller[128];          /* the shared object that made the call */
-	int from_context;          /* 1: context policy; 0: process policy */
+	char why[32];              /* the rule: fa_why_name() or an exec/spawn rule name */
+	char reason[256];          /* the rule as a sentence */
+	char path[PATH_MAX];       /* the path as the caller gave it */
+	char resolved[PATH_MAX];   /* what the engine judged for path, if known */
+	char path2[PATH_MAX];      /* second path (rename, link, symlink), as given */
+	char resolved2[PATH_MAX];  /* what the engine judged for path2, if known */
+	char caller[PATH_MAX];     /* the object that made the call (the executable's real path for the program) */
+	char roots[PATH_MAX];      /* each root and its NUL, then an empty string */
 };
+
+enum { FA_DENIAL_CUT_PATH, FA_DENIAL_CUT_RESOLVED, FA_DENIAL_CUT_PATH2,
+       FA_DENIAL_CUT_RESOLVED2, FA_DENIAL_CUT_CALLER, FA_DENIAL_CUT_REASON,
+       FA_DENIAL_CUT_ROOTS };
 
 struct fa_bridge {
 	uint32_t version;          /* FA_BRIDGE_VERSION */

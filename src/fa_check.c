@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fa_policy.h"
+#include "json.h"
 
 static void usage(FILE *f)
 {
@@ -34,59 +35,39 @@ static void usage(FILE *f)
 	      f);
 }
 
-/*
- * JSON string: valid UTF-8 passes through; '"', '\\' and control
- * characters are escaped; a byte that is not part of valid UTF-8 is
- * written as \u00XX (its Latin-1 reading), so the line stays valid JSON.
- */
+/* A JSON string, written by the project's one JSON writer (json.h). */
 static void json_str(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
+	char small[1024], *big = NULL;
+	struct fa_buf b = FA_BUF_INIT(small);
 
-	putchar('"');
-	while (*u) {
-		unsigned c = *u;
-		size_t n = 0, i;
-
-		if (c == '"' || c == '\\') {
-			putchar('\\');
-			putchar((int)c);
-			u++;
-			continue;
+	fa_put_json(&b, s);
+	if (!fa_buf_fits(&b)) {
+		big = malloc(b.len + 1);
+		if (!big) {
+			fprintf(stderr, "fa-check: %s\n", strerror(ENOMEM));
+			exit(2);
 		}
-		if (c < 0x20 || c == 0x7f) {
-			printf("\\u%04x", c);
-			u++;
-			continue;
-		}
-		if (c < 0x80) {
-			putchar((int)c);
-			u++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		for (i = 1; n && i <= n; i++)
-			if ((u[i] & 0xc0) != 0x80)
-				n = 0;
-		/* Overlong forms and surrogates are not valid UTF-8 either. */
-		if (n == 2 && ((c == 0xe0 && u[1] < 0xa0) || (c == 0xed && u[1] >= 0xa0)))
-			n = 0;
-		if (n == 3 && ((c == 0xf0 && u[1] < 0x90) || (c == 0xf4 && u[1] >= 0x90)))
-			n = 0;
-		if (!n) {
-			printf("\\u%04x", c);
-			u++;
-			continue;
-		}
-		fwrite(u, 1, n + 1, stdout);
-		u += n + 1;
+		b = (struct fa_buf){ big, 0, b.len + 1 };
+		fa_put_json(&b, s);
 	}
-	putchar('"');
+	fwrite(b.p, 1, b.len, stdout);
+	free(big);
+}
+
+/* A user's string in a one-line message: no control byte reaches the terminal. */
+static const char *shown(const char *s)
+{
+	struct fa_buf b = { NULL, 0, 0 };
+	char *p;
+
+	fa_put_shown(&b, s);
+	p = malloc(b.len + 1);
+	if (!p)
+		return "?";
+	b = (struct fa_buf){ p, 0, b.len + 1 };
+	fa_put_shown(&b, s);
+	return p;
 }
 
 static int portable_rel(const char *rel)
@@ -141,10 +122,12 @@ static int judge(const fa_policy *p, const char *input, int portable)
 	case FA_DENY:
 		fputs(",\"decision\":\"deny\",\"path\":", stdout);
 		json_str(d.path);
-		printf(",\"reason\":\"%s\"", fa_why_name(d.why));
+		fputs(",\"reason\":", stdout);
+		json_str(fa_why_name(d.why));
 		break;
 	default:
-		printf(",\"decision\":\"reject\",\"reason\":\"%s\"", fa_why_name(d.why));
+		fputs(",\"decision\":\"reject\",\"reason\":", stdout);
+		json_str(fa_why_name(d.why));
 		break;
 	}
 	fputs("}\n", stdout);
@@ -178,7 +161,7 @@ int main(int argc, char **argv)
 		case 'a':
 			r = fa_policy_add_root(p, optarg, msg, sizeof msg);
 			if (r < 0) {
-				fprintf(stderr, "fa-check: --allow %s: %s\n", optarg, msg);
+				fprintf(stderr, "fa-check: --allow %s: %s\n", shown(optarg), shown(msg));
 				return 2;
 			}
 			nallow++;
@@ -186,7 +169,7 @@ int main(int argc, char **argv)
 		case 'd':
 			r = fa_policy_add_deny(p, optarg, msg, sizeof msg);
 			if (r < 0) {
-				fprintf(stderr, "fa-check: --deny %s: %s\n", optarg, msg);
+				fprintf(stderr, "fa-check: --deny %s: %s\n", shown(optarg), shown(msg));
 				return 2;
 			}
 			break;
@@ -194,7 +177,7 @@ int main(int argc, char **argv)
 			if (fa_symlinks_parse(optarg, &mode) < 0) {
 				fprintf(stderr,
 					"fa-check: --symlinks: '%s' is not trust, beneath or nofollow\n",
-					optarg);
+					shown(optarg));
 				return 2;
 			}
 			fa_policy_set_symlinks(p, mode);
@@ -222,7 +205,7 @@ int main(int argc, char **argv)
 	}
 	r = fa_policy_seal(p, 0, msg, sizeof msg);
 	if (r < 0) {
-		fprintf(stderr, "fa-check: bad policy: %s\n", msg);
+		fprintf(stderr, "fa-check: bad policy: %s\n", shown(msg));
 		return 2;
 	}
 	for (i = optind; i < argc; i++)

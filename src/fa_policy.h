@@ -266,6 +266,8 @@ int fa_cwd_cache_enabled(void);
 void fa_cwd_changed(void);
 void fa_cwd_hold(void);
 void fa_cwd_release(void);
+/* In the child of a fork(): the copies are this process's now (call from an atfork handler). */
+void fa_cwd_forked(void);
 
 /* ---- tuning and tests ------------------------------------------------- */
 

@@ -3,7 +3,7 @@ noinst_LTLIBRARIES += src/libfaengine.la
 src_libfaengine_la_SOURCES = src/fa_policy.h src/fa_bridge.h src/why.c \
 	src/engine_internal.h src/sys.h src/sys.c src/match.c src/policy.c \
 	src/resolve.c src/resolve_openat2.c src/resolve_walk.c src/check.c src/use.c \
-	src/cwd.c
+	src/cwd.c src/json.h src/json.c src/denial.h src/denial.c
 src_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 
 # fa-check: the engine as a path oracle for other languages.
@@ -11,3 +11,7 @@ bin_PROGRAMS += fa-check
 fa_check_SOURCES = src/fa_check.c
 fa_check_LDADD = src/libfaengine.la
 dist_man_MANS += doc/fa-check.1
+
+# fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
+FA_RUN_FLOOR_SOURCES = src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h \
+	src/run/supervise.c

@@ -177,16 +177,22 @@ static int open_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const char *re
 	return fd;
 }
 
-/* Devices and FIFOs change no directory entry: open them, never create. */
-static int open_device(int dirfd, const char *path, int flags)
+/*
+ * Devices and FIFOs change no directory entry: open them, never create.
+ * Once one is found the policy allows it, so an EACCES from the open is
+ * the kernel's own (a Landlock floor), never reported as the policy's.
+ */
+static int open_device(int dirfd, const char *path, int flags, struct fa_decision *d)
 {
 	int type = fa__sys_type(dirfd, path, !(flags & O_NOFOLLOW));
+	struct fa_decision denied = *d;
 	int fd;
 
 	if (type != S_IFCHR && type != S_IFIFO)
 		return -EACCES;
 	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 		return -EEXIST;
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 	fd = fa__sys_openat(dirfd, path, flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0);
 	if (fd < 0)
 		return fd;
@@ -194,6 +200,7 @@ static int open_device(int dirfd, const char *path, int flags)
 	if (type != S_IFCHR && type != S_IFIFO) {
 		/* Swapped for a file between the look and the open. */
 		fa__sys_close(fd);
+		*d = denied;
 		return -EACCES;
 	}
 	return fd;
@@ -271,10 +278,7 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 			return d->err ? -d->err : -EACCES;
 		if (c->how & FA_HOW_STRICT)
 			return -EACCES;
-		r = open_device(dirfd, path, flags);
-		if (r >= 0)
-			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
-		return r;
+		return open_device(dirfd, path, flags, d);
 	}
 	if (pin.fd < 0 && pin.fd != AT_FDCWD)
 		return pin.err ? -pin.err : -ENOENT;

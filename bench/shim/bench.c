@@ -109,7 +109,7 @@ static double bench_open(const char *dir, int flags)
 }
 
 /*
- * The floor a checked write-open can reach: one openat2 beneath a pinned
+ * The least a checked write-open can cost: one openat2 beneath a pinned
  * root fd, issued directly (only meaningful in the bare run).
  */
 static double bench_openat2(const char *rel)
@@ -252,8 +252,8 @@ int main(int argc, char **argv)
 	printf("rename %.0f\n", bench_rename(d1));
 	printf("mkdir %.0f\n", bench_mkdir(d1));
 	if (!naive && !getenv("LD_PRELOAD")) {
-		printf("floor:openat2-beneath-d1 %.0f\n", bench_openat2("."));
-		printf("floor:openat2-beneath-d5 %.0f\n", bench_openat2("a/b/c/d"));
+		printf("limit:openat2-beneath-d1 %.0f\n", bench_openat2("."));
+		printf("limit:openat2-beneath-d5 %.0f\n", bench_openat2("a/b/c/d"));
 	}
 	return 0;
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # run.sh - the shim benchmark table from one run of bench-shim per setting:
 # bare libc, the shim loaded with no policy, the shim checking a policy
-# (openat2 and the fallback walk), and the naive realpath+prefix pattern.
+# (openat2 and the fallback walk), and the naive realpath+prefix pattern;
+# then the kernel floor (Landlock) alone, the preload alone and both, and
+# fa-run's start-up with and without the floor.
 # Settings are interleaved ROUNDS times and the lowest median kept, so a
 # noisy neighbour moves all columns alike. Ratios are against bare.
 #
@@ -11,6 +13,8 @@ set -eu
 
 : "${BENCH:?path of the bench-shim binary}"
 : "${FA_SHIM:?path of libfashim.so}"
+: "${FLOOR_EXEC:?path of the floor-exec binary}"
+: "${FA_RUN:?path of fa-run}"
 ROUNDS=${1:-11}
 
 # tmpfs by default: the figures are the shim's cost, not the disk's.
@@ -29,11 +33,17 @@ run() {	# run SETTING: "NAME NS" lines, prefixed with the setting
 	checked) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" "$BENCH" "$root" ;;
 	fallback) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" FA_FORCE_FALLBACK=1 "$BENCH" "$root" ;;
 	naive) "$BENCH" "$root" naive ;;
+	floor) "$FLOOR_EXEC" "$root" -- "$BENCH" "$root" ;;
+	both) "$FLOOR_EXEC" "$root" -- env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" "$BENCH" "$root" ;;
 	esac | sed "s/^/$1 /"
 }
 
+# Landlock present? Without it the floor columns are left out.
+floors="floor both"
+"$FLOOR_EXEC" "$root" -- true 2>/dev/null || floors=
+
 # The order rotates each round, so no setting always runs first.
-set -- bare nopolicy checked fallback naive
+set -- bare nopolicy checked fallback naive $floors
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
 	for s in "$@"; do
@@ -57,7 +67,7 @@ awk '
 		target["rename"] = "checked<=1.30"
 		target["mkdir"] = "-"
 		printf "%-14s %8s %16s %16s %16s %16s  %s\n", "op", "bare", "shim,no-policy", "shim,checked", "checked,fallback", "naive-realpath", "target"
-		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op !~ /^floor:/) {
+		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op !~ /^limit:/) {
 			b = best["bare " op]
 			printf "%-14s %8.0f", op, b
 			split("nopolicy checked fallback naive", cols, " ")
@@ -67,8 +77,53 @@ awk '
 			}
 			printf "  %s\n", target[op]
 		}
-		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op ~ /^floor:/) {
+		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op ~ /^limit:/) {
 			b = best["bare write-open-" substr(op, length(op) - 1)]
 			printf "%s: one openat2(RESOLVE_BENEATH) from a root fd, bare: %.0f ns (%.2fx the plain open)\n", substr(op, 7), best["bare " op], best["bare " op] / b
 		}
+		if (!(("floor write-open-d1") in best))
+			exit
+		print ""
+		print "kernel floor (Landlock): ns per call, ratio to bare libc"
+		ftarget["write-open-d1"] = "floor<=1.10 both<=1.20"
+		ftarget["write-open-d5"] = "floor<=1.10 both<=1.20"
+		printf "%-14s %8s %16s %16s %16s  %s\n", "op", "bare", "floor only", "preload only", "floor+preload", "target"
+		for (j = 1; j <= n; j++) for (op in order) if (order[op] == j && op !~ /^limit:/) {
+			b = best["bare " op]
+			printf "%-14s %8.0f", op, b
+			split("floor checked both", cols, " ")
+			for (c = 1; c <= 3; c++) {
+				v = best[cols[c] " " op]
+				printf " %8.0f (%5.2fx)", v, v / b
+			}
+			printf "  %s\n", ftarget[op] ? ftarget[op] : "-"
+		}
 	}' "$dir/raw"
+
+# fa-run start-up: the same trivial command with and without the floor,
+# STARTS runs per batch, batches interleaved; the fastest batch of each.
+[ -n "$floors" ] || exit 0
+STARTS=${BENCH_STARTS:-200}
+start_batch() {	# start_batch MODE: mean microseconds per fa-run start
+	local t0 t1 k=0
+	t0=$(date +%s%N)
+	while [ "$k" -lt "$STARTS" ]; do
+		"$FA_RUN" --landlock="$1" -w "$root" -- /bin/true || exit 1
+		k=$((k + 1))
+	done
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / STARTS / 1000))
+}
+best_off= best_on=
+i=0
+while [ "$i" -lt "$ROUNDS" ]; do
+	a=$(start_batch off)
+	b=$(start_batch on)
+	[ -z "$best_off" ] || [ "$a" -lt "$best_off" ] && best_off=$a
+	[ -z "$best_on" ] || [ "$b" -lt "$best_on" ] && best_on=$b
+	i=$((i + 1))
+done
+echo
+printf 'fa-run start-up (fa-run -w ROOT -- /bin/true, fastest batch of %d runs):\n' "$STARTS"
+printf '  --landlock=off %6d us\n  --landlock=on  %6d us\n  floor adds     %6d us  (target < 2000 us)\n' \
+	"$best_off" "$best_on" "$((best_on - best_off))"

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "denial.h"
 #include "fa_bridge.h"
 
 static const struct fa_bridge *br;
@@ -329,25 +330,56 @@ out:
 static __thread uint64_t noted_seq;
 
 /*
+ * A bridge record rendered by the shim's own renderer (denial.h) into a
+ * str: one line, every control byte escaped.
+ */
+static PyObject *denial_text(const struct fa_denial *d)
+{
+	struct fa_denial_view v;
+	char small[2048], *big = NULL;
+	struct fa_buf b = FA_BUF_INIT(small);
+	PyObject *r;
+
+	fa_denial_view_of(&v, d);
+	fa_denial_text(&b, &v);
+	if (!fa_buf_fits(&b)) {
+		big = PyMem_Malloc(b.len + 1);
+		if (!big)
+			return PyErr_NoMemory();
+		b = (struct fa_buf){ big, 0, b.len + 1 };
+		fa_denial_text(&b, &v);
+	}
+	r = PyUnicode_DecodeUTF8(b.p, (Py_ssize_t)b.len, "replace");
+	PyMem_Free(big);
+	return r;
+}
+
+/*
  * An exception surfacing in a Python frame right after the shim refused
- * a call on this thread gets a note naming the libc call, the path and
- * the rule: native libraries report EACCES in their own words.
+ * a call on this thread gets a note: the shim's own line for that denial.
+ * Native libraries report EACCES in their own words.
  */
 int fa_bridge_note(PyObject *exc)
 {
-	struct fa_denial d;
-	PyObject *r;
-	char text[1200];
+	struct fa_denial *d;
+	PyObject *text, *r;
 
-	if (!br || !exc || br->denial_count() == 0)
+	if (!br || !exc || br->denial_count() <= noted_seq)
 		return 0;
-	if (br->recent_denials(&d, 1) != 1 || d.seq <= noted_seq || d.tid != (int)gettid())
+	d = PyMem_Malloc(sizeof *d);
+	if (!d) {
+		PyErr_Clear();
 		return 0;
-	noted_seq = d.seq;
-	snprintf(text, sizeof text, "fastaudit: %s(%s%s%s) was refused by the shim: %s (%s, %s)",
-		 d.call, d.path, d.path2[0] ? ", " : "", d.path2, d.why, d.op,
-		 d.from_context ? "audit context" : "process policy");
-	r = PyObject_CallMethod(exc, "add_note", "s", text);
+	}
+	if (br->recent_denials(d, 1) != 1 || d->seq <= noted_seq || d->tid != (int)gettid()) {
+		PyMem_Free(d);
+		return 0;
+	}
+	noted_seq = d->seq;
+	text = denial_text(d);
+	PyMem_Free(d);
+	r = text ? PyObject_CallMethod(exc, "add_note", "O", text) : NULL;
+	Py_XDECREF(text);
 	if (!r) {
 		PyErr_Clear();
 		return 0;
@@ -356,32 +388,107 @@ int fa_bridge_note(PyObject *exc)
 	return 1;
 }
 
+static PyObject *roots_list(const struct fa_denial_view *v)
+{
+	const char *r, *cur = NULL;
+	PyObject *list, *item;
+	int i;
+
+	if (!FA_DENIAL_HAS_ROOTS(v))
+		Py_RETURN_NONE;
+	list = PyList_New(0);
+	for (i = 0; list && (r = fa_denial_root(v, i, &cur)); i++) {
+		item = PyUnicode_DecodeFSDefault(r);
+		if (!item || PyList_Append(list, item) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(item);
+	}
+	return list;
+}
+
+/* One field of a record, as the log writes it but as a Python object. */
+static PyObject *field_value(const struct fa_denial_view *v, const struct fa_denial_field *f)
+{
+	const char *at = (const char *)v + f->off;
+	char small[64];
+	struct fa_buf b = FA_BUF_INIT(small);
+
+	switch (f->kind) {
+	case FA_FIELD_STR:
+		if (!*(const char *const *)at)
+			Py_RETURN_NONE;
+		return PyUnicode_DecodeUTF8(*(const char *const *)at,
+					    (Py_ssize_t)strlen(*(const char *const *)at), "replace");
+	case FA_FIELD_PATH:
+		/* os.fsencode() gives back the exact bytes */
+		if (!*(const char *const *)at)
+			Py_RETURN_NONE;
+		return PyUnicode_DecodeFSDefault(*(const char *const *)at);
+	case FA_FIELD_U64:
+		return PyLong_FromUnsignedLongLong(*(const uint64_t *)at);
+	case FA_FIELD_INT:
+		return PyLong_FromLong(*(const int *)at);
+	case FA_FIELD_BOOL:
+		return PyBool_FromLong(*(const int *)at);
+	case FA_FIELD_ROOTS:
+		return roots_list(v);
+	default:
+		if (!fa_denial_field_text(&b, v, f))
+			Py_RETURN_NONE;
+		return PyUnicode_FromStringAndSize(b.p, (Py_ssize_t)b.len);
+	}
+}
+
+/* A record as a dict with the keys and values of its log line. */
+static PyObject *denial_dict(const struct fa_denial *d)
+{
+	struct fa_denial_view v;
+	PyObject *dict = PyDict_New(), *val;
+	int i;
+
+	if (!dict)
+		return NULL;
+	fa_denial_view_of(&v, d);
+	for (i = 0; i < fa_denial_nfields; i++) {
+		val = field_value(&v, &fa_denial_fields[i]);
+		if (!val || PyDict_SetItemString(dict, fa_denial_fields[i].name, val) < 0) {
+			Py_XDECREF(val);
+			Py_DECREF(dict);
+			return NULL;
+		}
+		Py_DECREF(val);
+	}
+	return dict;
+}
+
+#define NRECENT 16
+
 /* Recent native denials as a list of dicts, oldest first. */
 PyObject *fa_native_denials(void)
 {
-	struct fa_denial d[16];
+	struct fa_denial *d;
 	PyObject *list = PyList_New(0), *item;
 	int i, n;
 
 	if (!list || !br)
 		return list;
-	n = br->recent_denials(d, 16);
+	d = PyMem_Malloc(NRECENT * sizeof *d);
+	if (!d) {
+		Py_DECREF(list);
+		return PyErr_NoMemory();
+	}
+	n = br->recent_denials(d, NRECENT);
 	for (i = 0; i < n; i++) {
-		item = Py_BuildValue("{s:K,s:d,s:i,s:i,s:s,s:s,s:s,s:N,s:N,s:s,s:O}",
-				     "seq", (unsigned long long)d[i].seq,
-				     "when", d[i].when.tv_sec + d[i].when.tv_nsec / 1e9,
-				     "pid", d[i].pid, "tid", d[i].tid,
-				     "call", d[i].call, "op", d[i].op, "why", d[i].why,
-				     "path", PyUnicode_DecodeFSDefault(d[i].path),
-				     "path2", PyUnicode_DecodeFSDefault(d[i].path2), "caller", d[i].caller,
-				     "from_context", d[i].from_context ? Py_True : Py_False);
+		item = denial_dict(&d[i]);
 		if (!item || PyList_Append(list, item) < 0) {
 			Py_XDECREF(item);
 			Py_DECREF(list);
-			return NULL;
+			list = NULL;
+			break;
 		}
 		Py_DECREF(item);
 	}
+	PyMem_Free(d);
 	return list;
 }
 

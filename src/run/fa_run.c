@@ -6,7 +6,10 @@
  * programs of --allow-exec are found on PATH now, the log file must be
  * writable, the shim must exist. Then fa-run replaces itself with the
  * command, LD_PRELOAD and the FA_* policy variables in its environment,
- * so the command's exit status is fa-run's.
+ * so the command's exit status is fa-run's. With the kernel floor on,
+ * fa-run stays as the parent instead: the floor is applied in the child
+ * before the exec, and the parent passes the command's status on and can
+ * say at exit what the floor may have refused unseen.
  *
  * Exit status: the command's; 125 for fa-run's own errors; 126 when the
  * command was found but cannot run; 127 when it was not found.
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include "fa_policy.h"
+#include "run/landlock.h"
 #include "shim/shim_internal.h"
 
 #define EXIT_FAIL 125
@@ -51,13 +55,23 @@ static void usage(FILE *f)
 "                          the directory fa-run starts in; no implicit /tmp\n"
 "      --deny DIR          deny writes beneath DIR, a subtree of a write root\n"
 "      --exec=MODE         allow (default): programs may start;\n"
-"                          deny: no program may start\n"
+"                          deny: no program may start; two different\n"
+"                          modes are an error\n"
 "      --allow-exec PROG   only the listed programs may start (repeatable;\n"
-"                          PROG is looked up on PATH now)\n"
-"      --allow-static      allow starting static and set-user-ID programs,\n"
-"                          which the preload cannot follow\n"
-"      --symlinks=MODE     trust (default), beneath or nofollow\n"
+"                          PROG is looked up on PATH now); with --exec=deny\n"
+"                          it means the same, with --exec=allow it is an error\n"
+"      --allow-static      allow starting static, set-user/group-ID and\n"
+"                          file-capability programs, which the preload cannot\n"
+"                          follow (they run unconfined; under the kernel\n"
+"                          floor they run anyway, confined by the kernel)\n"
+"      --symlinks=MODE     trust (default), beneath or nofollow; two different\n"
+"                          modes are an error, never a silent override\n"
 "      --report            report what would be denied, deny nothing\n"
+"                          (turns the kernel floor off)\n"
+"      --landlock=MODE     the kernel floor under the preload (Landlock):\n"
+"                          auto (default): on where the kernel has it;\n"
+"                          on: fail (125) where it cannot be had; off\n"
+"      --verbose           say which kernel floor applies\n"
 "      --log FILE          append one JSON line per denial to FILE\n"
 "      --quiet             no message on stderr for a denial\n"
 "      --help              show this help and exit\n"
@@ -221,7 +235,7 @@ static char *log_path(const char *given)
 
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
-	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION,
+	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE,
 };
 
 static const struct option options[] = {
@@ -234,6 +248,8 @@ static const struct option options[] = {
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -241,12 +257,15 @@ static const struct option options[] = {
 
 int main(int argc, char **argv)
 {
-	char msg[512], shimbuf[PATH_MAX], found[PATH_MAX], canon[PATH_MAX];
+	char msg[512], shimbuf[PATH_MAX], found[PATH_MAX], canon[PATH_MAX], why[PATH_MAX + 128];
 	char *allow = NULL, *logfile = NULL, *text;
 	size_t allowlen = 0;
-	const char *exec_mode = NULL, *shim;
+	const char *exec_mode = NULL, *sym_given = NULL, *shim;
 	enum fa_symlinks sym = FA_SYM_TRUST;
 	int nroots = 0, report = 0, quiet = 0, allow_static = 0, c, r, fd;
+	enum fa_floor_mode landlock = FA_FLOOR_AUTO;
+	struct fa_floor floor;
+	int floor_on, verbose = 0;
 	fa_policy *p;
 	ssize_t n;
 
@@ -268,15 +287,14 @@ int main(int argc, char **argv)
 		case OPT_EXEC:
 			if (strcmp(optarg, "allow") && strcmp(optarg, "deny"))
 				die(EXIT_FAIL, "--exec=%s: expected allow or deny", optarg);
-			if (allow)
-				die(EXIT_FAIL, "--exec=%s cannot be combined with --allow-exec", optarg);
+			if (exec_mode && strcmp(exec_mode, optarg))
+				die(EXIT_FAIL, "--exec=%s contradicts --exec=%s: give one", optarg,
+				    exec_mode);
 			exec_mode = optarg;
 			break;
 		case OPT_ALLOW_EXEC: {
 			char *na;
 
-			if (exec_mode)
-				die(EXIT_FAIL, "--allow-exec cannot be combined with --exec=%s", exec_mode);
 			r = find_program(optarg, found, sizeof(found));
 			if (r < 0)
 				die(EXIT_FAIL, "--allow-exec %s: %s", optarg, strerror(-r));
@@ -295,10 +313,19 @@ int main(int argc, char **argv)
 		case OPT_ALLOW_STATIC:
 			allow_static = 1;
 			break;
-		case OPT_SYMLINKS:
-			if (fa_symlinks_parse(optarg, &sym) < 0)
+		case OPT_SYMLINKS: {
+			enum fa_symlinks m;
+
+			if (fa_symlinks_parse(optarg, &m) < 0)
 				die(EXIT_FAIL, "--symlinks=%s: expected trust, beneath or nofollow", optarg);
+			/* A second, different mode is a contradiction, not an override. */
+			if (sym_given && m != sym)
+				die(EXIT_FAIL, "--symlinks=%s contradicts --symlinks=%s: give one", optarg,
+				    sym_given);
+			sym = m;
+			sym_given = optarg;
 			break;
+		}
 		case OPT_REPORT:
 			report = 1;
 			break;
@@ -308,6 +335,13 @@ int main(int argc, char **argv)
 			break;
 		case OPT_QUIET:
 			quiet = 1;
+			break;
+		case OPT_LANDLOCK:
+			if (fa_floor_mode_parse(optarg, &landlock) < 0)
+				die(EXIT_FAIL, "--landlock=%s: expected auto, on or off", optarg);
+			break;
+		case OPT_VERBOSE:
+			verbose = 1;
 			break;
 		case OPT_HELP:
 			usage(stdout);
@@ -323,6 +357,9 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		die(EXIT_FAIL, "no command given\nTry 'fa-run --help'.");
+	/* --allow-exec is an allow list: with --exec=deny it means itself; --exec=allow contradicts it. */
+	if (allow && exec_mode && !strcmp(exec_mode, "allow"))
+		die(EXIT_FAIL, "--exec=allow contradicts --allow-exec: give one");
 
 	if (!nroots) {
 		char cwd[PATH_MAX];
@@ -347,25 +384,48 @@ int main(int argc, char **argv)
 	r = find_program(argv[optind], found, sizeof(found));
 	if (r < 0)
 		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
-	fd = open(found, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		enum fa_prog_kind k = fa_prog_inspect(fd, canon, sizeof(canon));
 
-		close(fd);
-		if (k == FA_PROG_OK && canon[0] == '/') {
-			fd = open(canon, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				k = fa_prog_inspect(fd, NULL, 0);
-				close(fd);
-			}
-		}
-		if (!allow_static && k == FA_PROG_STATIC)
-			die(EXIT_CANNOT, "%s: static binary: a preload cannot follow it "
-			    "(use --allow-static to run it unconfined)", found);
-		if (!allow_static && k == FA_PROG_SETID)
-			die(EXIT_CANNOT, "%s: set-user/group-ID binary: a preload cannot follow it "
-			    "(use --allow-static to run it unconfined)", found);
+	/* The kernel floor, from the same policy; report mode denies nothing. */
+	if (report && landlock == FA_FLOOR_ON)
+		die(EXIT_FAIL, "--landlock=on cannot be combined with --report, which denies nothing");
+	if (report && landlock == FA_FLOOR_AUTO) {
+		fprintf(stderr, "%s: --report: the kernel floor (Landlock) is off\n", prog);
+		landlock = FA_FLOOR_OFF;
 	}
+	floor_on = fa_floor_build(&floor, landlock, p, allow || (exec_mode && !strcmp(exec_mode, "deny")),
+				  found, allow, logfile, why, sizeof(why));
+	if (floor_on < 0)
+		die(EXIT_FAIL, "--landlock=%s: the kernel floor cannot be had: %s",
+		    landlock == FA_FLOOR_ON ? "on" : "auto", why);
+	if (verbose && floor_on)
+		fprintf(stderr, "%s: kernel floor: Landlock ABI %d: writes beneath %d root%s%s%s\n",
+			prog, floor.abi, fa_policy_nroots(p), fa_policy_nroots(p) == 1 ? "" : "s",
+			floor.exec ? ", execute for the allowed programs only" : "",
+			floor.nskipped ? "; some inherited writable descriptors name files it "
+					 "cannot cover, re-opening them by name will fail" : "");
+	else if (verbose)
+		fprintf(stderr, "%s: kernel floor: off%s%s\n", prog, why[0] ? ": " : "", why);
+
+	fd = open(found, O_RDONLY | O_CLOEXEC);
+	/* Execute-only: its mode bits can still be read. */
+	if (fd < 0 && errno == EACCES)
+		fd = open(found, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && (!allow_static || floor_on)) {
+		enum fa_prog_kind k = fa_prog_check(fd, found, argv + optind, AT_FDCWD, canon,
+						    sizeof(canon));
+
+		/* Under the floor such programs run, confined by the kernel. */
+		if (floor_on && (k == FA_PROG_SETID || k == FA_PROG_CAPS))
+			fprintf(stderr, "%s: %s: %s program: runs without its privileges under the "
+				"kernel floor (no_new_privs)\n", prog, canon[0] ? canon : found,
+				k == FA_PROG_SETID ? "set-user/group-ID" : "file-capability");
+		else if (!floor_on && k != FA_PROG_OK && strcmp(canon, found))
+			die(EXIT_CANNOT, "%s: runs %s, a %s", found, canon, fa_prog_text(k));
+		else if (!floor_on && k != FA_PROG_OK)
+			die(EXIT_CANNOT, "%s: %s", found, fa_prog_text(k));
+	}
+	if (fd >= 0)
+		close(fd);
 
 	if (getenv("FA_POLICY"))
 		fprintf(stderr, "%s: already running under a policy: the outer policy still applies\n",
@@ -376,6 +436,7 @@ int main(int argc, char **argv)
 	unsetenv("FA_QUIET");
 	unsetenv("FA_LOG");
 	unsetenv("FA_ALLOW_STATIC");
+	unsetenv("FA_FLOOR");
 	set("FA_POLICY", text);
 	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
 	if (allow)
@@ -388,6 +449,8 @@ int main(int argc, char **argv)
 		set("FA_LOG", logfile);
 	if (allow_static)
 		set("FA_ALLOW_STATIC", "1");
+	if (floor_on)
+		set("FA_FLOOR", "1");
 	set_preload(shim);
 #ifdef FA_ASAN_LIB
 	if (!getenv("ASAN_OPTIONS"))
@@ -396,6 +459,8 @@ int main(int argc, char **argv)
 	fa_policy_free(p);
 	free(text);
 
+	if (floor_on)
+		fa_floor_run(&floor, argv + optind, quiet);
 	execvp(argv[optind], argv + optind);
 	r = errno;
 	die(r == ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(r));

@@ -49,14 +49,9 @@
 static void event_init(struct fa_event *ev, const char *call, enum fa_op op,
 		       const char *path, const char *other, void *ra)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->call = call;
-	ev->op = fa_op_name(fa_tls.call_op ? (enum fa_op)(fa_tls.call_op - 1) : fa_host_op(op));
-	ev->path = path;
-	ev->path2 = other;
-	ev->flags = -1;
-	ev->mode = -1;
-	ev->ra = ra;
+	fa_event_init(ev, call,
+		      fa_op_name(fa_tls.call_op ? (enum fa_op)(fa_tls.call_op - 1) : fa_host_op(op)),
+		      path, other, ra);
 }
 
 /* A refusal by the engine, as opposed to an errno from the file system. */
@@ -68,11 +63,7 @@ static int refused(int rc, const struct fa_decision *d)
 static int deny(struct fa_event *ev, const fa_policy *p, const struct fa_decision *d,
 		int from_context)
 {
-	ev->d = d;
-	ev->why = fa_why_name(d->why);
-	ev->text = fa_why_text(d->why);
-	ev->policy = p;
-	ev->from_context = from_context;
+	fa_event_decision(ev, p, d, from_context);
 	return fa_report(ev);
 }
 
@@ -211,6 +202,23 @@ static void open_event(struct fa_event *ev, const char *call, enum fa_op op, con
 	ev->mode = fa_needs_mode(flags) ? (int)mode : -1;
 }
 
+/*
+ * The policy allowed it and the kernel still said EACCES: under fa-run's
+ * Landlock floor that is the floor (a device or a root the ruleset does not
+ * name as the policy does). Said as such, never as the policy's refusal.
+ */
+static void floor_refused(const char *call, enum fa_op op, const char *path, int flags,
+			  mode_t mode, const struct fa_decision *d, void *ra)
+{
+	struct fa_event ev;
+
+	open_event(&ev, call, op, path, flags, mode, ra);
+	ev.d = d;
+	ev.why = "floor";
+	ev.text = "refused by the kernel floor (Landlock), which the policy allowed";
+	(void)fa_report(&ev);
+}
+
 int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 		 mode_t mode, void *ra)
 {
@@ -238,8 +246,11 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 	}
 	d.verdict = FA_ALLOW;
 	fd = ENGINE(fa_openat(opener, dirfd, path, flags, mode, &d));
-	if (FA_LIKELY(!refused(fd, &d)))
+	if (FA_LIKELY(!refused(fd, &d))) {
+		if (FA_UNLIKELY(fd == -EACCES) && fa_proc.floor)
+			floor_refused(call, op, path, flags, mode, &d, ra);
 		return fd;
+	}
 	open_event(&ev, call, op, path, flags, mode, ra);
 	return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
 }

@@ -11,7 +11,10 @@
  * the walks that make them (fts, nftw) and by daemon(); syscall(SYS_chdir)
  * and syscall(SYS_fchdir) by the syscall() wrapper. Inline system calls
  * and another process renaming an ancestor are not seen, like the rest of
- * what a preload cannot see.
+ * what a preload cannot see. A child that shares the process's memory but
+ * not its directory (vfork, CLONE_VM) never fills the parent's copy; the
+ * child of a fork that runs no atfork handler (a raw system call, _Fork)
+ * never refills it either, and pays a getcwd per relative call instead.
  *
  * Without a process policy the cache is off and these are plain calls.
  */
@@ -21,12 +24,18 @@
 
 #include "wrap.h"
 
-/* Enabled after the process policy is read, in every process image. */
+/*
+ * Enabled after the process policy is read, in every process image. A
+ * fork child takes the cache over; a child that shares the memory
+ * (vfork, CLONE_VM) runs no atfork handler and leaves it alone.
+ */
 __attribute__((constructor)) static void fa_cwd_ctor(void)
 {
 	fa_init();
-	if (fa_proc.policy)
+	if (fa_proc.policy) {
 		fa_cwd_cache_enable();
+		pthread_atfork(NULL, NULL, fa_cwd_forked);
+	}
 }
 
 /* No process policy, or a call made before the constructor: nothing to tell. */

@@ -205,18 +205,8 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 			d.verdict = FA_ALLOW;
 			if (fa_check_symlink_target(pol[i], &s.pin, target, &d) == FA_ALLOW)
 				continue;
-			memset(&ev, 0, sizeof(ev));
-			ev.call = call;
-			ev.op = fa_op_name(FA_OP_SYMLINK);
-			ev.path = target;
-			ev.path2 = path;
-			ev.d = &d;
-			ev.flags = ev.mode = -1;
-			ev.why = fa_why_name(d.why);
-			ev.text = fa_why_text(d.why);
-			ev.policy = pol[i];
-			ev.from_context = i == 1;
-			ev.ra = ra;
+			fa_event_init(&ev, call, fa_op_name(FA_OP_SYMLINK), target, path, ra);
+			fa_event_decision(&ev, pol[i], &d, i == 1);
 			if (fa_report(&ev)) {
 				fa_call_done();
 				fa_unpin_call(&s);

@@ -51,7 +51,7 @@ static void say(const char *a, const char *b, const char *c)
 	fa_puts(&m, b);
 	fa_puts(&m, c);
 	fa_putc(&m, '\n');
-	(void)!write(2, m.p, m.len);
+	(void)!write(2, m.p, strlen(m.p));
 }
 
 void *fa_resolve(const char *name)
@@ -127,9 +127,9 @@ static __attribute__((noreturn)) void invalid(const char *var, const char *why)
 	fa_puts(&m, "libfashim: invalid ");
 	fa_puts(&m, var);
 	fa_puts(&m, ": ");
-	fa_puts(&m, why);
+	fa_put_shown(&m, why);
 	fa_putc(&m, '\n');
-	(void)!write(2, m.p, m.len);
+	(void)!write(2, m.p, strlen(m.p));
 	_exit(125);
 }
 
@@ -253,18 +253,23 @@ void fa_init(void)
 		return;
 	fa_resolve_all();
 	fa_bridge_init();
+	fa_report_init();
 	if (flag_var("FA_FORCE_FALLBACK"))
 		fa_resolve_force_fallback(1);
 	read_policy();
 	read_exec();
 	fa_proc.report = flag_var("FA_REPORT");
 	fa_proc.quiet = flag_var("FA_QUIET");
-	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC");
+	/* Under the kernel floor such programs run confined by the kernel. */
+	fa_proc.floor = flag_var("FA_FLOOR");
+	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC") | fa_proc.floor;
 	fa_proc.log = getenv("FA_LOG");
 	if (fa_proc.log) {
 		if (fa_proc.log[0] != '/')
 			invalid("FA_LOG", "the log file must be an absolute path");
 		fa_proc.log = fa_arena_strdup(fa_proc.log);
+		if (fa_report_log_unusable())
+			invalid("FA_LOG", fa_report_log_unusable());
 	}
 	if (fa_proc.active)
 		snapshot_env();

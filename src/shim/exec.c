@@ -161,33 +161,23 @@ int fa_child_env_ok(char *const envp[])
 static int exec_deny(const char *call, const char *path, const char *resolved,
 		     const char *why, const char *text, int from_context, void *ra)
 {
-	struct fa_decision d;
 	struct fa_event ev;
 
-	memset(&ev, 0, sizeof(ev));
-	d.verdict = FA_DENY;
-	d.why = FA_WHY_NONE;
-	d.root = -1;
-	d.err = 0;
-	d.path[0] = '\0';
-	if (resolved) {
-		size_t n = strlen(resolved);
-
-		if (n >= sizeof(d.path))
-			n = sizeof(d.path) - 1;
-		memcpy(d.path, resolved, n);
-		d.path[n] = '\0';
-	}
-	ev.call = call;
-	ev.op = "exec";
-	ev.path = path;
-	ev.d = &d;
-	ev.flags = ev.mode = -1;
+	fa_event_init(&ev, call, "exec", path, NULL, ra);
+	ev.resolved = resolved;
 	ev.why = why;
 	ev.text = text;
 	ev.from_context = from_context;
-	ev.ra = ra;
 	return fa_report(&ev) ? -EACCES : 0;
+}
+
+int fa_exec_refuse(const char *call, const char *path, const char *why, const char *text,
+		   void *ra)
+{
+	int saved = errno, rc = exec_deny(call, path, NULL, why, text, 0, ra);
+
+	errno = saved;
+	return rc;
 }
 
 static int listed(const char *canon)
@@ -200,37 +190,36 @@ static int listed(const char *canon)
 	return 0;
 }
 
-/* Static or set-id: the program itself, or a script's interpreter. */
-static enum fa_prog_kind inspect_chain(int fd)
+/* A program the preload cannot follow: which file and why. */
+static int refuse_kind(const char *call, const char *shown, const char *canon,
+		       enum fa_prog_kind kind, const char *culprit, void *ra)
 {
-	char interp[PATH_MAX];
-	enum fa_prog_kind k = fa_prog_inspect(fd, interp, sizeof(interp));
-	int ifd;
+	char text[PATH_MAX + 256];
+	struct fa_buf b = { text, 0, sizeof(text) - 1 };
 
-	if (k != FA_PROG_OK || interp[0] != '/')
-		return k;
-	ifd = FA_REAL(openat)(AT_FDCWD, interp, O_RDONLY | O_CLOEXEC);
-	if (ifd < 0)
-		return FA_PROG_OK;
-	k = fa_prog_inspect(ifd, NULL, 0);
-	FA_REAL(close)(ifd);
-	return k == FA_PROG_UNKNOWN ? FA_PROG_OK : k;
+	if (*culprit && strcmp(culprit, shown)) {
+		fa_puts(&b, "runs ");
+		fa_puts(&b, culprit);
+		fa_puts(&b, ", a ");
+	}
+	fa_puts(&b, fa_prog_text(kind));
+	text[b.len < sizeof(text) ? b.len : sizeof(text) - 1] = '\0';
+	return exec_deny(call, shown, canon, fa_prog_rule(kind), text, 0, ra);
 }
 
-int fa_exec_check(const char *call, int dirfd, const char *path, int atflags, void *ra)
+int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
+		  char *const argv[], int cwd, void *ra)
 {
-	char canon[PATH_MAX];
+	char canon[PATH_MAX], culprit[PATH_MAX];
 	const char *shown = path && *path ? path : "(fd)";
 	enum fa_prog_kind kind;
 	int fd, own = 1, saved = errno, rc = 0;
-	int ctx_denied;
 
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();
 	if (FA_GUARDED())
 		return 0;
-	ctx_denied = fa_ctx_exec_denied(path);
-	if (!fa_proc.active && !ctx_denied)
+	if (!fa_proc.active && !__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED))
 		return 0;
 	if ((atflags & AT_EMPTY_PATH) && path && !*path) {
 		fd = dirfd;
@@ -241,16 +230,17 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags, vo
 		fd = FA_REAL(openat)(dirfd, path, of);
 		if (fd < 0 && errno == EACCES)
 			fd = FA_REAL(openat)(dirfd, path, (of & ~O_ACCMODE) | O_PATH);
-		if (fd < 0) {
-			/* The exec fails by itself with this errno; nothing to judge. */
-			errno = saved;
-			return ctx_denied ? exec_deny(call, shown, NULL, "exec-in-context",
-				"starting programs is not allowed in this audit context", 1, ra) : 0;
-		}
 	}
+	/*
+	 * What the kernel would not start is its to refuse, with its errno
+	 * and without a word from the guard; a context's one-shot approval is
+	 * kept for the candidate that really runs.
+	 */
+	if (fd < 0 || !fa_prog_runnable(fd))
+		goto out;
 	if (fa_fd_path(fd, canon, sizeof(canon)) <= 0)
 		canon[0] = '\0';
-	if (ctx_denied) {
+	if (fa_ctx_exec_denied(path)) {
 		rc = exec_deny(call, shown, canon, "exec-in-context",
 			       "starting programs is not allowed in this audit context", 1, ra);
 		if (rc)
@@ -269,18 +259,12 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags, vo
 			goto out;
 	}
 	if (!fa_proc.allow_static) {
-		kind = inspect_chain(fd);
-		if (kind == FA_PROG_STATIC)
-			rc = exec_deny(call, shown, canon, "static-binary",
-				       "static binary: a preload cannot follow it (allow with --allow-static)",
-				       0, ra);
-		else if (kind == FA_PROG_SETID)
-			rc = exec_deny(call, shown, canon, "setid-binary",
-				       "set-user/group-ID binary: a preload cannot follow it (allow with --allow-static)",
-				       0, ra);
+		kind = fa_prog_check(fd, path, argv, cwd, culprit, sizeof(culprit));
+		if (kind != FA_PROG_OK)
+			rc = refuse_kind(call, shown, canon, kind, culprit, ra);
 	}
 out:
-	if (own)
+	if (own && fd >= 0)
 		FA_REAL(close)(fd);
 	errno = saved;
 	return rc;
@@ -323,7 +307,7 @@ out:
 static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 		     char *const argv[], char *const envp[], int flags, int *denied)
 {
-	int rc = fa_exec_check(call, dirfd, path, flags, ra);
+	int rc = fa_exec_check(call, dirfd, path, flags, argv, AT_FDCWD, ra);
 
 	if (rc < 0) {
 		*denied = 1;
@@ -396,7 +380,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 
 	if (FA_GATE_OPEN())
 		return fa_real_fexecve(fd, argv, envp);
-	rc = fa_exec_check("fexecve", fd, "", AT_EMPTY_PATH, FA_RA());
+	rc = fa_exec_check("fexecve", fd, "", AT_EMPTY_PATH, argv, AT_FDCWD, FA_RA());
 	if (rc < 0) {
 		errno = -rc;
 		return -1;

@@ -1,155 +1,112 @@
 /*
  * report.c - what a denial says, and where.
  *
- * Every denial produces one human line on fd 2 (unless FA_QUIET), one
- * JSON line appended to FA_LOG (if set), and an entry in a lock-free ring
- * the host reads back through the bridge. Nothing here allocates: lines
- * are built on the stack, the log is opened, appended and closed per
+ * One function (build) describes a denial; from that one description come
+ * the human line on fd 2 (unless FA_QUIET), the JSON line appended to
+ * FA_LOG (if set), and the record in a lock-free ring that the host reads
+ * back through the bridge and renders with the same code (denial.c).
+ *
+ * Nothing here allocates from the application: a line is built on the
+ * stack, or, when it does not fit there (long paths, many escapes), in a
+ * private mapping of exactly its size, so that a line is never cut and is
+ * written with one write() (an O_APPEND log stays one line per denial
+ * even with several writers). The log is opened, appended and closed per
  * denial so that no descriptor of ours lingers where the program could
  * close or reuse it.
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "denial.h"
 #include "wrap.h"
 
-void fa_putn(struct fa_buf *b, const char *s, size_t n)
+/*
+ * The program's own file, read once at start-up: dladdr() names the main
+ * program by argv[0], which the program chose. When the program was
+ * started through ld.so, /proc/self/exe is ld.so, and the kernel's map of
+ * the program's headers names the file instead.
+ */
+static char exe[PATH_MAX];
+static void *main_base;
+
+static void exe_from_maps(const void *phdr)
 {
-	if (b->len >= b->cap)
+	char buf[4096 + PATH_MAX + 128];
+	size_t have = 0;
+	int fd = FA_REAL(openat)(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+
+	if (fd < 0)
 		return;
-	if (n > b->cap - 1 - b->len)
-		n = b->cap - 1 - b->len;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
 
-void fa_puts(struct fa_buf *b, const char *s)
-{
-	fa_putn(b, s ? s : "(null)", strlen(s ? s : "(null)"));
-}
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			unsigned long lo, hi;
+			char *slash = memchr(line, '/', (size_t)(nl - line));
 
-void fa_putc(struct fa_buf *b, char c)
-{
-	fa_putn(b, &c, 1);
-}
-
-void fa_putu(struct fa_buf *b, unsigned long long v)
-{
-	char t[24];
-	int i = sizeof(t);
-
-	do
-		t[--i] = (char)('0' + v % 10);
-	while (v /= 10);
-	fa_putn(b, t + i, sizeof(t) - (size_t)i);
-}
-
-void fa_puto(struct fa_buf *b, unsigned v)
-{
-	char t[16];
-	int i = sizeof(t);
-
-	do
-		t[--i] = (char)('0' + (v & 7));
-	while (v >>= 3);
-	t[--i] = '0';
-	fa_putn(b, t + i, sizeof(t) - (size_t)i);
-}
-
-void fa_put_oflags(struct fa_buf *b, int flags)
-{
-	static const struct {
-		int bit;
-		const char *name;
-	} names[] = {
-		{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_TRUNC, "O_TRUNC" },
-		{ O_APPEND, "O_APPEND" }, { O_NOFOLLOW, "O_NOFOLLOW" }, { O_CLOEXEC, "O_CLOEXEC" },
-		{ O_NONBLOCK, "O_NONBLOCK" }, { O_NOCTTY, "O_NOCTTY" }, { O_SYNC, "O_SYNC" },
-	};
-	size_t i;
-
-	if ((flags & O_TMPFILE) == O_TMPFILE) {
-		fa_puts(b, (flags & O_ACCMODE) == O_RDWR ? "O_RDWR|O_TMPFILE" : "O_WRONLY|O_TMPFILE");
-		flags &= ~O_TMPFILE;
-	} else {
-		fa_puts(b, (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" :
-			   (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : "O_RDONLY");
-	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((flags & names[i].bit) == names[i].bit) {
-			fa_putc(b, '|');
-			fa_puts(b, names[i].name);
+			*nl = '\0';
+			lo = strtoul(line, &line, 16);
+			hi = *line == '-' ? strtoul(line + 1, NULL, 16) : 0;
+			if (slash && (unsigned long)phdr >= lo && (unsigned long)phdr < hi &&
+			    (size_t)(nl - slash) < sizeof(exe)) {
+				memcpy(exe, slash, (size_t)(nl - slash) + 1);
+				FA_REAL(close)(fd);
+				return;
+			}
+			line = nl + 1;
 		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;
 	}
+	FA_REAL(close)(fd);
 }
 
-static void put_json_str(struct fa_buf *b, const char *s)
+void fa_report_init(void)
 {
-	static const char hex[] = "0123456789abcdef";
+	const void *phdr = (const void *)getauxval(AT_PHDR);
+	Dl_info info;
+	ssize_t n;
 
-	if (!s) {
-		fa_puts(b, "null");
+	fa_tls.guard++;
+	if (phdr && dladdr(phdr, &info))
+		main_base = info.dli_fbase;
+	fa_tls.guard--;
+	/* No AT_BASE: the kernel started ld.so itself, which then loaded the program. */
+	if (getauxval(AT_BASE) == 0 && phdr)
+		exe_from_maps(phdr);
+	if (exe[0])
 		return;
-	}
-	fa_putc(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			fa_putc(b, '\\');
-			fa_putc(b, (char)c);
-		} else if (c < 0x20 || c == 0x7f) {
-			fa_puts(b, "\\u00");
-			fa_putc(b, hex[c >> 4]);
-			fa_putc(b, hex[c & 15]);
-		} else {
-			fa_putc(b, (char)c);
-		}
-	}
-	fa_putc(b, '"');
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
 }
 
-static void put2(struct fa_buf *b, unsigned v)
+static const char *caller_of(void *ra)
 {
-	fa_putc(b, (char)('0' + v / 10 % 10));
-	fa_putc(b, (char)('0' + v % 10));
-}
+	const char *c = NULL;
+	Dl_info info;
 
-/* UTC from the epoch, without gmtime (which may take the tz lock). */
-static void put_time(struct fa_buf *b, const struct timespec *ts)
-{
-	long long days = ts->tv_sec / 86400, secs = ts->tv_sec % 86400;
-	long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-	unsigned doe = (unsigned)(z - era * 146097);
-	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	long long y = (long long)yoe + era * 400;
-	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	unsigned mp = (5 * doy + 2) / 153;
-	unsigned d = doy - (153 * mp + 2) / 5 + 1;
-	unsigned m = mp < 10 ? mp + 3 : mp - 9;
-
-	fa_putu(b, (unsigned long long)(y + (m <= 2)));
-	fa_putc(b, '-');
-	put2(b, m);
-	fa_putc(b, '-');
-	put2(b, d);
-	fa_putc(b, 'T');
-	put2(b, (unsigned)(secs / 3600));
-	fa_putc(b, ':');
-	put2(b, (unsigned)(secs / 60 % 60));
-	fa_putc(b, ':');
-	put2(b, (unsigned)(secs % 60));
-	fa_putc(b, '.');
-	fa_putc(b, (char)('0' + ts->tv_nsec / 100000000));
-	fa_putc(b, (char)('0' + ts->tv_nsec / 10000000 % 10));
-	fa_putc(b, (char)('0' + ts->tv_nsec / 1000000 % 10));
-	fa_putc(b, 'Z');
+	if (!ra)
+		return NULL;
+	fa_tls.guard++;
+	if (dladdr(ra, &info))
+		c = main_base && info.dli_fbase == main_base && exe[0] ? exe : info.dli_fname;
+	fa_tls.guard--;
+	return c && *c ? c : NULL;
 }
 
 /* ---- the ring: a seqlock per slot, writers never wait ---- */
@@ -161,36 +118,14 @@ static struct slot {
 } ring[RING];
 static uint64_t ndenials;
 
-static void copy(char *dst, size_t n, const char *src)
+static void ring_put(const struct fa_denial_view *v)
 {
-	size_t k = src ? strlen(src) : 0;
+	struct slot *s = &ring[v->seq % RING];
 
-	if (k >= n)
-		k = n - 1;
-	if (k)
-		memcpy(dst, src, k);
-	dst[k] = '\0';
-}
-
-static void ring_put(const struct fa_event *ev, const struct timespec *ts, const char *caller)
-{
-	uint64_t seq = __atomic_add_fetch(&ndenials, 1, __ATOMIC_SEQ_CST);
-	struct slot *s = &ring[seq % RING];
-
-	__atomic_store_n(&s->seq, seq * 2 + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->seq, v->seq * 2 + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	s->d.seq = seq;
-	s->d.when = *ts;
-	s->d.pid = (int)getpid();
-	s->d.tid = (int)gettid();
-	copy(s->d.call, sizeof(s->d.call), ev->call);
-	copy(s->d.op, sizeof(s->d.op), ev->op);
-	copy(s->d.why, sizeof(s->d.why), ev->why);
-	copy(s->d.path, sizeof(s->d.path), ev->d && ev->d->path[0] ? ev->d->path : ev->path);
-	copy(s->d.path2, sizeof(s->d.path2), ev->path2);
-	copy(s->d.caller, sizeof(s->d.caller), caller);
-	s->d.from_context = ev->from_context;
-	__atomic_store_n(&s->seq, seq * 2 + 2, __ATOMIC_RELEASE);
+	fa_denial_record(&s->d, v);
+	__atomic_store_n(&s->seq, v->seq * 2 + 2, __ATOMIC_RELEASE);
 }
 
 int fa_recent(struct fa_denial *out, int max)
@@ -209,7 +144,7 @@ int fa_recent(struct fa_denial *out, int max)
 
 		if (before != seq * 2 + 2)
 			continue;
-		out[n] = s->d;
+		fa_denial_copy(&out[n], &s->d);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != before)
 			continue;
@@ -223,136 +158,153 @@ uint64_t fa_ndenials(void)
 	return __atomic_load_n(&ndenials, __ATOMIC_ACQUIRE);
 }
 
-static void put_roots(struct fa_buf *b, const fa_policy *p)
-{
-	int i, n = fa_policy_nroots(p);
+/* ---- the one description of a denial ---- */
 
-	if (fa_policy_unrestricted(p))
-		return;
-	fa_puts(b, " (roots:");
-	if (!n)
-		fa_puts(b, " none");
-	for (i = 0; i < n; i++) {
-		fa_putc(b, ' ');
-		fa_puts(b, fa_policy_root(p, i));
-	}
-	fa_putc(b, ')');
+static const char *judged(const struct fa_event *ev, int second)
+{
+	return ev->d && ev->d->path[0] && !ev->second == !second ? ev->d->path : NULL;
 }
 
-static void put_call(struct fa_buf *b, const struct fa_event *ev)
+static const char *present(const char *s)
 {
-	fa_puts(b, ev->call);
-	fa_puts(b, "(\"");
-	fa_puts(b, ev->path ? ev->path : "");
-	fa_putc(b, '"');
-	if (ev->path2) {
-		fa_puts(b, ", \"");
-		fa_puts(b, ev->path2);
-		fa_putc(b, '"');
-	}
-	if (ev->flags != -1) {
-		fa_puts(b, ", ");
-		fa_put_oflags(b, ev->flags);
-	}
-	if (ev->mode != -1) {
-		fa_puts(b, ", ");
-		fa_puto(b, (unsigned)ev->mode);
-	}
-	fa_putc(b, ')');
+	return s && *s ? s : NULL;
 }
 
-static void write_line(const struct fa_event *ev)
+static void build(struct fa_denial_view *v, const struct fa_event *ev)
 {
-	char buf[PATH_MAX * 2 + 512];
-	struct fa_buf b = { buf, 0, sizeof(buf) };
+	memset(v, 0, sizeof(*v));
+	v->seq = __atomic_add_fetch(&ndenials, 1, __ATOMIC_SEQ_CST);
+	clock_gettime(CLOCK_REALTIME, &v->when);
+	v->pid = (int)getpid();
+	v->tid = (int)gettid();
+	v->call = ev->call ? ev->call : "?";
+	v->op = ev->op ? ev->op : "?";
+	v->path = present(ev->path);
+	v->resolved = judged(ev, 0) ? judged(ev, 0) : present(ev->resolved);
+	v->path2 = present(ev->path2);
+	v->resolved2 = judged(ev, 1);
+	v->flags = ev->flags;
+	v->mode = ev->mode;
+	v->rule = present(ev->why);
+	v->reason = present(ev->text);
+	v->from_context = ev->from_context;
+	v->enforced = !(fa_proc.report && !ev->from_context);
+	v->caller = caller_of(ev->ra);
+	/* Roots explain a judged path; an unrestricted policy has none to show. */
+	if (ev->d && ev->policy && !fa_policy_unrestricted(ev->policy))
+		v->policy = ev->policy;
+}
 
-	fa_puts(&b, ev->from_context ? "fastaudit: " : "fa-run: ");
-	fa_puts(&b, fa_proc.report && !ev->from_context ? "would deny " : "denied ");
-	put_call(&b, ev);
-	fa_puts(&b, ": ");
-	if (ev->d && ev->d->path[0]) {
-		fa_puts(&b, ev->d->path);
-		fa_puts(&b, ": ");
+/* ---- writing one line whole ---- */
+
+typedef void render_fn(struct fa_buf *b, const struct fa_denial_view *v);
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
 	}
-	fa_puts(&b, ev->text);
-	if (ev->policy && ev->d)
-		put_roots(&b, ev->policy);
-	if (ev->from_context)
-		fa_puts(&b, " [audit context]");
+	return 0;
+}
+
+/* Render v and its newline, then write it to fd in one piece: 0 or -errno. */
+static int emit(int fd, render_fn *render, const struct fa_denial_view *v)
+{
+	char stack[4096];
+	struct fa_buf b = FA_BUF_INIT(stack);
+	void *map = NULL;
+	size_t mlen = 0;
+	int rc;
+
+	render(&b, v);
 	fa_putc(&b, '\n');
-	(void)!write(2, b.p, b.len);
+	if (!fa_buf_fits(&b)) {
+		mlen = b.len + 1;
+		map = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			return -ENOMEM;
+		b = (struct fa_buf){ map, 0, mlen };
+		render(&b, v);
+		fa_putc(&b, '\n');
+	}
+	rc = write_all(fd, b.p, b.len);
+	if (map)
+		munmap(map, mlen);
+	return rc;
 }
 
-static void write_log(const struct fa_event *ev, const struct timespec *ts, const char *caller)
+static int write_log(const struct fa_denial_view *v)
 {
-	char buf[PATH_MAX * 4 + 1024];
-	struct fa_buf b = { buf, 0, sizeof(buf) };
-	int fd;
+	int fd, rc;
 
-	fa_puts(&b, "{\"time\":\"");
-	put_time(&b, ts);
-	fa_puts(&b, "\",\"pid\":");
-	fa_putu(&b, (unsigned long long)getpid());
-	fa_puts(&b, ",\"call\":");
-	put_json_str(&b, ev->call);
-	fa_puts(&b, ",\"op\":");
-	put_json_str(&b, ev->op);
-	fa_puts(&b, ",\"path\":");
-	put_json_str(&b, ev->path);
-	fa_puts(&b, ",\"resolved\":");
-	put_json_str(&b, !ev->second && ev->d && ev->d->path[0] ? ev->d->path : NULL);
-	fa_puts(&b, ",\"path2\":");
-	put_json_str(&b, ev->path2);
-	fa_puts(&b, ",\"resolved2\":");
-	put_json_str(&b, ev->second && ev->d && ev->d->path[0] ? ev->d->path : NULL);
-	fa_puts(&b, ",\"flags\":");
-	if (ev->flags != -1) {
-		char fb[160];
-		struct fa_buf f = { fb, 0, sizeof(fb) };
-
-		fa_put_oflags(&f, ev->flags);
-		put_json_str(&b, fb);
-	} else {
-		fa_puts(&b, "null");
-	}
-	fa_puts(&b, ",\"rule\":");
-	put_json_str(&b, ev->why);
-	fa_puts(&b, ",\"reason\":");
-	put_json_str(&b, ev->text);
-	fa_puts(&b, ",\"policy\":\"");
-	fa_puts(&b, ev->from_context ? "context" : "process");
-	fa_puts(&b, "\",\"enforced\":");
-	fa_puts(&b, fa_proc.report && !ev->from_context ? "false" : "true");
-	fa_puts(&b, ",\"caller\":");
-	put_json_str(&b, caller);
-	fa_puts(&b, "}\n");
-	if (b.len == b.cap - 1)
-		return;
 	fd = FA_REAL(openat)(AT_FDCWD, fa_proc.log,
-				 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+			     O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return;
-	(void)!write(fd, b.p, b.len);
+		return -errno;
+	rc = emit(fd, fa_denial_json, v);
 	FA_REAL(close)(fd);
+	return rc;
+}
+
+/*
+ * The log could not take the line: say so, so that the denial is not lost
+ * unseen. Kept out of line: its buffer is not on every denial's stack.
+ */
+static __attribute__((noinline)) void log_failed(int err)
+{
+	char buf[PATH_MAX + 160];
+	struct fa_buf b = FA_BUF_INIT(buf);
+
+	fa_puts(&b, "libfashim: cannot append to the log ");
+	fa_put_shown(&b, fa_proc.log);
+	fa_puts(&b, " (");
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 32)
+	fa_puts(&b, strerrorname_np(err) ? strerrorname_np(err) : "error");
+#else
+	fa_puts(&b, "errno ");
+	fa_putu(&b, (unsigned)err);
+#endif
+	fa_puts(&b, "): the denial above is not in it\n");
+	(void)write_all(2, b.p, fa_buf_fits(&b) ? b.len : b.cap - 1);
+}
+
+const char *fa_report_log_unusable(void)
+{
+	static char why[PATH_MAX + 160];
+	struct fa_buf b = FA_BUF_INIT(why);
+	int fd = FA_REAL(openat)(AT_FDCWD, fa_proc.log,
+				 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	if (fd >= 0) {
+		FA_REAL(close)(fd);
+		return NULL;
+	}
+	fa_puts(&b, fa_proc.log);
+	fa_puts(&b, ": cannot be opened for appending: ");
+	fa_puts(&b, strerror(errno));
+	return why;
 }
 
 int fa_report(const struct fa_event *ev)
 {
-	struct timespec ts;
-	const char *caller = NULL;
-	Dl_info info;
+	struct fa_denial_view v;
+	int saved = errno, log_rc = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fa_tls.guard++;
-	if (ev->ra && dladdr(ev->ra, &info) && info.dli_fname)
-		caller = info.dli_fname;
-	fa_tls.guard--;
-	if (caller && !*caller)
-		caller = "(main program)";
-	ring_put(ev, &ts, caller);
-	if (!fa_proc.quiet)
-		write_line(ev);
+	build(&v, ev);
+	ring_put(&v);
 	if (fa_proc.log)
-		write_log(ev, &ts, caller);
-	return !(fa_proc.report && !ev->from_context);
+		log_rc = write_log(&v);
+	if (!fa_proc.quiet || log_rc)
+		(void)emit(2, fa_denial_text, &v);
+	if (log_rc)
+		log_failed(-log_rc);
+	errno = saved;
+	return v.enforced;
 }

@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -21,6 +22,7 @@
 
 #include "fa_bridge.h"
 #include "fa_policy.h"
+#include "json.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
 #define FA_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -64,6 +66,7 @@ struct fa_proc {
 	int report;               /* FA_REPORT=1 */
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
+	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
 	const char *log;          /* FA_LOG, or NULL */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
@@ -154,24 +157,43 @@ struct fa_event {
 	const fa_policy *policy;  /* the policy that denied, for its roots */
 	int from_context;
 	int second;               /* d judged path2 (a rename's destination), not path */
-	void *ra;                 /* return address in the caller */
+	void *ra;                 /* return address in the caller: names the calling object */
+	const char *resolved;     /* the judged path when no decision carries it (exec), or NULL */
 };
+
+/* The fields every denial has; the rest start empty (flags and mode -1). */
+static inline void fa_event_init(struct fa_event *ev, const char *call, const char *op,
+				 const char *path, const char *path2, void *ra)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->call = call;
+	ev->op = op;
+	ev->path = path;
+	ev->path2 = path2;
+	ev->flags = -1;
+	ev->mode = -1;
+	ev->ra = ra;
+}
+
+/* What the engine decided: the decision, its rule, and the policy that made it. */
+static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
+				     const struct fa_decision *d, int from_context)
+{
+	ev->d = d;
+	ev->why = fa_why_name(d->why);
+	ev->text = fa_why_text(d->why);
+	ev->policy = p;
+	ev->from_context = from_context;
+}
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
 FA_HIDDEN int fa_report(const struct fa_event *ev);
 FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
 FA_HIDDEN uint64_t fa_ndenials(void);
 
-/* A small formatter that needs no malloc and no locale. */
-struct fa_buf {
-	char *p;
-	size_t len, cap;
-};
-FA_HIDDEN void fa_puts(struct fa_buf *b, const char *s);
-FA_HIDDEN void fa_putn(struct fa_buf *b, const char *s, size_t n);
-FA_HIDDEN void fa_putc(struct fa_buf *b, char c);
-FA_HIDDEN void fa_putu(struct fa_buf *b, unsigned long long v);
-FA_HIDDEN void fa_puto(struct fa_buf *b, unsigned v);
-FA_HIDDEN void fa_put_oflags(struct fa_buf *b, int flags);
+/* Read once at start-up what reports need later (the program's own path). */
+FA_HIDDEN void fa_report_init(void);
+/* NULL when fa_proc.log can be appended to now, else why not (start-up only). */
+FA_HIDDEN const char *fa_report_log_unusable(void);
 
 /* ---- checking helpers (check.c) ---- */
 
@@ -266,13 +288,44 @@ FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 			  const char *attr, const void *value, size_t size, int flags);
 
 /* ---- exec (exec.c, elf.c) ---- */
-enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_UNKNOWN };
-/* Inspect the program open on fd (ELF without PT_INTERP, set-id bits, #! interpreter). */
-FA_HIDDEN enum fa_prog_kind fa_prog_inspect(int fd, char *interp, size_t len);
+enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN };
+/*
+ * Can a preload follow the program open on fd, exec'd as 'path' with
+ * argv from the directory cwd? Follows #! interpreters and the dynamic
+ * loader run as a command (relative names from cwd, as the kernel does);
+ * names the file at fault in 'culprit'. Never FA_PROG_UNKNOWN: what
+ * cannot be read is left to the kernel.
+ */
+FA_HIDDEN enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], int cwd,
+					  char *culprit, size_t len);
+/* Would the kernel start the file open on fd (regular, executable, not on noexec)? */
+FA_HIDDEN int fa_prog_runnable(int fd);
+/* Rule name and reason for a refused kind (NULL for FA_PROG_OK). */
+FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
+FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);
+/* The #! interpreter of the script open on fd, or "". */
+FA_HIDDEN void fa_prog_interp(int fd, char *out, size_t len);
+/* The dynamic loader this process runs under (its PT_INTERP), or NULL. */
+FA_HIDDEN const char *fa_prog_loader(void);
 
-/* Judge an exec of the program at (dirfd, path): 0 or -EACCES (reported). */
+/*
+ * Judge an exec of the program at (dirfd, path) run with argv, from the
+ * working directory cwd (AT_FDCWD, or a spawned child's): 0 or -EACCES
+ * (reported). A program the kernel would not start (missing, not
+ * executable) is left to the kernel's own error, silently.
+ */
 FA_HIDDEN int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
-			    void *ra);
+			    char *const argv[], int cwd, void *ra);
+/* Refuse an exec the process policy cannot judge: 0 or -EACCES (reported). */
+FA_HIDDEN int fa_exec_refuse(const char *call, const char *path, const char *why,
+			     const char *text, void *ra);
+/*
+ * Where a posix_spawn child will be when it execs: 0 where the parent is,
+ * 1 with (*dirfd, dir) naming it ("" = *dirfd itself), -1 unknown before
+ * the spawn (an fchdir to an fd the list itself opens).
+ */
+FA_HIDDEN int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char *dir,
+				   size_t len);
 /* Judge the write-class opens of a posix_spawn file-actions list: 0 or -errno (reported). */
 FA_HIDDEN int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *fa,
 				     void *ra);

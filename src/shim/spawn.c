@@ -1,15 +1,16 @@
 /*
- * spawn.c - posix_spawn, posix_spawnp, system and popen.
+ * spawn.c - posix_spawn, posix_spawnp, system, popen and wordexp.
  *
  * posix_spawn* run through libc after the program and the opens of the
  * file actions (spawn_actions.c) are judged and the envp is replaced by
- * the child's environment (built on the stack). system()
- * and popen() spawn "/bin/sh -c" inside libc from the global environ,
- * out of reach of any wrapper: they are judged as an exec of /bin/sh (the
- * shell, preloaded, judges what it runs), and when environ has lost the
- * shim's variables (unsetenv, clearenv) libc is handed a private copy for
- * the duration of the call. That swap is not atomic with respect to a
- * concurrent setenv() in another thread, whose change may be lost.
+ * the child's environment (built on the stack). system(), popen() (and
+ * its old name _IO_popen) and wordexp()'s command substitution spawn
+ * /bin/sh inside libc from the global environ, out of reach of any
+ * wrapper: they are judged as an exec of /bin/sh (the shell, preloaded,
+ * judges what it runs), and when environ has lost the shim's variables
+ * (unsetenv, clearenv) libc is handed a private copy for the duration of
+ * the call. That swap is not atomic with respect to a concurrent setenv()
+ * in another thread, whose change may be lost.
  */
 #include "config.h"
 
@@ -46,18 +47,49 @@ static void child_env_free(void *stack, void *mem, size_t sz)
 		munmap(mem, sz);
 }
 
+/*
+ * The child execs after its file actions ran: a relative program, and a
+ * relative #! interpreter, are found from the directory its chdir and
+ * fchdir actions select.
+ */
+static int spawn_exec_check(void *ra, const char *call, const char *path,
+			    const posix_spawn_file_actions_t *fa, char *const argv[])
+{
+	char dir[PATH_MAX];
+	int dirfd = AT_FDCWD, cwd, rc;
+
+	rc = fa_spawn_actions_cwd(fa, &dirfd, dir, sizeof(dir));
+	if (rc == 0)
+		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
+	if (rc < 0) {
+		/* Unknown: under a process policy a relative program cannot be judged. */
+		if (path[0] != '/' && fa_proc.active)
+			return fa_exec_refuse(call, path, "spawn-actions-cwd",
+					      "a relative program started from a directory the file actions themselves set up cannot be judged before the spawn",
+					      ra);
+		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
+	}
+	cwd = FA_REAL(openat)(dirfd, *dir ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		/* The child's chdir fails and nothing is started. */
+		return 0;
+	rc = fa_exec_check(call, cwd, path, 0, argv, cwd, ra);
+	FA_REAL(close)(cwd);
+	return rc;
+}
+
 static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 		      const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
 		      char *const argv[], char *const envp[])
 {
 	static char *const empty[] = { NULL };
-	char stack[ENV_STACK];
+	char stack[ENV_STACK] __attribute__((aligned(sizeof(char *))));
 	char **newenv;
 	void *mem;
 	size_t sz;
-	int rc, saved = errno;
+	int rc, e, saved = errno;
 
-	rc = fa_exec_check(call, AT_FDCWD, path, 0, ra);
+	rc = spawn_exec_check(ra, call, path, fa, argv);
 	if (rc == 0)
 		rc = fa_spawn_actions_check(call, fa, ra);
 	errno = saved;
@@ -68,8 +100,10 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 	rc = child_env(envp ? envp : empty, stack, sizeof(stack), &mem, &sz, &newenv);
 	if (!rc)
 		rc = FA_REAL(posix_spawn)(pid, path, fa, attr, argv, newenv);
+	/* errno as libc left it, as without the shim. */
+	e = errno;
 	child_env_free(stack, mem, sz);
-	errno = saved;
+	errno = e;
 	return rc;
 }
 
@@ -84,7 +118,9 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 /*
  * posix_spawnp: the PATH search is done here so that the program judged
  * is the program started: the first entry holding an executable regular
- * file, which is where libc's search would stop too.
+ * file, which is where libc's search would stop too. A search that finds
+ * none fails as libc's does: EACCES if some candidate existed but could
+ * not be executed, ENOENT otherwise.
  */
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
@@ -93,6 +129,7 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 	char buf[PATH_MAX];
 	size_t flen;
 	struct stat st;
+	int saved = errno, got_eacces = 0;
 
 	if (FA_GATE_OPEN())
 		return fa_real_posix_spawnp(pid, file, fa, attr, argv, envp);
@@ -114,20 +151,31 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 			if (dl)
 				buf[dl++] = '/';
 			memcpy(buf + dl, file, flen + 1);
-			if (!faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) && !stat(buf, &st) &&
-			    S_ISREG(st.st_mode))
-				return spawn_slow(FA_RA(), "posix_spawnp", pid, buf, fa, attr, argv, envp);
+			if (!stat(buf, &st)) {
+				if (S_ISREG(st.st_mode) && !faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS)) {
+					errno = saved;
+					return spawn_slow(FA_RA(), "posix_spawnp", pid, buf, fa, attr,
+							  argv, envp);
+				}
+				got_eacces = 1;
+			}
 		}
 		if (!*end)
 			break;
 	}
-	return ENOENT;
+	errno = saved;
+	return got_eacces ? EACCES : ENOENT;
 }
 
-/* Judge /bin/sh; 0, or -1 with errno for a denial. */
+/*
+ * system(), popen() and wordexp() start /bin/sh inside libc from the
+ * global environ. The shell is judged as an exec of /bin/sh (0, or -1
+ * with errno for a denial); while libc runs, environ carries the shim's
+ * variables if the program removed them.
+ */
 static int shell_check(void *ra, const char *call)
 {
-	int rc = fa_exec_check(call, AT_FDCWD, "/bin/sh", 0, ra);
+	int rc = fa_exec_check(call, AT_FDCWD, "/bin/sh", 0, NULL, AT_FDCWD, ra);
 
 	if (rc < 0) {
 		errno = -rc;
@@ -136,61 +184,129 @@ static int shell_check(void *ra, const char *call)
 	return 0;
 }
 
-int system(const char *cmd)
-{
-	char stack[ENV_STACK];
-	char **newenv, **old;
+struct env_swap {
+	char **old;
 	void *mem;
 	size_t sz;
+	int swapped;
+	/* Holds the new envp's pointer array first. */
+	char stack[ENV_STACK] __attribute__((aligned(sizeof(char *))));
+};
+
+/* 0, or an errno value. */
+static int swap_in(struct env_swap *s)
+{
+	char **newenv;
+	int e;
+
+	s->swapped = 0;
+	if (!fa_proc.active || fa_child_env_ok(environ))
+		return 0;
+	e = child_env(environ, s->stack, sizeof(s->stack), &s->mem, &s->sz, &newenv);
+	if (e)
+		return e;
+	s->old = environ;
+	environ = newenv;
+	s->swapped = 1;
+	return 0;
+}
+
+static void swap_out(struct env_swap *s)
+{
+	int e = errno;
+
+	if (!s->swapped)
+		return;
+	environ = s->old;
+	child_env_free(s->stack, s->mem, s->sz);
+	errno = e;
+}
+
+int system(const char *cmd)
+{
+	struct env_swap s;
 	int rc, e;
 
 	if (FA_GATE_OPEN() || FA_GUARDED())
 		return FA_REAL(system)(cmd);
 	if (shell_check(FA_RA(), "system") < 0)
 		return -1;
-	if (!fa_proc.active || fa_child_env_ok(environ))
-		return FA_REAL(system)(cmd);
-	e = child_env(environ, stack, sizeof(stack), &mem, &sz, &newenv);
+	e = swap_in(&s);
 	if (e) {
 		errno = e;
 		return -1;
 	}
-	old = environ;
-	environ = newenv;
 	rc = FA_REAL(system)(cmd);
-	e = errno;
-	environ = old;
-	child_env_free(stack, mem, sz);
-	errno = e;
+	swap_out(&s);
 	return rc;
 }
 
-FILE *popen(const char *cmd, const char *mode)
+static FILE *popen_as(void *ra, const char *call, fa_real_t_popen real, const char *cmd,
+		      const char *mode)
 {
-	char stack[ENV_STACK];
-	char **newenv, **old;
-	void *mem;
-	size_t sz;
+	struct env_swap s;
 	FILE *f;
 	int e;
 
-	if (FA_GATE_OPEN() || FA_GUARDED())
-		return FA_REAL(popen)(cmd, mode);
-	if (shell_check(FA_RA(), "popen") < 0)
+	if (shell_check(ra, call) < 0)
 		return NULL;
-	if (!fa_proc.active || fa_child_env_ok(environ))
-		return FA_REAL(popen)(cmd, mode);
-	e = child_env(environ, stack, sizeof(stack), &mem, &sz, &newenv);
+	e = swap_in(&s);
 	if (e) {
 		errno = e;
 		return NULL;
 	}
-	old = environ;
-	environ = newenv;
-	f = FA_REAL(popen)(cmd, mode);
-	e = errno;
-	environ = old;
-	child_env_free(stack, mem, sz);
-	errno = e;
+	f = real(cmd, mode);
+	swap_out(&s);
 	return f;
+}
+
+FILE *popen(const char *cmd, const char *mode)
+{
+	if (FA_GATE_OPEN() || FA_GUARDED())
+		return FA_REAL(popen)(cmd, mode);
+	return popen_as(FA_RA(), "popen", FA_REAL(popen), cmd, mode);
+}
+
+/* The old libio name of popen, still exported and reachable by itself. */
+FILE *_IO_popen(const char *cmd, const char *mode)
+{
+	if (FA_GATE_OPEN() || FA_GUARDED())
+		return FA_REAL(_IO_popen)(cmd, mode);
+	return popen_as(FA_RA(), "_IO_popen", FA_REAL(_IO_popen), cmd, mode);
+}
+
+/*
+ * wordexp() runs a command substitution ($(...) or `...`) through
+ * /bin/sh. Whether these words hold one is libc's own parse to decide
+ * (quoting, escapes): it is asked first with WRDE_NOCMD, on a scratch
+ * result, and answers WRDE_CMDSUB exactly when the real call would start
+ * a shell. A refused shell fails the call with WRDE_CMDSUB and EACCES,
+ * the caller's result untouched.
+ */
+int wordexp(const char *words, wordexp_t *we, int flags)
+{
+	struct env_swap s;
+	wordexp_t probe;
+	int rc, e;
+
+	if (FA_GATE_OPEN() || FA_GUARDED() || (flags & WRDE_NOCMD) || !words ||
+	    (!strchr(words, '`') && !strstr(words, "$(")))
+		return FA_REAL(wordexp)(words, we, flags);
+	memset(&probe, 0, sizeof(probe));
+	rc = FA_REAL(wordexp)(words, &probe,
+			      (flags & ~(WRDE_APPEND | WRDE_REUSE | WRDE_DOOFFS)) | WRDE_NOCMD);
+	if (rc == 0 || rc == WRDE_NOSPACE)
+		wordfree(&probe);
+	if (rc != WRDE_CMDSUB)
+		return FA_REAL(wordexp)(words, we, flags);
+	if (shell_check(FA_RA(), "wordexp") < 0)
+		return WRDE_CMDSUB;
+	e = swap_in(&s);
+	if (e) {
+		errno = e;
+		return WRDE_NOSPACE;
+	}
+	rc = FA_REAL(wordexp)(words, we, flags);
+	swap_out(&s);
+	return rc;
 }

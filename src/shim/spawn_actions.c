@@ -17,7 +17,8 @@
  * The judgement is made in the parent just before the spawn: the child's
  * open can still race with a rename in between (no check = use here).
  * Relative paths are resolved as the child will: against the parent's
- * cwd, or against what earlier chdir/fchdir actions in the list select.
+ * cwd, or against what earlier chdir/fchdir actions in the list select;
+ * so is the program itself, which the child execs after the whole list.
  */
 #include "config.h"
 
@@ -141,6 +142,58 @@ static void where_chdir(struct where *w, const char *path)
 	w->len += n;
 }
 
+/* Apply action i if it changes directory; 1 if it did. */
+static int where_step(struct where *w, const struct glibc_action *a, int i)
+{
+	switch (a[i].tag) {
+	case DO_CHDIR:
+		where_chdir(w, a[i].u.chdir.path);
+		return 1;
+	case DO_FCHDIR:
+		w->dirfd = a[i].u.fchdir.fd;
+		w->len = 0;
+		w->lost = fd_changed_before(a, i, w->dirfd);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int readable(void)
+{
+	int ok = __atomic_load_n(&layout_ok, __ATOMIC_ACQUIRE);
+
+	if (!ok) {
+		ok = probe_layout();
+		__atomic_store_n(&layout_ok, ok, __ATOMIC_RELEASE);
+	}
+	return ok > 0;
+}
+
+int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char *dir, size_t len)
+{
+	const struct glibc_action *a;
+	struct where w;
+	int i, moved = 0;
+
+	if (!fa || fa->__used <= 0 || !readable())
+		return 0;
+	a = (const struct glibc_action *)fa->__actions;
+	w.dirfd = AT_FDCWD;
+	w.lost = 0;
+	w.len = 0;
+	w.dir[0] = '\0';
+	for (i = 0; i < fa->__used; i++)
+		moved |= where_step(&w, a, i);
+	if (!moved)
+		return 0;
+	if (w.lost || w.len + 1 > len)
+		return -1;
+	*dirfd = w.dirfd;
+	memcpy(dir, w.dir, w.len + 1);
+	return 1;
+}
+
 static int refuse(const char *call, const char *path, int flags, const char *why,
 		  const char *text, void *ra)
 {
@@ -148,17 +201,12 @@ static int refuse(const char *call, const char *path, int flags, const char *why
 	struct fa_event ev;
 
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
-	memset(&ev, 0, sizeof(ev));
-	ev.call = call;
-	ev.op = fa_op_name(FA_OP_WRITE);
-	ev.path = path;
+	fa_event_init(&ev, call, fa_op_name(FA_OP_WRITE), path, NULL, ra);
 	ev.flags = flags;
-	ev.mode = -1;
 	ev.why = why;
 	ev.text = text;
 	ev.policy = pp.proc ? pp.proc : pp.ctx;
 	ev.from_context = !pp.proc;
-	ev.ra = ra;
 	return fa_report(&ev) ? -EACCES : 0;
 }
 
@@ -168,19 +216,14 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 	const struct glibc_action *a;
 	struct fa_pols pp;
 	struct where w;
-	int i, rc, ok;
+	int i, rc;
 
 	if (!fa || fa->__used <= 0)
 		return 0;
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
 	if (!pp.proc && !pp.ctx)
 		return 0;
-	ok = __atomic_load_n(&layout_ok, __ATOMIC_ACQUIRE);
-	if (!ok) {
-		ok = probe_layout();
-		__atomic_store_n(&layout_ok, ok, __ATOMIC_RELEASE);
-	}
-	if (ok < 0)
+	if (!readable())
 		return refuse(call, "(file actions)", -1, "spawn-actions-unreadable",
 			      "this libc's posix_spawn file actions cannot be read, so their opens cannot be judged",
 			      ra);
@@ -193,19 +236,13 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 		enum fa_op op;
 		int dirfd;
 
+		if (where_step(&w, a, i))
+			continue;
 		switch (a[i].tag) {
 		case DO_CLOSE:
 		case DO_DUP2:
 		case DO_CLOSEFROM:
 		case DO_TCSETPGRP:
-			continue;
-		case DO_CHDIR:
-			where_chdir(&w, a[i].u.chdir.path);
-			continue;
-		case DO_FCHDIR:
-			w.dirfd = a[i].u.fchdir.fd;
-			w.len = 0;
-			w.lost = fd_changed_before(a, i, w.dirfd);
 			continue;
 		case DO_OPEN:
 			break;
@@ -243,6 +280,12 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 	return 0;
 }
 #else
+int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char *dir, size_t len)
+{
+	(void)fa, (void)dirfd, (void)dir, (void)len;
+	return 0;
+}
+
 /* Another libc: the list cannot be read, so under a policy it is refused. */
 int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *fa, void *ra)
 {
@@ -254,17 +297,11 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
 	if (!pp.proc && !pp.ctx)
 		return 0;
-	memset(&ev, 0, sizeof(ev));
-	ev.call = call;
-	ev.op = fa_op_name(FA_OP_WRITE);
-	ev.path = "(file actions)";
-	ev.flags = -1;
-	ev.mode = -1;
+	fa_event_init(&ev, call, fa_op_name(FA_OP_WRITE), "(file actions)", NULL, ra);
 	ev.why = "spawn-actions-unreadable";
 	ev.text = "this libc's posix_spawn file actions cannot be read, so their opens cannot be judged";
 	ev.policy = pp.proc ? pp.proc : pp.ctx;
 	ev.from_context = !pp.proc;
-	ev.ra = ra;
 	return fa_report(&ev) ? -EACCES : 0;
 }
 #endif

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -93,6 +94,43 @@ static int spawn_open(const char *path, int flags, int use_path)
 	return rc;
 }
 
+/* c/fake: an ELF header and no PT_INTERP, which reads as static; a/fake: a copy of /bin/true. */
+static void make_fakes(const char *top)
+{
+	char buf[65536];
+	Elf64_Ehdr eh;
+	ssize_t n;
+	int in, out;
+
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	out = open(at(top, "c/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (out < 0 || write(out, &eh, sizeof(eh)) != (ssize_t)sizeof(eh)) {
+		printf("Bail out! fixture c/fake: %s\n", strerror(errno));
+		exit(1);
+	}
+	close(out);
+	in = open("/bin/true", O_RDONLY);
+	out = open(at(top, "a/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0) {
+		printf("Bail out! fixture a/fake: %s\n", strerror(errno));
+		exit(1);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	close(in);
+	close(out);
+}
+
 /*
  * Make the tree, run this program again under the shim and the policy,
  * then remove the tree: a process under the policy could not.
@@ -129,6 +167,7 @@ static void reexec(char **argv)
 		exit(1);
 	}
 	close(fd);
+	make_fakes(tmpl);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -163,7 +202,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (!fn || !top)
 		reexec(argv);
-	printf("1..16\n");
+	printf("1..24\n");
 	br = fn();
 	snprintf(A, sizeof(A), "%s/a", top);
 	snprintf(B, sizeof(B), "%s/b", top);
@@ -231,6 +270,50 @@ int main(int argc, char **argv)
 	ok(rc == 0, "close, dup2 and read-only opens pass");
 	ok(spawn_open("/dev/null", O_WRONLY, 0) == 0, "a write-open of /dev/null passes");
 
+	/*
+	 * The child execs after its file actions: a relative program is the
+	 * one in the directory its chdir actions select. "fake" is a static
+	 * ELF header (refused under the process policy) in C, and a copy of
+	 * a dynamic program in A.
+	 */
+	{
+		char *targv[] = { (char *)"fake", NULL };
+		pid_t pid;
+
+		if (chdir(A) == 0) {
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addchdir_np(&fa, C);
+			rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
+			posix_spawn_file_actions_destroy(&fa);
+			ok(rc == EACCES && no_child(),
+			   "a relative program after addchdir is the one in the child's directory (static: refused)");
+		} else {
+			ok(0, "chdir A");
+		}
+		if (chdir(C) == 0) {
+			int st;
+
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addchdir_np(&fa, A);
+			rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
+			posix_spawn_file_actions_destroy(&fa);
+			ok(rc == 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+			   "and not the one in the parent's directory (dynamic there: runs)");
+		} else {
+			ok(0, "chdir C");
+		}
+		fd = open(A, O_RDONLY | O_DIRECTORY);
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, fd, A, O_RDONLY | O_DIRECTORY, 0);
+		posix_spawn_file_actions_addfchdir_np(&fa, fd);
+		rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		close(fd);
+		ok(rc == EACCES && br->recent_denials(&dn, 1) == 1 && !strcmp(dn.why, "spawn-actions-cwd"),
+		   "a relative program after an fchdir to an fd the actions open cannot be judged: refused");
+		(void)!chdir("/");
+	}
+
 	/* A context whose only root is A, stacked on the process policy. */
 	pol = fa_policy_new();
 	if (!pol || fa_policy_add_root(pol, A, msg, sizeof(msg)) < 0 ||
@@ -249,6 +332,56 @@ int main(int argc, char **argv)
 	   "that denial is the context's");
 	ok(spawn_open(at(A, "ctx"), O_WRONLY | O_CREAT, 0) == 0 && exists(at(A, "ctx")),
 	   "in a context, an open action inside its root is allowed");
+
+	/*
+	 * A context that forbids starting programs: only a start the kernel
+	 * would perform is refused. A program that does not exist fails as
+	 * libc makes it fail, with no denial, and a PATH search that meets
+	 * missing candidates before the one the host approved reaches it.
+	 */
+	ctx.exec_allowed = 0;
+	br->set_thread(&ctx);
+	{
+		char *targv[] = { (char *)"true", NULL };
+		uint64_t before = br->denial_count();
+		pid_t pid;
+		int st;
+
+		ok(posix_spawn(&pid, "/nonexistent-fa/prog", NULL, NULL, targv, environ) == ENOENT &&
+		   br->denial_count() == before,
+		   "in a context without exec, posix_spawn of a missing program: ENOENT, no denial");
+		ok(posix_spawnp(&pid, "no-such-program-fa", NULL, NULL, targv, environ) == ENOENT &&
+		   br->denial_count() == before,
+		   "in a context without exec, posix_spawnp of a missing program: ENOENT, no denial");
+		before = br->denial_count();
+		ok(posix_spawn(&pid, "/bin/true", NULL, NULL, targv, environ) == EACCES &&
+		   br->denial_count() == before + 1 && no_child(),
+		   "in a context without exec, posix_spawn of an existing program is refused");
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			uint64_t n = br->denial_count();
+
+			setenv("PATH", "/nonexistent-fa1:/nonexistent-fa2/x:/bin", 1);
+			br->approve_exec("/bin/true");
+			execvp("true", targv);
+			_exit(br->denial_count() != n ? 2 : 3);
+		}
+		ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "an approved execvp reaches its program past missing PATH candidates, no denial");
+
+		pid = fork();
+		if (pid == 0) {
+			uint64_t n = br->denial_count();
+
+			setenv("PATH", "/nonexistent-fa1:/bin", 1);
+			execvp("no-such-program-fa", targv);
+			_exit(errno == ENOENT && br->denial_count() == n ? 0 : 2);
+		}
+		ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "execvp of a missing program in a context without exec: ENOENT, no denial");
+	}
 	br->set_thread(NULL);
 	fa_policy_free(pol);
 	return nfail != 0;

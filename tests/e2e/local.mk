@@ -16,6 +16,16 @@ E2E_TESTS += \
 	%D%/programs.sh \
 	%D%/race.sh \
 	%D%/manners.sh \
-	%D%/syscalls.sh
+	%D%/syscalls.sh \
+	%D%/report.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
+
+# The kernel floor: writes no preload can see (raw system calls, io_uring,
+# a static program with no libc, built without the sanitizers it cannot carry).
+check_PROGRAMS += %D%/floor %D%/floorstatic
+%C%_floor_SOURCES = %D%/floor.c
+%C%_floorstatic_SOURCES = %D%/floorstatic.c
+%C%_floorstatic_CFLAGS = -O2 -ffreestanding -fno-stack-protector -fno-pie
+%C%_floorstatic_LDFLAGS = -nostdlib -static -no-pie
+E2E_TESTS += %D%/landlock.sh

@@ -15,12 +15,23 @@
  *                           descriptor it does not know (daemons, exec
  *                           launchers) must leave the policy working
  *   pthread_create ROOT OUT a new thread is confined like its creator
+ *   vfork-cwd ROOT OUT      a vfork child changes directory and writes
+ *                           before it exits: the parent's relative writes
+ *                           are still judged in the parent's own directory
+ *   clone-vm-cwd ROOT OUT   the same with a clone(CLONE_VM) child
+ *   wordexp ROOT OUT        command substitution starts /bin/sh inside
+ *                           libc: refused under FA_EXEC=deny, and with
+ *                           exec allowed the shell is confined even after
+ *                           clearenv(); words without one always expand
+ *   _IO_popen ROOT OUT      popen's old name: refused under FA_EXEC=deny,
+ *                           its shell confined after unsetenv(LD_PRELOAD)
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +42,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wordexp.h>
+
+/* popen's libio name, exported by glibc without a declaration. */
+extern FILE *_IO_popen(const char *cmd, const char *mode);
 
 static const char *root, *outside;
 static atomic_int stop;
@@ -285,10 +300,182 @@ static int descriptors(const char *how)
 	return 0;
 }
 
+/* Open 'rel' for writing relative to the cwd: 0 if made, else the errno. */
+static int write_rel(const char *rel)
+{
+	int fd = open(rel, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[4096];
+
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/*
+ * The parent works in 'mine', its vfork child moves to 'theirs' and
+ * writes there; then the parent writes again. Returns the parent's
+ * second write's errno (0 when made).
+ */
+static const char *child_dir, *child_file;
+
+/* The child's part: move, write, leave. */
+static int child_moves(void *arg)
+{
+	(void)arg;
+	if (chdir(child_dir))
+		_exit(1);
+	(void)write_rel(child_file);
+	_exit(0);
+}
+
+static int use_clone;
+
+static int vfork_round(const char *mine, const char *theirs, const char *first,
+		       const char *child, const char *second)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+	int st;
+	pid_t pid;
+
+	if (chdir(mine))
+		return -1;
+	(void)write_rel(first);
+	child_dir = theirs;
+	child_file = child;
+	if (use_clone) {
+		/* Memory shared, working directory not (no CLONE_FS); the parent waits. */
+		pid = clone(child_moves, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+	} else {
+		pid = vfork();
+		if (pid == 0)
+			child_moves(NULL);
+	}
+	if (pid < 0)
+		return -1;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return write_rel(second);
+}
+
+static int vfork_cwd(void)
+{
+	int e, fails = 0;
+
+	/* Parent outside, child inside: the parent's write must not be let out. */
+	e = vfork_round(outside, root, "v0", "v-child", "v-escape");
+	if (e != EACCES || exists(outside, "v-escape"))
+		printf("parent outside after a child wrote inside: %s, %s\n",
+		       e ? strerrorname_np(e) : "made", exists(outside, "v-escape") ? "escaped" : "not made"),
+			fails++;
+	if (!exists(root, "v-child"))
+		printf("the child's own write inside was not made\n"), fails++;
+	/* Parent inside, child outside: the parent's write must not be refused. */
+	e = vfork_round(root, outside, "v1", "v-child-out", "v-mine");
+	if (e || !exists(root, "v-mine"))
+		printf("parent inside after a child wrote outside: %s\n", e ? strerrorname_np(e) : "made elsewhere"),
+			fails++;
+	if (exists(outside, "v-child-out"))
+		printf("the child's write outside was made\n"), fails++;
+	if (!fails)
+		puts("ok");
+	return fails != 0;
+}
+
+static int do_wordexp(void)
+{
+	const char *mode = getenv("FA_EXEC");
+	char cmd[8192];
+	wordexp_t we;
+	int rc, fails = 0;
+
+	/* No command substitution: libc starts nothing, whatever the policy. */
+	rc = wordexp("a '$(no)' \"b c\" \\`no", &we, 0);
+	if (rc || we.we_wordc != 4 || strcmp(we.we_wordv[1], "$(no)"))
+		printf("plain words: rc %d, %zu words\n", rc, rc ? 0 : we.we_wordc), fails++;
+	if (!rc)
+		wordfree(&we);
+	if (mode && !strcmp(mode, "deny")) {
+		snprintf(cmd, sizeof cmd, "x$(echo y >%s/w-denied)", root);
+		errno = 0;
+		rc = wordexp(cmd, &we, 0);
+		if (rc != WRDE_CMDSUB || errno != EACCES || exists(root, "w-denied"))
+			printf("substitution under exec deny: rc %d errno %s%s\n", rc,
+			       strerrorname_np(errno), exists(root, "w-denied") ? ", the shell ran" : ""),
+				fails++;
+		snprintf(cmd, sizeof cmd, "\"`echo y >%s/w-denied2`\"", root);
+		rc = wordexp(cmd, &we, 0);
+		if (rc != WRDE_CMDSUB || exists(root, "w-denied2"))
+			printf("backquotes under exec deny: rc %d\n", rc), fails++;
+	} else {
+		clearenv();
+		snprintf(cmd, sizeof cmd, "$(echo y >%s/w-in; echo y >%s/w-out; echo done)", root,
+			 outside);
+		rc = wordexp(cmd, &we, 0);
+		if (rc || we.we_wordc != 1 || strcmp(we.we_wordv[0], "done"))
+			printf("substitution after clearenv: rc %d\n", rc), fails++;
+		if (!rc)
+			wordfree(&we);
+		if (!exists(root, "w-in"))
+			printf("the shell did not write inside\n"), fails++;
+		if (exists(outside, "w-out"))
+			printf("after clearenv the shell of a substitution wrote outside\n"), fails++;
+	}
+	if (!fails)
+		puts("ok");
+	return fails != 0;
+}
+
+static int do_io_popen(void)
+{
+	const char *mode = getenv("FA_EXEC");
+	char cmd[8192], buf[64];
+	FILE *f;
+	int fails = 0;
+
+	if (mode && !strcmp(mode, "deny")) {
+		snprintf(cmd, sizeof cmd, "echo y >%s/p-denied", root);
+		errno = 0;
+		f = _IO_popen(cmd, "r");
+		if (f || errno != EACCES) {
+			printf("_IO_popen under exec deny: %s\n", f ? "started" : strerrorname_np(errno));
+			fails++;
+		}
+		if (f)
+			pclose(f);
+		if (exists(root, "p-denied"))
+			printf("the shell ran\n"), fails++;
+	} else {
+		unsetenv("LD_PRELOAD");
+		snprintf(cmd, sizeof cmd, "echo y >%s/p-in; echo y >%s/p-out; echo done", root,
+			 outside);
+		f = _IO_popen(cmd, "r");
+		if (!f || !fgets(buf, sizeof buf, f) || strcmp(buf, "done\n"))
+			printf("_IO_popen after unsetenv: no output\n"), fails++;
+		if (f)
+			pclose(f);
+		if (!exists(root, "p-in"))
+			printf("the shell did not write inside\n"), fails++;
+		if (exists(outside, "p-out"))
+			printf("after unsetenv(LD_PRELOAD) the shell of _IO_popen wrote outside\n"), fails++;
+	}
+	if (!fails)
+		puts("ok");
+	return fails != 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		puts("fork-threads\nvfork\nsignal\nerrno\nclose\ndup2\ndup3\nclose_range\nclosefrom\npthread_create");
+		puts("fork-threads\nvfork\nsignal\nerrno\nclose\ndup2\ndup3\nclose_range\nclosefrom\npthread_create\n"
+		     "vfork-cwd\nclone-vm-cwd\nwordexp\n_IO_popen");
 		return 0;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "fork-threads")) {
@@ -306,6 +493,14 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "errno")) {
 		root = argv[2];
 		return check_errno();
+	}
+	if (argc == 4 && (!strcmp(argv[1], "vfork-cwd") || !strcmp(argv[1], "clone-vm-cwd") ||
+			  !strcmp(argv[1], "wordexp") || !strcmp(argv[1], "_IO_popen"))) {
+		root = argv[2];
+		outside = argv[3];
+		use_clone = argv[1][0] == 'c';
+		return argv[1][0] == 'v' || use_clone ? vfork_cwd() :
+		       argv[1][0] == 'w'	      ? do_wordexp() : do_io_popen();
 	}
 	if (argc == 4) {
 		int rc;

@@ -47,6 +47,20 @@ for how in close dup2 dup3 close_range closefrom pthread_create; do
 	run "$how, fallback walk" ok FA_FORCE_FALLBACK=1 -- "$how" "$ROOT" "$OUT"
 done
 
+# A vfork child shares the parent's memory, not its working directory.
+run "vfork-cwd: a child's chdir does not move the parent's cwd" ok -- vfork-cwd "$ROOT" "$OUT"
+rm -f "$ROOT"/v*
+run "vfork-cwd, fallback walk" ok FA_FORCE_FALLBACK=1 -- vfork-cwd "$ROOT" "$OUT"
+rm -f "$ROOT"/v*
+run "clone-vm-cwd: the same for a CLONE_VM child" ok -- clone-vm-cwd "$ROOT" "$OUT"
+rm -f "$ROOT"/v*
+
+# Shells glibc starts by itself: wordexp's command substitution, _IO_popen.
+run "wordexp: command substitution refused under exec deny" ok FA_EXEC=deny -- wordexp "$ROOT" "$OUT"
+run "wordexp: the substitution's shell confined after clearenv" ok FA_EXEC=allow -- wordexp "$ROOT" "$OUT"
+run "_IO_popen: refused under exec deny" ok FA_EXEC=deny -- _IO_popen "$ROOT" "$OUT"
+run "_IO_popen: its shell confined after unsetenv LD_PRELOAD" ok FA_EXEC=allow -- _IO_popen "$ROOT" "$OUT"
+
 [ "$(cat "$OUT/f")" = keep ] && pass || fail "the outside file changed"
 [ "$(ls "$OUT")" = f ] && pass || fail "entries appeared outside: $(ls "$OUT")"
 

@@ -212,6 +212,18 @@ far --allow-exec "$ls_path" --allow-exec "$sh_path" -- sh -c 'ls >/dev/null'
 status "--allow-exec ls" 0
 far --allow-exec "$ls_path" --allow-exec "$sh_path" -- sh -c 'cat /dev/null'
 status "--allow-exec ls, cat not allowed" 126
+# --exec=deny with --allow-exec is how an allow list is written: it means the list.
+far --exec=deny --allow-exec "$sh_path" --allow-exec "$ls_path" -- sh -c 'ls >/dev/null && echo listed >listed.txt'
+status "--exec=deny --allow-exec ls" 0
+far --allow-exec "$sh_path" --exec=deny -- sh -c 'cat /dev/null'
+status "--allow-exec sh --exec=deny, cat not listed" 126
+far --exec=allow --allow-exec "$sh_path" -- touch "$P/contradiction"
+status "--exec=allow with --allow-exec" 125
+says "--exec=allow with --allow-exec" "contradicts"
+[ ! -e "$P/contradiction" ] && pass || fail "--exec=allow --allow-exec: the command ran"
+far --exec=deny --exec=allow -- touch "$P/contradiction"
+status "--exec=deny then --exec=allow" 125
+[ ! -e "$P/contradiction" ] && pass || fail "--exec twice: the command ran"
 
 # ---- deny subtrees ----
 far --deny "$P/.git" -- mv .git x
@@ -329,45 +341,152 @@ status "missing root" 125
 [ ! -e "$P/bad-root" ] && pass || fail "missing root: the command ran"
 far --symlinks=sideways -- touch "$P/bad-mode"
 status "bad symlink mode" 125
+# A later, weaker mode must not win silently over a stricter one.
+far --symlinks=nofollow --symlinks=trust -- touch "$P/two-modes"
+status "two different symlink modes" 125
+says "two different symlink modes" "contradicts"
+[ ! -e "$P/two-modes" ] && pass || fail "two symlink modes: the command ran"
+far --symlinks=beneath --symlinks=beneath -- touch "$P/same-mode"
+status "the same symlink mode twice" 0
 far --exec=maybe -- touch "$P/bad-exec"
 status "bad exec mode" 125
 far
 status "no command" 125
 
 # ---- static executables cannot be confined by a preload ----
+# The preload alone: under the kernel floor they run, confined by the
+# kernel (tests/e2e/landlock.sh).
 printf '#include <stdio.h>\nint main(void){FILE*f=fopen("%s/static","w");return f?0:1;}\n' "$O" >"$T/st.c"
 if ${CC:-cc} -static -o "$T/st" "$T/st.c" 2>/dev/null; then
-	far -- "$T/st"
+	far --landlock=off -- "$T/st"
 	[ "$rc" -ne 0 ] && pass || fail "a static executable ran unconfined"
 	says "static refused" "static"
 	untouched "static"
-	far --allow-static -- "$T/st"
+	far --landlock=off --allow-static -- "$T/st"
 	status "--allow-static" 0
 	rm -f "$O/static"
 	outside=$(snapshot "$O")
+
+	# Scripts run their #! interpreter, a relative one from the cwd (the
+	# kernel's rule), and an interpreter may be a script itself.
+	mkdir -p "$P/bin"
+	cp "$T/st" "$P/bin/st"
+	printf '#!bin/st\n' >"$T/rel.sh"
+	printf '#!%s/rel.sh\n' "$T" >"$T/chain.sh"
+	printf '#! %s/chain.sh -x\n' "$T" >"$T/chain2.sh"
+	chmod +x "$T/rel.sh" "$T/chain.sh" "$T/chain2.sh"
+	for s in rel chain chain2; do
+		far --landlock=off -- "$T/$s.sh"
+		status "$s.sh as fa-run's command" 126
+		says "$s.sh as fa-run's command" "static"
+		untouched "$s.sh as fa-run's command"
+		far --landlock=off -- sh -c "$T/$s.sh"
+		[ "$rc" -ne 0 ] && pass || fail "$s.sh through execve ran"
+		says "$s.sh through execve" "static"
+		untouched "$s.sh through execve"
+	done
+	# An interpreter the kernel will not start is the kernel's to refuse, silently.
+	cp "$T/st" "$T/st-noexec"
+	chmod 644 "$T/st-noexec"
+	printf '#!%s/st-noexec\n' "$T" >"$T/noexec.sh"
+	chmod +x "$T/noexec.sh"
+	far --landlock=off -- sh -c "$T/noexec.sh"
+	[ "$rc" -ne 0 ] && pass || fail "a script with a non-executable interpreter ran"
+	grep -q 'denied execve' "$T/e" && fail "a denial line for an exec the kernel refuses: $(cat "$T/e")" || pass
+	if have_python; then
+		far --landlock=off -- python3 -c "import os, sys
+try:
+    os.posix_spawn('$T/chain.sh', ['chain.sh'], os.environ)
+except PermissionError:
+    sys.exit(0)
+sys.exit(1)"
+		status "script chain through posix_spawn" 0
+		untouched "script chain through posix_spawn"
+		far --landlock=off -- python3 -c "import os, sys
+fd = os.open('$T/chain.sh', os.O_RDONLY)
+try:
+    os.execve(fd, ['chain.sh'], os.environ)
+except PermissionError:
+    sys.exit(0)
+sys.exit(1)"
+		status "script chain through fexecve" 0
+		untouched "script chain through fexecve"
+	fi
+	# The loader run as a command reads LD_PRELOAD itself: not a static
+	# program; what it is asked to run is judged instead.
+	ld_so=$(readelf -l /bin/true 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+	if [ -n "$ld_so" ]; then
+		far --landlock=off -- "$ld_so" "$T/st"
+		status "the loader running a static program" 126
+		untouched "the loader running a static program"
+		far --landlock=off -- sh -c "$ld_so --library-path /nonexistent $T/st"
+		[ "$rc" -ne 0 ] && pass || fail "the loader with options ran a static program"
+		untouched "the loader with options"
+	fi
+	rm -rf "$P/bin"
 else
 	echo "SKIP: static: no static libc to link with" >&2
+fi
+
+# ldd and the loader itself: dynamic programs, confined as usual.
+ld_so=$(readelf -l /bin/true 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+if [ -n "$ld_so" ]; then
+	far -- ldd /bin/true
+	status "fa-run -- ldd /bin/true" 0
+	grep -q libc "$T/o" && pass || fail "ldd printed no libraries: $(cat "$T/o" "$T/e")"
+	far -- "$ld_so" /bin/true
+	status "fa-run -- $ld_so /bin/true" 0
+	far -- "$ld_so" /bin/sh -c "echo x >$O/via-loader"
+	[ "$rc" -ne 0 ] && pass || fail "a program run by the loader wrote outside"
+	untouched "a program run by the loader"
+	far -- sh -c "ldd /bin/true >/dev/null"
+	status "ldd from a shell" 0
+else
+	echo "SKIP: loader: readelf did not name /bin/true's interpreter" >&2
 fi
 
 # A set-user-ID program drops LD_PRELOAD when an unprivileged user runs it,
 # so a child that execs one would run unconfined: refused, unless allowed.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
-	cp "$(command -v touch)" "$T/suidtouch"
-	chmod 4755 "$T/suidtouch"
 	chmod 755 "$T"
 	mkdir -p "$T/nobody"
 	chown 65534:65534 "$T/nobody"
-	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$FA_RUN" -- sh -c "$T/suidtouch $O/suid-escaped" >"$T/o" 2>"$T/e")
-	rc=$?
-	[ "$rc" -ne 0 ] && pass || fail "a set-user-ID child ran under fa-run"
-	says "set-user-ID refused" "set-user"
-	untouched "set-user-ID child"
-	(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$FA_RUN" -- "$T/suidtouch" "$O/suid-escaped" >"$T/o" 2>"$T/e")
-	rc=$?
-	[ "$rc" -ne 0 ] && pass || fail "fa-run started a set-user-ID command"
-	untouched "set-user-ID command"
+	# far_nobody ARGS...: fa-run ARGS as an unprivileged user, the preload
+	# alone (under the floor these programs run); $rc, $T/o, $T/e.
+	far_nobody() {
+		(cd "$T/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$FA_RUN" --landlock=off "$@" >"$T/o" 2>"$T/e")
+		rc=$?
+	}
+	# refused_privileged LABEL WORD PROG: PROG (a touch that would gain
+	# privilege) refused as a child and as fa-run's command, saying WORD.
+	refused_privileged() {
+		far_nobody -- sh -c "$3 $O/$1-escaped"
+		[ "$rc" -ne 0 ] && pass || fail "a $1 child ran under fa-run"
+		says "$1 child refused" "$2"
+		untouched "$1 child"
+		far_nobody -- "$3" "$O/$1-escaped"
+		check "fa-run refuses a $1 command" 126 "$rc"
+		untouched "$1 command"
+	}
+	cp "$(command -v touch)" "$T/suidtouch"
+	chmod 4755 "$T/suidtouch"
+	refused_privileged set-user-ID set-user "$T/suidtouch"
+	# Execute-only: its content cannot be read, its set-ID bit still counts.
+	cp "$(command -v touch)" "$T/xsuid"
+	chmod 4711 "$T/xsuid"
+	refused_privileged execute-only-set-user-ID set-user "$T/xsuid"
+
+	# File capabilities make the exec secure too: the loader drops LD_PRELOAD.
+	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/captouch" &&
+		setcap cap_dac_override+ep "$T/captouch" 2>/dev/null; then
+		refused_privileged file-capability capabilities "$T/captouch"
+		# Root gains nothing from them: no secure exec, the preload follows.
+		far -- "$T/captouch" "$P/cap-root"
+		status "file capabilities run by root" 0
+	else
+		echo "SKIP: file capabilities: no setcap, or no security xattrs here" >&2
+	fi
 else
 	echo "SKIP: set-user-ID: needs root and setpriv" >&2
 fi

@@ -8,7 +8,9 @@ PY_TESTS += \
 	tests/python/test_context.py \
 	tests/python/test_monitor.py \
 	tests/python/test_imports.py \
-	tests/python/test_native.py
+	tests/python/test_native.py \
+	tests/python/test_exec_search.py \
+	tests/python/test_denials.py
 else
 # One line instead of a failure per suite (configure found what is missing).
 check-local: python-suites-skipped
@@ -20,4 +22,5 @@ endif
 EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt \
 	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
 	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \
-	tests/python/test_native.py
+	tests/python/test_native.py tests/python/test_exec_search.py \
+	tests/python/test_denials.py

@@ -62,7 +62,7 @@ def test_native_writes_inside_context(native_mods, root, outside):
         attempt('after_gil', fa_probe.write_file, out + '/c', 'x')
         attempt('after_nogil', fa_probe.write_file_nogil, out + '/d', 'x')
         d = audit_state()['native_denials']
-        res['denial'] = [x['path'] for x in d if x['from_context']][:1]
+        res['denial'] = [x['path'] for x in d if x['policy'] == 'context'][:1]
         res['count'] = audit_state()['native_denial_count']
     ''')
     assert r['native'] is True
@@ -217,7 +217,7 @@ def test_native_denial_note_on_exception(native_mods, root, outside):
                 res['lxml'] = getattr(e, '__notes__', [])
     ''')
     assert r['errno'] == 13
-    assert len(r['notes']) == 1 and r['notes'][0].startswith('fastaudit: fopen')
+    assert len(r['notes']) == 1 and r['notes'][0].startswith('fastaudit: denied fopen')
     assert str(outside / 'n') in r['notes'][0] and 'outside-roots' in r['notes'][0]
     if r['lxml'] != ['no lxml']:
         assert r['lxml'] and 'x.xml' in r['lxml'][0]

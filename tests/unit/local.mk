@@ -30,7 +30,12 @@ check_PROGRAMS += %D%/test_cwd
 %C%_test_cwd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_cwd_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
-C_TESTS += %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
+check_PROGRAMS += %D%/test_json
+%C%_test_json_SOURCES = %D%/test_json.c
+%C%_test_json_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_json_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_json %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
 	%D%/test_cwd
 endif
 

@@ -1,0 +1,369 @@
+/*
+ * denial.c - the text and JSON forms of a denial (see denial.h).
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "denial.h"
+
+#define F(name, kind, member) \
+	{ name, "\"" name "\":", sizeof("\"" name "\":") - 1, kind, \
+	  offsetof(struct fa_denial_view, member) }
+
+const struct fa_denial_field fa_denial_fields[] = {
+	F("time", FA_FIELD_TIME, when),
+	F("seq", FA_FIELD_U64, seq),
+	F("pid", FA_FIELD_INT, pid),
+	F("tid", FA_FIELD_INT, tid),
+	F("call", FA_FIELD_STR, call),
+	F("op", FA_FIELD_STR, op),
+	F("path", FA_FIELD_PATH, path),
+	F("resolved", FA_FIELD_PATH, resolved),
+	F("path2", FA_FIELD_PATH, path2),
+	F("resolved2", FA_FIELD_PATH, resolved2),
+	F("flags", FA_FIELD_FLAGS, flags),
+	F("mode", FA_FIELD_MODE, mode),
+	F("rule", FA_FIELD_STR, rule),
+	F("reason", FA_FIELD_STR, reason),
+	F("policy", FA_FIELD_POLICY, from_context),
+	F("enforced", FA_FIELD_BOOL, enforced),
+	F("caller", FA_FIELD_PATH, caller),
+	F("roots", FA_FIELD_ROOTS, roots),
+};
+
+const int fa_denial_nfields = (int)(sizeof(fa_denial_fields) / sizeof(fa_denial_fields[0]));
+
+const char *fa_denial_root(const struct fa_denial_view *v, int i, const char **at)
+{
+	const char *r;
+
+	if (v->policy)
+		return i < fa_policy_nroots(v->policy) ? fa_policy_root(v->policy, i) : NULL;
+	r = *at ? *at : v->roots;
+	if (!r || !*r)
+		return NULL;
+	*at = r + strlen(r) + 1;
+	return r;
+}
+
+#define AT(v, f, type) (*(type const *)((const char *)(v) + (f)->off))
+
+void fa_put_oflags(struct fa_buf *b, int flags)
+{
+	static const struct {
+		int bit;
+		const char *name;
+	} names[] = {
+		{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_TRUNC, "O_TRUNC" },
+		{ O_APPEND, "O_APPEND" }, { O_NOFOLLOW, "O_NOFOLLOW" }, { O_CLOEXEC, "O_CLOEXEC" },
+		{ O_NONBLOCK, "O_NONBLOCK" }, { O_NOCTTY, "O_NOCTTY" }, { O_SYNC, "O_SYNC" },
+	};
+	size_t i;
+
+	if ((flags & O_TMPFILE) == O_TMPFILE) {
+		fa_puts(b, (flags & O_ACCMODE) == O_RDWR ? "O_RDWR|O_TMPFILE" : "O_WRONLY|O_TMPFILE");
+		flags &= ~O_TMPFILE;
+	} else {
+		fa_puts(b, (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" :
+			   (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : "O_RDONLY");
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((flags & names[i].bit) == names[i].bit) {
+			fa_putc(b, '|');
+			fa_puts(b, names[i].name);
+		}
+	}
+}
+
+static void put2(struct fa_buf *b, unsigned v)
+{
+	char t[2] = { (char)('0' + v / 10 % 10), (char)('0' + v % 10) };
+
+	fa_putn(b, t, 2);
+}
+
+void fa_put_time(struct fa_buf *b, const struct timespec *ts)
+{
+	long long days = ts->tv_sec / 86400, secs = ts->tv_sec % 86400;
+	long long z, era, y;
+	unsigned doe, yoe, doy, mp, d, m;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	/* Howard Hinnant's civil_from_days. */
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = (long long)yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+
+	fa_putu(b, (unsigned long long)(y + (m <= 2)));
+	fa_putc(b, '-');
+	put2(b, m);
+	fa_putc(b, '-');
+	put2(b, d);
+	fa_putc(b, 'T');
+	put2(b, (unsigned)(secs / 3600));
+	fa_putc(b, ':');
+	put2(b, (unsigned)(secs / 60 % 60));
+	fa_putc(b, ':');
+	put2(b, (unsigned)(secs % 60));
+	fa_putc(b, '.');
+	fa_putc(b, (char)('0' + ts->tv_nsec / 100000000 % 10));
+	put2(b, (unsigned)(ts->tv_nsec / 1000000 % 100));
+	fa_putc(b, 'Z');
+}
+
+int fa_denial_field_text(struct fa_buf *b, const struct fa_denial_view *v,
+			 const struct fa_denial_field *f)
+{
+	switch (f->kind) {
+	case FA_FIELD_TIME:
+		fa_put_time(b, &v->when);
+		return 1;
+	case FA_FIELD_FLAGS:
+		if (AT(v, f, int) == -1)
+			return 0;
+		fa_put_oflags(b, AT(v, f, int));
+		return 1;
+	case FA_FIELD_MODE:
+		if (AT(v, f, int) == -1)
+			return 0;
+		fa_puto(b, (unsigned)AT(v, f, int));
+		return 1;
+	case FA_FIELD_POLICY:
+		fa_puts(b, AT(v, f, int) ? "context" : "process");
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void fa_denial_json(struct fa_buf *b, const struct fa_denial_view *v)
+{
+	int i;
+
+	fa_putc(b, '{');
+	for (i = 0; i < fa_denial_nfields; i++) {
+		const struct fa_denial_field *f = &fa_denial_fields[i];
+
+		if (i)
+			fa_putc(b, ',');
+		fa_putn(b, f->key, f->keylen);
+		switch (f->kind) {
+		case FA_FIELD_STR:
+		case FA_FIELD_PATH:
+			fa_put_json(b, AT(v, f, const char *));
+			break;
+		case FA_FIELD_U64:
+			fa_putu(b, AT(v, f, uint64_t));
+			break;
+		case FA_FIELD_INT:
+			if (AT(v, f, int) < 0)
+				fa_putc(b, '-');
+			fa_putu(b, AT(v, f, int) < 0 ? -(unsigned long long)AT(v, f, int) :
+				    (unsigned long long)AT(v, f, int));
+			break;
+		case FA_FIELD_BOOL:
+			fa_puts(b, AT(v, f, int) ? "true" : "false");
+			break;
+		case FA_FIELD_ROOTS: {
+			const char *r, *at = NULL;
+			int k;
+
+			if (!FA_DENIAL_HAS_ROOTS(v)) {
+				fa_puts(b, "null");
+				break;
+			}
+			fa_putc(b, '[');
+			for (k = 0; (r = fa_denial_root(v, k, &at)); k++) {
+				if (k)
+					fa_putc(b, ',');
+				fa_put_json(b, r);
+			}
+			fa_putc(b, ']');
+			break;
+		}
+		default:
+			/* These texts are plain ASCII: no escape needed. */
+			if ((f->kind == FA_FIELD_FLAGS || f->kind == FA_FIELD_MODE) &&
+			    AT(v, f, int) == -1) {
+				fa_puts(b, "null");
+				break;
+			}
+			fa_putc(b, '"');
+			fa_denial_field_text(b, v, f);
+			fa_putc(b, '"');
+			break;
+		}
+	}
+	fa_putc(b, '}');
+}
+
+static void put_quoted(struct fa_buf *b, const char *s)
+{
+	fa_putc(b, '"');
+	fa_put_shown(b, s ? s : "");
+	fa_putc(b, '"');
+}
+
+static void put_roots(struct fa_buf *b, const struct fa_denial_view *v)
+{
+	const char *r, *at = NULL;
+	int i;
+
+	fa_puts(b, " (roots:");
+	for (i = 0; (r = fa_denial_root(v, i, &at)); i++) {
+		fa_putc(b, ' ');
+		fa_put_shown(b, r);
+	}
+	if (!i)
+		fa_puts(b, " none");
+	fa_putc(b, ')');
+}
+
+void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v)
+{
+	const char *judged = v->resolved2 ? v->resolved2 : v->resolved;
+
+	fa_puts(b, v->from_context ? "fastaudit: " : "fa-run: ");
+	fa_puts(b, v->enforced ? "denied " : "would deny ");
+	fa_put_shown(b, v->call);
+	fa_putc(b, '(');
+	put_quoted(b, v->path);
+	if (v->path2) {
+		fa_puts(b, ", ");
+		put_quoted(b, v->path2);
+	}
+	if (v->flags != -1) {
+		fa_puts(b, ", ");
+		fa_put_oflags(b, v->flags);
+	}
+	if (v->mode != -1) {
+		fa_puts(b, ", ");
+		fa_puto(b, (unsigned)v->mode);
+	}
+	fa_puts(b, "): ");
+	if (judged) {
+		fa_put_shown(b, judged);
+		fa_puts(b, ": ");
+	}
+	fa_put_shown(b, v->reason ? v->reason : "denied");
+	if (FA_DENIAL_HAS_ROOTS(v))
+		put_roots(b, v);
+	if (v->rule || v->from_context) {
+		fa_puts(b, " [");
+		if (v->rule)
+			fa_put_shown(b, v->rule);
+		if (v->rule && v->from_context)
+			fa_puts(b, ", ");
+		if (v->from_context)
+			fa_puts(b, "audit context");
+		fa_putc(b, ']');
+	}
+}
+
+/* The record's fields and the view's, paired: one list for both directions. */
+#define SCALARS(X) X(seq) X(when) X(pid) X(tid) X(from_context) X(enforced) X(flags) X(mode)
+/* record field, view field, bit in 'cut' (-1: a name of the project's own, which fits) */
+#define STRINGS(X) \
+	X(call, call, -1) X(op, op, -1) X(why, rule, -1) \
+	X(reason, reason, FA_DENIAL_CUT_REASON) X(path, path, FA_DENIAL_CUT_PATH) \
+	X(resolved, resolved, FA_DENIAL_CUT_RESOLVED) X(path2, path2, FA_DENIAL_CUT_PATH2) \
+	X(resolved2, resolved2, FA_DENIAL_CUT_RESOLVED2) X(caller, caller, FA_DENIAL_CUT_CALLER)
+
+static const char *present(const char *s)
+{
+	return s[0] ? s : NULL;
+}
+
+void fa_denial_view_of(struct fa_denial_view *v, const struct fa_denial *d)
+{
+	memset(v, 0, sizeof(*v));
+#define S(f) v->f = d->f;
+#define T(rf, vf, bit) v->vf = present(d->rf);
+	SCALARS(S)
+	STRINGS(T)
+#undef S
+#undef T
+	v->roots = d->has_roots ? d->roots : NULL;
+}
+
+static void store(char *dst, size_t n, const char *src, uint32_t *cut, int bit)
+{
+	size_t k = src ? strlen(src) : 0;
+
+	if (k >= n) {
+		k = n - 1;
+		if (bit >= 0)
+			*cut |= 1u << bit;
+	}
+	memcpy(dst, src ? src : "", k);
+	dst[k] = '\0';
+}
+
+/* Each root and its NUL, then an empty string; 0 when the view has no roots. */
+static int store_roots(char *dst, size_t n, const struct fa_denial_view *v, uint32_t *cut)
+{
+	const char *r, *at = NULL;
+	size_t used = 0, k;
+	int i;
+
+	if (!FA_DENIAL_HAS_ROOTS(v))
+		return 0;
+	for (i = 0; (r = fa_denial_root(v, i, &at)); i++) {
+		k = strlen(r) + 1;
+		if (used + k + 1 > n) {
+			*cut |= 1u << FA_DENIAL_CUT_ROOTS;
+			break;
+		}
+		memcpy(dst + used, r, k);
+		used += k;
+	}
+	dst[used] = '\0';
+	return 1;
+}
+
+void fa_denial_record(struct fa_denial *d, const struct fa_denial_view *v)
+{
+	d->cut = 0;
+#define S(f) d->f = v->f;
+#define T(rf, vf, bit) store(d->rf, sizeof(d->rf), v->vf, &d->cut, bit);
+	SCALARS(S)
+	STRINGS(T)
+#undef S
+#undef T
+	d->has_roots = store_roots(d->roots, sizeof(d->roots), v, &d->cut);
+}
+
+static void load(char *dst, const char *src, size_t n)
+{
+	size_t k = strnlen(src, n - 1);
+
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+}
+
+void fa_denial_copy(struct fa_denial *o, const struct fa_denial *d)
+{
+	size_t k = 0;
+
+	memcpy(o, d, offsetof(struct fa_denial, call));
+#define T(rf, vf, bit) load(o->rf, d->rf, sizeof(o->rf));
+	STRINGS(T)
+#undef T
+	/* the list of roots up to its final empty string */
+	while (k + 1 < sizeof(d->roots) && (d->roots[k] || (k && d->roots[k - 1])))
+		k++;
+	memcpy(o->roots, d->roots, k);
+	o->roots[k] = '\0';
+}

@@ -1,0 +1,84 @@
+/*
+ * landlock.h - the kernel floor under the preload: one Landlock ruleset,
+ * built by fa-run from the policy it parsed, applied just before the exec.
+ */
+#ifndef FA_RUN_LANDLOCK_H
+#define FA_RUN_LANDLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fa_policy.h"
+
+struct fa_floor {
+	int abi;            /* the running kernel's Landlock ABI */
+	uint64_t handled;   /* the rights the ruleset handles */
+	int ruleset;        /* its fd, or -1 */
+	int nskipped;       /* inherited descriptors that could not be added */
+	int exec;           /* execute is handled too */
+};
+
+/* The running kernel's Landlock ABI (> 0), or -errno when there is none. */
+int fa_floor_abi(void);
+
+/*
+ * A ruleset handling every write-class right of ABI abi (and execute when
+ * exec is set); nothing is allowed yet. 0, or -1 with msg filled.
+ */
+int fa_floor_open(struct fa_floor *f, int abi, int exec, char *msg, size_t len);
+
+/* Every handled write right beneath the directory open as fd (a write root). */
+int fa_floor_allow_root(struct fa_floor *f, int fd, const char *shown, char *msg, size_t len);
+
+/*
+ * The device files the preload lets a process write (the null, zero and
+ * full devices, terminals and pseudo-terminals) and the files behind the
+ * descriptors fa-run was started with open for writing, so that
+ * "echo x >/dev/stderr" still reaches a log outside the roots.
+ */
+void fa_floor_allow_devices(struct fa_floor *f);
+
+/*
+ * Execute for a program (by path) and the #! interpreters it starts
+ * through, up to the kernel's nesting limit. 0, or -1 with msg filled.
+ */
+int fa_floor_allow_program(struct fa_floor *f, const char *path, char *msg, size_t len);
+
+/* Execute for the dynamic loader programs like fa-run start through. */
+void fa_floor_allow_loader(struct fa_floor *f);
+
+/*
+ * Confine the calling process for good: no_new_privs, the ruleset, and
+ * when the floor does not cover io_uring, a filter refusing it. 0, or -1
+ * with msg filled. The ruleset fd is closed either way.
+ */
+int fa_floor_enforce(struct fa_floor *f, char *msg, size_t len);
+
+/* --landlock=MODE */
+enum fa_floor_mode { FA_FLOOR_AUTO, FA_FLOOR_ON, FA_FLOOR_OFF };
+
+int fa_floor_mode_parse(const char *s, enum fa_floor_mode *m);
+
+/*
+ * The floor for fa-run's policy p: write roots, devices and
+ * inherited descriptors; with exec set, execute for the command (its
+ * path as found), the programs of the newline-separated allow list (may
+ * be NULL) and the loader; the --log file (may be NULL), which the preload
+ * in the command appends to. 1: built, in f; 0: off (mode off, or auto
+ * where the kernel has no Landlock: why says so); -1: cannot be had, why
+ * says why.
+ */
+int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,
+		   const char *command, const char *allow, const char *log, char *why,
+		   size_t len);
+
+/*
+ * Start argv[0] (found on PATH) under the floor and wait for it: fa-run
+ * stays the parent, outside the floor, passes signals sent to it on, and
+ * exits with the command's status (dying of the same signal). Unless
+ * quiet, says at exit, when the command failed, that the floor may have
+ * refused calls no preload saw.
+ */
+__attribute__((noreturn)) void fa_floor_run(struct fa_floor *f, char **argv, int quiet);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * supervise.c - fa-run as the parent of a command under the kernel floor.
+ *
+ * The floor is applied in the child just before the exec, so fa-run itself
+ * stays outside it and outlives the command: it can pass the command's
+ * status on and, at exit, say what only it can know. Refusals the kernel
+ * makes for code the preload cannot see (a static program, a system call
+ * made without libc) reach the program as EACCES and nobody else: when the
+ * command fails, the failure may be one of them, and fa-run says so once.
+ * When it succeeds (or is killed by a signal), nothing says a refusal made
+ * a difference to it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/landlock.h"
+
+static volatile pid_t child;
+
+/*
+ * Signals someone sent to fa-run go on to the command. Ones the terminal
+ * sent (SI_KERNEL) reached the command's process group already.
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child > 0 && si->si_code <= 0)
+		kill(child, sig);
+}
+
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT,
+};
+
+void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
+{
+	struct sigaction sa;
+	char msg[512];
+	size_t i;
+	int status, err, null;
+	pid_t pid, self = getpid();
+
+	fflush(NULL);
+	/*
+	 * vfork: the child only makes system calls on its own credentials
+	 * (no_new_privs, the ruleset) and execs; copying fa-run's address space
+	 * would cost more than everything else the floor adds to a start.
+	 */
+	pid = vfork();
+	if (pid < 0) {
+		fprintf(stderr, "fa-run: cannot start %s: %s\n", argv[0], strerror(errno));
+		exit(125);
+	}
+	if (pid == 0) {
+		struct fa_floor mine = *f; /* the parent's copy stays as it is */
+
+		/* Killing fa-run kills the command, as when fa-run became it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
+			_exit(125);
+		if (fa_floor_enforce(&mine, msg, sizeof(msg)) < 0) {
+			(void)!write(2, "fa-run: ", 8);
+			(void)!write(2, msg, strlen(msg));
+			(void)!write(2, "\n", 1);
+			_exit(125);
+		}
+		execvp(argv[0], argv);
+		err = errno;
+		snprintf(msg, sizeof(msg), "fa-run: %s: %s\n", argv[0], strerror(err));
+		(void)!write(2, msg, strlen(msg));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(f->ruleset);
+	f->ruleset = -1;
+	/*
+	 * Hold no pipe open behind the command's back: a reader of its stdout
+	 * (or of any descriptor it inherited) must see the end when the command
+	 * closes it, not when fa-run exits. Stderr stays, for the exit note.
+	 */
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		if (null > 2)
+			close(null);
+	}
+	(void)close_range(3, ~0U, 0);
+	child = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
+			exit(125);
+		}
+	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
+	if (!quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
+		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
+			"not see (static programs, direct system calls, io_uring) may have been "
+			"refused by the kernel with EACCES and no message\n", argv[0]);
+	if (WIFSIGNALED(status)) {
+		struct rlimit none = { 0, 0 };
+		int sig = WTERMSIG(status);
+		sigset_t set;
+
+		/* Die the same way, so that a shell sees what killed the command. */
+		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		exit(128 + sig);
+	}
+	exit(WEXITSTATUS(status));
+}

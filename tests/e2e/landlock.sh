@@ -1,0 +1,259 @@
+#!/bin/sh
+# The kernel floor under the preload (fa-run --landlock): writes no preload
+# can see - a static program with no libc, the syscall instruction in a
+# dynamic one, io_uring - are refused outside the roots with nothing
+# created and work inside; --landlock=off shows the preload alone; deny
+# subtrees stay the preload's; a kernel refusing Landlock makes
+# --landlock=on exit 125; a nested fa-run or a rewritten FA_* only
+# narrows; exec rules reach execve made without libc; real programs run.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
+
+[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+FLOOR=$E2E/floor
+STATIC=$E2E/floorstatic
+
+"$FA_RUN" --landlock=on -w "$T" -- true 2>"$T/probe"
+case $? in
+0) ;;
+125)
+	if grep -q 'no Landlock\|Landlock is disabled' "$T/probe"; then
+		echo "SKIP: $(cat "$T/probe")"
+		exit 77
+	fi
+	fail "fa-run --landlock=on: $(cat "$T/probe")"
+	finish
+	;;
+*) fail "fa-run --landlock=on -- true: $(cat "$T/probe")"; finish ;;
+esac
+
+R=$T/root
+O=$T/out
+mkdir -p "$R/deny" "$O"
+echo theirs >"$O/f"
+outside=$(snapshot "$O")
+
+# far ARGS...: fa-run ARGS in $R; $rc, $T/o and $T/e.
+far() {
+	(cd "$R" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
+	rc=$?
+}
+status() { check "$1: exit status" "$2" "$rc"; }
+says() {
+	if grep -qF -- "$2" "$T/e"; then pass; else fail "$1: stderr lacks [$2]: $(head -c 600 "$T/e")"; fi
+}
+silent_on() {
+	if grep -qF -- "$2" "$T/e"; then fail "$1: stderr has [$2]: $(head -c 600 "$T/e")"; else pass; fi
+}
+untouched() {
+	local now
+	now=$(snapshot "$O")
+	if [ "$now" = "$outside" ]; then
+		pass
+	else
+		fail "$1: the outside tree changed: $(ls -A "$O" | tr '\n' ' ')"
+		rm -rf "$O"
+		mkdir -p "$O"
+		echo theirs >"$O/f"
+	fi
+}
+exists() { [ -e "$2" ] && pass || fail "$1: $2 was not made"; }
+
+# ---- the floor catches what the preload cannot see ----
+far --landlock=on -w "$R" -- "$STATIC" "$O/static"
+status "static program, outside, floor on" 13
+untouched "static program, outside, floor on"
+far --landlock=on -w "$R" -- "$STATIC" "$R/static"
+status "static program, inside, floor on" 0
+exists "static program, inside, floor on" "$R/static"
+far --landlock=off -w "$R" -- "$STATIC" "$O/static"
+status "static program, floor off: fa-run refuses it" 126
+says "static program, floor off" "static binary"
+untouched "static program, floor off"
+
+far --landlock=on -w "$R" -- "$FLOOR" raw "$O/raw"
+status "syscall instruction, outside, floor on" 13
+untouched "syscall instruction, outside, floor on"
+far --landlock=on -w "$R" -- "$FLOOR" raw "$R/raw"
+status "syscall instruction, inside, floor on" 0
+exists "syscall instruction, inside, floor on" "$R/raw"
+# The preload alone does not see it: the documented bypass the floor closes.
+far --landlock=off -w "$R" -- "$FLOOR" raw "$O/raw"
+status "syscall instruction, outside, floor off" 0
+exists "syscall instruction, floor off: the preload alone misses it" "$O/raw"
+rm -f "$O/raw"
+outside=$(snapshot "$O")
+
+# io_uring: the kernel checks its openat and renameat against the floor
+# too (its workers carry the submitter's credentials); were that to stop
+# being so, fa-run would need to refuse io_uring_setup instead.
+far --landlock=on -w "$R" -- "$FLOOR" uring-open "$O/uring"
+status "io_uring openat, outside, floor on" 13
+untouched "io_uring openat, outside, floor on"
+far --landlock=on -w "$R" -- "$FLOOR" uring-open "$R/uring"
+status "io_uring openat, inside, floor on" 0
+exists "io_uring openat, inside, floor on" "$R/uring"
+far --landlock=on -w "$R" -- "$FLOOR" uring-rename "$R/uring" "$O/moved"
+status "io_uring renameat out of the root, floor on" 13
+exists "io_uring renameat out of the root: the source stays" "$R/uring"
+untouched "io_uring renameat out of the root, floor on"
+far --landlock=on -w "$R" -- "$FLOOR" uring-rename "$R/uring" "$R/moved"
+status "io_uring renameat inside, floor on" 0
+far --landlock=off -w "$R" -- "$FLOOR" uring-open "$O/uring"
+status "io_uring openat, outside, floor off" 0
+exists "io_uring openat, floor off: the preload alone misses it" "$O/uring"
+rm -f "$O/uring"
+outside=$(snapshot "$O")
+
+# ---- the preload keeps what Landlock cannot express ----
+far --landlock=on -w "$R" --deny "$R/deny" -- sh -c 'echo x >deny/f'
+check "deny subtree under the floor: refused" 1 "$([ "$rc" -ne 0 ] && echo 1)"
+says "deny subtree under the floor" "inside a denied subtree"
+[ -e "$R/deny/f" ] && fail "deny subtree under the floor: deny/f was made" || pass
+
+# ---- what the preload allows keeps working ----
+far --landlock=on -w "$R" -- sh -c 'echo a >/dev/null && echo b >/dev/stderr && echo via-fd >>/dev/fd/2 && echo via-proc >>/proc/self/fd/2 && { echo e >/dev/full; } 2>/dev/null; echo done'
+status "devices and inherited descriptors under the floor" 0
+check "devices and inherited descriptors: output" "done" "$(cat "$T/o")"
+# stderr ($T/e) is a file outside the roots, re-opened by name above.
+says "a log outside the roots re-opened through /dev/fd/2" "via-fd"
+says "a log outside the roots re-opened through /proc/self/fd/2" "via-proc"
+
+# A call the preload allows and the floor refuses is said to be the
+# floor's: a FIFO outside the roots (the preload lets FIFOs through).
+mkfifo "$T/fifo"
+far --landlock=on -w "$R" -- sh -c "exec 3<>'$T/fifo'"
+says "a refusal by the floor alone" "refused by the kernel floor"
+silent_on "a refusal by the floor alone" "not under any allowed root"
+
+# ---- the floor's modes ----
+far --landlock=on --verbose -w "$R" -- true
+status "--verbose" 0
+says "--verbose names the ABI" "kernel floor: Landlock ABI"
+far --report -w "$R" -- "$FLOOR" raw "$R/report"
+says "--report turns the floor off" "kernel floor (Landlock) is off"
+far --report --landlock=on -w "$R" -- true
+status "--report with --landlock=on" 125
+far --landlock=sometimes -w "$R" -- true
+status "--landlock=sometimes" 125
+says "--landlock=sometimes" "expected auto, on or off"
+
+# Where the kernel refuses Landlock (seccomp, an old kernel, a container).
+for err in 38 1; do
+	far -- "$FLOOR" no-landlock "$err" "$FA_RUN" --landlock=on -w "$R" -- true
+	status "--landlock=on without Landlock (errno $err)" 125
+	says "--landlock=on without Landlock (errno $err)" "the kernel floor cannot be had"
+	far -- "$FLOOR" no-landlock "$err" "$FA_RUN" --landlock=auto -w "$R" -- "$FLOOR" raw "$R/auto$err"
+	status "--landlock=auto without Landlock (errno $err): runs on the preload" 0
+done
+
+# fa-run, the parent under the floor, holds none of the command's pipes:
+# the reader sees the end when the command closes its stdout, while the
+# command still runs (it waits, up to 30 s, for the reader's mark).
+(cd "$R" && exec "$FA_RUN" --landlock=on -w "$R" -- sh -c 'exec >&-; i=0; while [ ! -e eof ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; [ -e eof ]') 2>"$T/e" | { cat >/dev/null; touch "$R/eof"; }
+rc=${PIPESTATUS[0]}
+status "the command's stdout closes when the command closes it" 0
+
+# Signals sent to fa-run reach the command, and fa-run dies of the same
+# one; killing fa-run kills the command. (Bounded waits, no timing.)
+gone() {	# gone PID: wait up to 30 s for PID to end
+	local i=0
+	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	! kill -0 "$1" 2>/dev/null
+}
+started() {	# started FILE: wait up to 30 s for the command to write its pid
+	local i=0
+	while [ ! -s "$1" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+for sig in TERM KILL; do
+	rm -f "$R/pid"
+	"$FA_RUN" --landlock=on -w "$R" -- sh -c "echo \$\$ >'$R/pid'; exec sleep 600" 2>/dev/null &
+	runner=$!
+	if started "$R/pid"; then
+		kill -"$sig" "$runner"
+		gone "$(cat "$R/pid")" && pass || { fail "SIG$sig to fa-run: the command lives on"; kill -9 "$(cat "$R/pid")"; }
+		wait "$runner"
+		rc=$?
+		status "SIG$sig to fa-run: fa-run dies of it" "$((128 + $(kill -l "$sig")))"
+	else
+		fail "SIG$sig to fa-run: the command did not start"
+		kill -9 "$runner"
+	fi
+done
+
+# The exit note: only when the command failed.
+far --landlock=on -w "$R" -- "$STATIC" "$O/static"
+says "a failure under the floor" "may have been refused by the kernel"
+far --landlock=on -w "$R" -- "$STATIC" "$R/static"
+silent_on "a success under the floor" "may have been refused"
+
+# ---- set-ID programs run, without their privileges, and are said to ----
+cp "$FLOOR" "$T/sgid"
+if chgrp 65534 "$T/sgid" 2>/dev/null && chmod g+s "$T/sgid" && [ "$(id -g)" != 65534 ]; then
+	far --landlock=off -w "$R" -- "$T/sgid" raw "$R/sgid0"
+	status "a set-group-ID command, floor off" 126
+	far --landlock=on -w "$R" -- "$T/sgid" raw "$R/sgid1"
+	status "a set-group-ID command, floor on" 0
+	says "a set-group-ID command, floor on" "runs without its privileges"
+	far --landlock=on -w "$R" -- "$T/sgid" raw "$O/sgid1"
+	status "a set-group-ID command writing outside, floor on" 13
+	untouched "a set-group-ID command writing outside, floor on"
+	far --landlock=on -w "$R" -- sh -c "'$T/sgid' raw '$R/sgid2'"
+	status "a set-group-ID program started by a child, floor on" 0
+else
+	echo "SKIP: set-ID cases: cannot make a set-group-ID file for another group here" >&2
+fi
+
+# ---- a child can only narrow ----
+far --landlock=on -w "$R" -- "$FA_RUN" --landlock=on -w "$T" -- "$STATIC" "$O/nested"
+status "a nested fa-run with a wider root" 13
+untouched "a nested fa-run with a wider root"
+far --landlock=on -w "$R" -- env -u LD_PRELOAD FA_POLICY="root $T" "$FLOOR" raw "$O/rewritten"
+status "a child that drops the preload and rewrites FA_POLICY" 13
+untouched "a child that drops the preload and rewrites FA_POLICY"
+far --landlock=off -w "$R" -- "$FA_RUN" --landlock=on -w "$R/deny" -- "$FLOOR" raw "$R/narrowed"
+status "a nested fa-run narrows" 13
+
+# ---- exec rules reach execve made without libc ----
+far --landlock=on --exec=deny -w "$R" -- "$FLOOR" raw-exec /bin/true
+status "--exec=deny, raw execve, floor on" 13
+far --landlock=off --exec=deny -w "$R" -- "$FLOOR" raw-exec /bin/true
+status "--exec=deny, raw execve, floor off: the preload alone misses it" 0
+truebin=$(type -P true)
+far --landlock=on --allow-exec "$truebin" -w "$R" -- "$FLOOR" raw-exec "$truebin"
+status "--allow-exec: a listed dynamic program (and its loader) runs" 0
+far --landlock=on --allow-exec "$truebin" -w "$R" -- "$FLOOR" raw-exec /bin/echo x
+status "--allow-exec: an unlisted program, raw execve" 13
+cp "$STATIC" "$R/made"
+far --landlock=on --allow-exec "$truebin" -w "$R" -- "$FLOOR" raw-exec "$R/made" "$R/x"
+status "--allow-exec: a program written into a root" 13
+# The command itself and its #! interpreter chain.
+printf '#!/bin/sh\necho script ran\n' >"$T/script"
+chmod +x "$T/script"
+far --landlock=on --exec=deny -w "$R" -- "$T/script"
+status "--exec=deny: a #! command" 0
+check "--exec=deny: a #! command runs through its interpreter" "script ran" "$(cat "$T/o")"
+
+# ---- real programs under the floor ----
+mkdir -p "$R/src/d"
+echo one >"$R/src/a"
+echo two >"$R/src/d/b"
+far --landlock=on -w "$R" -- sh -c 'cp -a src copy && tar -cf t.tar src && mkdir x && tar -xf t.tar -C x && cmp src/d/b x/src/d/b && cmp src/a copy/a'
+status "sh, cp -a, tar under the floor" 0
+printf 'all: out\nout: src/a\n\tcp src/a out\n' >"$R/Makefile"
+far --landlock=on -w "$R" -- make -s
+status "make under the floor" 0
+exists "make under the floor" "$R/out"
+if command -v git >/dev/null 2>&1; then
+	far --landlock=on -w "$R" -- env HOME="$R" sh -c 'git init -q repo && cd repo && echo x >f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && git checkout -q -b b2'
+	status "git under the floor" 0
+fi
+if have_python; then
+	far --landlock=on -w "$R" -- env TMPDIR="$R" HOME="$R" python3 -m venv "$R/venv"
+	status "python3 -m venv under the floor" 0
+	exists "python3 -m venv under the floor" "$R/venv/bin/python3"
+fi
+untouched "real programs under the floor"
+
+finish
