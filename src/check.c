@@ -85,7 +85,9 @@ const char *fa__cwd(struct fa__jctx *c)
 		c->cwd = c->cwdbuf;
 		r = fa__sys_getcwd(c->cwdbuf, sizeof c->cwdbuf);
 		/* A removed or unreachable cwd holds nothing: no root there. */
-		if (r <= 1 || c->cwdbuf[0] != '/')
+		if (r == -ENAMETOOLONG || r == -ERANGE)
+			c->cwdlen = -2;	/* deeper than PATH_MAX: deep.c judges it */
+		else if (r <= 1 || c->cwdbuf[0] != '/')
 			c->cwdlen = -1;
 		else
 			c->cwdlen = r - 1;
@@ -110,6 +112,10 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 		/* Read once per check: the cwd root needs the same answer. */
 		const char *cwd = fa__cwd(c);
 
+		if (!cwd && c->cwdlen == -2) {
+			*why = FA_WHY_TOO_LONG;
+			return -ENAMETOOLONG;
+		}
 		if (!cwd) {
 			*why = FA_WHY_ERROR;
 			return -ENOENT;
@@ -127,7 +133,7 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 		}
 		n = fa__fd_path(dirfd, out, len);
 		if (n < 0) {
-			*why = FA_WHY_BAD_FD;
+			*why = n == -ENAMETOOLONG ? FA_WHY_TOO_LONG : FA_WHY_BAD_FD;
 			return n;
 		}
 		if (n > 10 && memcmp(out + n - 10, " (deleted)", 10) == 0) {
@@ -505,7 +511,13 @@ void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r)
 		if (clean(buf, r->path, PATH_MAX) < 0)
 			goto toolong;
 		if (missing) {
-			r->err = ENOENT;
+			/*
+			 * Everything before a '..' must exist and be a directory for
+			 * the kernel ("file/../x" is ENOTDIR): give its answer.
+			 */
+			int t = fa__sys_type(AT_FDCWD, head, 1);
+
+			r->err = t == -ENOTDIR || t == -ELOOP ? -t : ENOENT;
 			return;
 		}
 		resolve_plain(c, r);
@@ -695,6 +707,29 @@ static int quick_follow(struct fa__jctx *c, const char *abs, struct fa__res *r, 
 	return 1;
 }
 
+/*
+ * A refusal for a symlink names the link itself: the first component of
+ * d->path that is one (looked up without following), when there is one.
+ * Only on the way to a denial, so it may cost a lookup per component.
+ */
+static void name_link(struct fa_decision *d)
+{
+	size_t i;
+
+	for (i = 1; d->path[i - 1]; i++) {
+		char c = d->path[i];
+
+		if (c != '/' && c != 0)
+			continue;
+		d->path[i] = 0;
+		if (fa__sys_type(AT_FDCWD, d->path, 0) == S_IFLNK)
+			return;
+		d->path[i] = c;
+		if (!c)
+			return;
+	}
+}
+
 enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
 			      struct fa_decision *d, struct fa__pinned *keep)
 {
@@ -730,6 +765,8 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 				set_path(d, r.path);
 			fa__decide(d, r.why == FA_WHY_TOO_LONG ? FA_REJECT : FA_DENY, r.why, -1, r.err);
 			fa__res_close(&r);
+			if (r.why == FA_WHY_SYMLINK)
+				name_link(d);
 			return d->verdict;
 		}
 		if (target_path(r.path, name, nlen, target, sizeof target) < 0) {
@@ -798,8 +835,11 @@ judge:
 	fa__res_close(&r);
 	/* Under beneath, a link that leads out is what the mode refuses: say so. */
 	if (v == FA_DENY && d->why == FA_WHY_OUTSIDE && links > 0 &&
-	    c->p->symlinks == FA_SYM_BENEATH)
+	    c->p->symlinks == FA_SYM_BENEATH) {
 		d->why = FA_WHY_SYMLINK;
+		set_path(d, abs);
+		name_link(d);
+	}
 	return v;
 }
 
@@ -840,6 +880,10 @@ void fa__rule_for(enum fa_op op, struct fa__rule *rule)
 		rule->follow = 1;
 		rule->protect = 1;
 		break;
+	case FA_OP_LATTR:
+		/* lchown and friends change the link itself: its parent, not followed. */
+		rule->protect = 1;
+		break;
 	case FA_OP_REMOVE:
 	case FA_OP_RENAME:
 	case FA_OP_EXCHANGE:
@@ -868,6 +912,14 @@ enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, i
 	ssize_t n = fa__absolute(c, dirfd, path, abs, sizeof abs, &why);
 	enum fa_verdict v;
 
+	if (n == -ENAMETOOLONG && path[0] != '/') {
+		const char *name;
+		int fd = fa__deep_pin(c, rule, dirfd, path, d, &name);
+
+		if (fd >= 0)
+			fa__sys_close(fd);
+		return d->verdict;
+	}
 	if (n < 0) {
 		set_path(d, path);
 		fa__decide(d, why == FA_WHY_TOO_LONG ? FA_REJECT : FA_REJECT, why, -1, (int)-n);
@@ -980,7 +1032,9 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 		pre = fa__precheck(p, path2, d2, NULL);
 		if (pre)
 			return v1 > d2->verdict ? v1 : d2->verdict;
-		if (path2[0] == '/') {
+		if (p->outside_symlinks) {
+			v2 = FA_ALLOW;
+		} else if (path2[0] == '/') {
 			v2 = fa__judge_abs(&c, path2, &r2, d2, NULL);
 		} else {
 			size_t dlen, nlen;

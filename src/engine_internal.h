@@ -38,6 +38,7 @@ struct fa_policy {
 	int sealed;
 	int unrestricted;
 	int symlinks;
+	int outside_symlinks;	/* symlinks may be created whatever their target */
 	int nroots;
 	int ndeny;
 	size_t mapsize;
@@ -167,6 +168,38 @@ int fa__cwd_moved(const struct fa__cwdv *v);
 int fa__policy_ok(const fa_policy *p);
 /* Resolve an absolute path like realpath, keeping a missing tail lexically. */
 ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing);
+
+/* ---- order.c: what the kernel would answer first ---- */
+
+/* What a call needs of its path before the kernel asks for permission. */
+enum fa__must {
+	FA__MUST_BE_NEW,		/* mkdir, mknod, link, symlink: EEXIST if it is there */
+	FA__MUST_EXIST,			/* unlink, rmdir, rename's source, lchown */
+	FA__MUST_EXIST_FOLLOWED,	/* chmod, chown, truncate: a final link followed */
+	FA__MUST_BE_DIR,		/* O_TMPFILE, chdir: the directory itself */
+	FA__MUST_HAVE_PARENT,		/* rename's destination: created or replaced */
+};
+/*
+ * After a denial: the errno the kernel would fail the call with before
+ * any permission check, or 0 when it would have performed it.
+ */
+int fa__kernel_first(enum fa__must must, int dirfd, const char *path);
+/* The same for an open with these flags. */
+int fa__kernel_first_open(int dirfd, const char *path, int flags);
+
+/* ---- deep.c: below PATH_MAX's depth ---- */
+
+struct fa__jctx;
+struct fa__rule;
+/*
+ * (dirfd, path) relative, its absolute form longer than PATH_MAX: judge
+ * the directory the rule looks at by identity and return it opened
+ * (O_PATH) with *name the final component to act on ("." when the rule
+ * judges the object itself). -EACCES with *d filled on a denial, another
+ * -errno when the kernel cannot reach it.
+ */
+int fa__deep_pin(struct fa__jctx *c, const struct fa__rule *rule, int dirfd, const char *path,
+		 struct fa_decision *d, const char **name);
 
 /* ---- check.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
 

@@ -43,6 +43,8 @@ enum fa_op {
 	FA_OP_EXCHANGE, /* two paths, both protected like REMOVE */
 	FA_OP_LINK,     /* two paths: the source must resolve inside a root; destination like CREATE */
 	FA_OP_SYMLINK,  /* path = the new link (CREATE); path2 = target text, must resolve inside a root */
+	FA_OP_LATTR,    /* lchown, lutimes, AT_SYMLINK_NOFOLLOW: ATTR on the entry itself, final link not followed */
+	FA_OP_REPLACE,  /* a rename's destination: the parent, like CREATE, but an entry there is replaced */
 };
 
 enum fa_verdict {
@@ -104,6 +106,13 @@ int fa_policy_add_root(fa_policy *p, const char *path, char *msg, size_t msglen)
 int fa_policy_add_cwd_root(fa_policy *p);
 int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen);
 void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode);
+/*
+ * Let symlinks be created whatever their target (by default a target
+ * outside the roots is refused, as in the seed). A symlink writes nothing
+ * where it points, and a write through it is judged where it lands; hard
+ * links are never allowed to reach outside.
+ */
+void fa_policy_set_outside_symlinks(fa_policy *p, int allow);
 /* No path restriction at all (the seed's roots=None). */
 void fa_policy_set_unrestricted(fa_policy *p);
 /*
@@ -116,7 +125,8 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 
 /*
  * The policy as text, one "key value" per line: "symlinks trust",
- * "root /abs", "cwdroot", "deny /abs", "unrestricted". Used to pass the
+ * "outside-symlinks allow", "root /abs", "cwdroot", "deny /abs",
+ * "unrestricted". Used to pass the
  * policy to children in the environment. fa_policy_parse() accepts exactly
  * what fa_policy_format() writes (plus blank lines and '#' comments) and
  * fails on anything else. Format returns the length, or -ENAMETOOLONG.
@@ -130,6 +140,7 @@ const char *fa_policy_root(const fa_policy *p, int i);   /* "." for the cwd root
 int fa_policy_ndeny(const fa_policy *p);
 const char *fa_policy_deny(const fa_policy *p, int i);
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p);
+int fa_policy_outside_symlinks(const fa_policy *p);
 /* The pinned O_PATH directory fd of root i, or -1 (cwd root, missing root). */
 int fa_policy_root_fd(const fa_policy *p, int i);
 int fa_policy_unrestricted(const fa_policy *p);

@@ -116,6 +116,31 @@ static int absolute(const char *path, char *out, size_t len, char *msg, size_t m
 	return 0;
 }
 
+/*
+ * 1 if abs resolves to the directory one of the n entries names: another
+ * name for it ("d/", "./d", a link) is no new entry. Asked only when the
+ * table is full (sealing drops such aliases anyway), so the realpaths cost
+ * nothing in the usual case.
+ */
+static int named_already(const fa_policy *p, const struct fa__ent *tab, int n, const char *abs)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	ssize_t la, lb;
+	int i, missing;
+
+	la = fa__realpath_prefix(abs, a, sizeof a, &missing);
+	if (la < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (tab[i].cwd)
+			continue;
+		lb = fa__realpath_prefix(fa__str(p, &tab[i]), b, sizeof b, &missing);
+		if (lb == la && !memcmp(a, b, (size_t)la))
+			return 1;
+	}
+	return 0;
+}
+
 static int add(fa_policy *p, struct fa__ent *tab, int *count, int max, const char *what,
 	       const char *path, char *msg, size_t msglen)
 {
@@ -127,11 +152,17 @@ static int add(fa_policy *p, struct fa__ent *tab, int *count, int max, const cha
 		return fail(msg, msglen, -EINVAL, "not a policy");
 	if (p->sealed)
 		return fail(msg, msglen, -EBUSY, "the policy is sealed");
-	if (*count >= max)
-		return fail(msg, msglen, -ENOSPC, "too many %s (at most %d)", what, max);
 	r = absolute(path, abs, sizeof abs, msg, msglen);
 	if (r < 0)
 		return r;
+	/* The same directory named twice is one entry, and counts once. */
+	for (r = 0; r < *count; r++)
+		if (!tab[r].cwd && !strcmp(fa__str(p, &tab[r]), abs))
+			return 0;
+	if (*count >= max && !named_already(p, tab, *count, abs))
+		return fail(msg, msglen, -ENOSPC, "too many %s (at most %d)", what, max);
+	if (*count >= max)
+		return 0;
 	e = &tab[*count];
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
@@ -156,11 +187,15 @@ int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
 int fa_policy_add_cwd_root(fa_policy *p)
 {
 	struct fa__ent *e;
+	int i;
 
 	if (!p || p->magic != FA__POLICY_MAGIC)
 		return -EINVAL;
 	if (p->sealed)
 		return -EBUSY;
+	for (i = 0; i < p->nroots; i++)
+		if (p->roots[i].cwd)
+			return 0;
 	if (p->nroots >= FA__MAX_ROOTS)
 		return -ENOSPC;
 	e = &p->roots[p->nroots];
@@ -179,6 +214,12 @@ void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode)
 {
 	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed && (unsigned)mode <= FA_SYM_NOFOLLOW)
 		p->symlinks = mode;
+}
+
+void fa_policy_set_outside_symlinks(fa_policy *p, int allow)
+{
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed)
+		p->outside_symlinks = allow != 0;
 }
 
 void fa_policy_set_unrestricted(fa_policy *p)
@@ -310,6 +351,19 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 			}
 			e->fd = high_fd(fd);
 		}
+		/* Two names for one directory (a link, "a/../a"): keep the first. */
+		for (j = 0; j < i; j++)
+			if (!p->roots[j].cwd && p->roots[j].len == (uint32_t)n &&
+			    !memcmp(fa__str(p, &p->roots[j]), real, (size_t)n))
+				break;
+		if (j < i) {
+			if (e->fd >= 0)
+				fa__sys_close(e->fd);
+			memmove(e, e + 1, (size_t)(p->nroots - i - 1) * sizeof *e);
+			p->nroots--;
+			i--;
+			continue;
+		}
 		if (pool_add(p, real, (size_t)n, &e->off) < 0) {
 			r = fail(msg, msglen, -ENOSPC, "policy is full");
 			goto bad;
@@ -422,6 +476,8 @@ ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
 		buf[0] = 0;
 	if (put(buf, len, &o, "symlinks ", fa_symlinks_name(p->symlinks)) < 0)
 		return -ENAMETOOLONG;
+	if (p->outside_symlinks && put(buf, len, &o, "outside-symlinks allow", NULL) < 0)
+		return -ENAMETOOLONG;
 	if (p->unrestricted && put(buf, len, &o, "unrestricted", NULL) < 0)
 		return -ENAMETOOLONG;
 	for (i = 0; i < p->nroots; i++) {
@@ -468,6 +524,8 @@ int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen)
 					    "policy line %d: unknown symlink mode '%.64s'", lineno,
 					    line + 9);
 			p->symlinks = m;
+		} else if (strcmp(line, "outside-symlinks allow") == 0) {
+			p->outside_symlinks = 1;
 		} else if (strcmp(line, "unrestricted") == 0) {
 			p->unrestricted = 1;
 		} else if (strcmp(line, "cwdroot") == 0) {
@@ -514,6 +572,11 @@ const char *fa_policy_deny(const fa_policy *p, int i)
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p)
 {
 	return p && p->magic == FA__POLICY_MAGIC ? (enum fa_symlinks)p->symlinks : FA_SYM_TRUST;
+}
+
+int fa_policy_outside_symlinks(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC && p->outside_symlinks;
 }
 
 int fa_policy_root_fd(const fa_policy *p, int i)

@@ -335,6 +335,36 @@ out:
 	return r;
 }
 
+/*
+ * A denied call that the kernel would have failed first: its errno, with
+ * nothing to report (order.c). err 0 keeps the denial.
+ */
+static int kernel_answer(struct fa_decision *d, int err)
+{
+	if (!err)
+		return -EACCES;
+	fa__decide(d, FA_REJECT, FA_WHY_ERROR, -1, err);
+	return -err;
+}
+
+static enum fa__must must_for(enum fa_op op)
+{
+	switch (op) {
+	case FA_OP_CREATE:
+		return FA__MUST_BE_NEW;
+	case FA_OP_REPLACE:
+		return FA__MUST_HAVE_PARENT;
+	case FA_OP_WRITE:
+	case FA_OP_ATTR:
+		return FA__MUST_EXIST_FOLLOWED;
+	case FA_OP_DIR:
+	case FA_OP_CHDIR:
+		return FA__MUST_BE_DIR;
+	default:
+		return FA__MUST_EXIST;
+	}
+}
+
 int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 	      struct fa_decision *d)
 {
@@ -363,6 +393,46 @@ static int open_slow(struct fa__jctx *c, int dirfd, const char *path, const char
 }
 
 /*
+ * What the identity route of deep.c does not keep: the Workspace's reads,
+ * mount and by-path rules, which are judged on a path.
+ */
+#define FA_HOW_NOT_DEEP (FA_HOW_READS | FA_HOW_NO_XDEV | FA_HOW_BY_PATH)
+
+/*
+ * Below PATH_MAX's depth: the directory judged by identity (deep.c), then
+ * the name opened in it with no link on the way, as the judged route does.
+ */
+static int open_deep(struct fa__jctx *c, int dirfd, const char *path, int flags, mode_t mode,
+		     struct fa_decision *d)
+{
+	struct fa__rule rule;
+	const char *name;
+	char nm[NAME_MAX + 2];
+	size_t n;
+	int pfd, r, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	int nofollow_final = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+
+	fa__rule_for(tmpfile || !write_class(flags) ? FA_OP_DIR : FA_OP_WRITE, &rule);
+	pfd = fa__deep_pin(c, &rule, dirfd, path, d, &name);
+	if (pfd < 0)
+		return pfd;
+	n = strcspn(name, "/");
+	if (n > NAME_MAX) {
+		fa__sys_close(pfd);
+		return -ENAMETOOLONG;
+	}
+	memcpy(nm, name, n);
+	nm[n] = 0;
+	if (name[n] == '/')
+		strcpy(nm + n, "/");	/* keep the kernel's answer for "f/" */
+	/* The final name was no link when judged: it may not have become one. */
+	r = fa__open(pfd, nm, flags | (nofollow_final ? 0 : O_NOFOLLOW), mode,
+		     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	fa__sys_close(pfd);
+	return r;
+}
+
+/*
  * A relative path: made absolute in a PATH_MAX buffer of its own, so the
  * frame of an absolute open stays small.
  */
@@ -382,6 +452,8 @@ static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, con
 			return r;
 	}
 	n = fa__absolute(c, dirfd, path, buf, sizeof buf, &why);
+	if (n == -ENAMETOOLONG && !(c->how & FA_HOW_NOT_DEEP))
+		return open_deep(c, dirfd, path, flags, mode, d);
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
@@ -410,12 +482,16 @@ int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mo
 	if (r > 0)
 		return fa__sys_openat(dirfd, path, flags, mode);
 	fa__jctx_init(&c, p, how);
-	if (path[0] != '/')
-		return open_rel(&c, dirfd, path, flags, mode, d);
-	r = open_fast(&c, path, len, flags, mode, d);
-	if (r != 1)
-		return r;
-	return open_slow(&c, dirfd, path, path, flags, mode, d);
+	if (path[0] != '/') {
+		r = open_rel(&c, dirfd, path, flags, mode, d);
+	} else {
+		r = open_fast(&c, path, len, flags, mode, d);
+		if (r == 1)
+			r = open_slow(&c, dirfd, path, path, flags, mode, d);
+	}
+	if (__builtin_expect(r == -EACCES && d->verdict == FA_DENY, 0) && !(how & FA_HOW_STRICT))
+		r = kernel_answer(d, fa__kernel_first_open(dirfd, path, flags));
+	return r;
 }
 
 /* 1 if path[0..len) names the directory it starts from ("", ".", "./."). */
@@ -547,6 +623,19 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	    fa__cwd_cached(&v) && pin_cwd(&c, &v, &rule, path, pin, d) == 0)
 		return 0;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
+	if (n == -ENAMETOOLONG && path[0] != '/' && !(how & FA_HOW_NOT_DEEP)) {
+		int fd = fa__deep_pin(&c, &rule, dirfd, path, d, &name);
+
+		if (fd >= 0) {
+			pin->fd = fd;
+			pin->owned = 1;
+			pin->name = name;
+			return 0;
+		}
+		if (fd == -EACCES && d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
+			return kernel_answer(d, fa__kernel_first(must_for(op), dirfd, path));
+		return fd;
+	}
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
@@ -564,6 +653,8 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 				return 0;
 			}
 		}
+		if (d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
+			return kernel_answer(d, fa__kernel_first(must_for(op), dirfd, path));
 		return d->verdict == FA_REJECT && d->err ? -d->err : -EACCES;
 	}
 	if (kept.fd < 0 && kept.fd != AT_FDCWD)
@@ -603,6 +694,8 @@ enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin 
 
 	if (r != 0)
 		return d->verdict;
+	if (p->outside_symlinks)
+		return FA_ALLOW;	/* the text is never followed to decide */
 	fa__jctx_init(&c, p, 0);
 	fa__rule_for(FA_OP_LINK, &rule);
 	if (target[0] == '/')

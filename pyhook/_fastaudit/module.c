@@ -12,7 +12,7 @@
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", NULL,
+	"native", "allow_outside_symlinks", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
@@ -20,12 +20,12 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
 	const char *native = "auto";
-	int tool_id = 3, monitor_calls = 1, on;
+	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$s:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$sp:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports, &native))
+					 &allow_imports, &native, &outside_symlinks))
 		return NULL;
 	if (strcmp(native, "auto") && strcmp(native, "require")) {
 		PyErr_Format(PyExc_ValueError, "native must be 'auto' or 'require', not '%s'", native);
@@ -64,7 +64,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
-	pol = fa_policy_from_roots(roots);
+	pol = fa_policy_from_roots(roots, outside_symlinks);
 	if (!pol)
 		return NULL;
 	if (allow_imports)

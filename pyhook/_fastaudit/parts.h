@@ -88,7 +88,8 @@ typedef struct {
 
 extern PyTypeObject FaPolicy_Type;
 
-PyObject *fa_policy_from_roots(PyObject *roots);
+/* outside_symlinks: symlinks may be created whatever their target. */
+PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 

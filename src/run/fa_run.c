@@ -66,6 +66,10 @@ static void usage(FILE *f)
 "                          floor they run anyway, confined by the kernel)\n"
 "      --symlinks=MODE     trust (default), beneath or nofollow; two different\n"
 "                          modes are an error, never a silent override\n"
+"      --allow-outside-symlinks\n"
+"                          allow creating symlinks whose target lies outside\n"
+"                          the roots (writes through them are still judged\n"
+"                          where they land; hard links stay refused)\n"
 "      --report            report what would be denied, deny nothing\n"
 "                          (turns the kernel floor off)\n"
 "      --landlock=MODE     the kernel floor under the preload (Landlock):\n"
@@ -235,7 +239,7 @@ static char *log_path(const char *given)
 
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
-	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE,
+	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
 };
 
 static const struct option options[] = {
@@ -245,6 +249,7 @@ static const struct option options[] = {
 	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
 	{ "allow-static", no_argument, NULL, OPT_ALLOW_STATIC },
 	{ "symlinks", required_argument, NULL, OPT_SYMLINKS },
+	{ "allow-outside-symlinks", no_argument, NULL, OPT_OUTSIDE_SYMLINKS },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -326,6 +331,9 @@ int main(int argc, char **argv)
 			sym_given = optarg;
 			break;
 		}
+		case OPT_OUTSIDE_SYMLINKS:
+			fa_policy_set_outside_symlinks(p, 1);
+			break;
 		case OPT_REPORT:
 			report = 1;
 			break;

@@ -1,15 +1,18 @@
 /*
- * attr.c - mode, owner and extended attributes.
+ * attr.c - mode, owner, extended attributes, timestamps, inode flags.
  *
- * Path calls are generated (generated.c). Calls on an fd are judged by
- * what the fd names. xattr calls have no *at() form: they run on
+ * Path and fd calls are generated (generated.c): a path call runs on the
+ * pinned parent, a call on an fd is judged by what the fd names. xattr calls have no *at() form: they run on
  * /proc/self/fd/<pinned parent>/<name>, which walks from the pinned
  * directory, so the directory judged is still the directory used.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <linux/fs.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -52,89 +55,60 @@ int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 	return (int)FA_REAL(syscall)(follow ? SYS_removexattr : SYS_lremovexattr, path, attr);
 }
 
-/* 0 to go ahead, -1 with errno set for a denial. */
-int fa_do_fdattr(void *ra, const char *call, int fd)
+/* utimes() and lutimes() as the utimensat() the kernel has. */
+int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags)
 {
-	int saved = errno, rc;
+	struct timespec ts[2];
 
-	if (FA_GUARDED())
-		return 0;
-	rc = fa_fd_call(call, fd, ra);
-	if (rc < 0 && rc != FA_PASS) {
-		errno = -rc;
+	if (!tv)
+		return FA_REAL(utimensat)(dirfd, name, NULL, flags);
+	ts[0].tv_sec = tv[0].tv_sec;
+	ts[0].tv_nsec = tv[0].tv_usec * 1000;
+	ts[1].tv_sec = tv[1].tv_sec;
+	ts[1].tv_nsec = tv[1].tv_usec * 1000;
+	if (tv[0].tv_usec < 0 || tv[0].tv_usec >= 1000000 || tv[1].tv_usec < 0 ||
+	    tv[1].tv_usec >= 1000000) {
+		errno = EINVAL;
 		return -1;
 	}
-	errno = saved;
-	return 0;
+	return FA_REAL(utimensat)(dirfd, name, ts, flags);
 }
 
-int fchmod(int fd, mode_t mode)
+int fa_utime_at(int dirfd, const char *name, const void *times)
 {
-	if (FA_GATE_OPEN())
-		return fa_real_fchmod(fd, mode);
-	if (fa_do_fdattr(FA_RA(), "fchmod", fd) < 0)
+	const struct utimbuf *u = times;
+	struct timespec ts[2];
+
+	if (!u)
+		return FA_REAL(utimensat)(dirfd, name, NULL, 0);
+	ts[0].tv_sec = u->actime;
+	ts[0].tv_nsec = 0;
+	ts[1].tv_sec = u->modtime;
+	ts[1].tv_nsec = 0;
+	return FA_REAL(utimensat)(dirfd, name, ts, 0);
+}
+
+/*
+ * The inode flags (immutable, append-only, ...) and fsxattr change the
+ * file an fd names whatever the fd's access mode: judged like fchmod.
+ */
+static int changes_inode(unsigned long request)
+{
+	return request == FS_IOC_SETFLAGS || request == FS_IOC32_SETFLAGS ||
+	       request == FS_IOC_FSSETXATTR;
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (FA_GATE_OPEN() || !changes_inode(request))
+		return FA_REAL(ioctl)(fd, request, arg);
+	if (fa_fd_call("ioctl", fd, FA_RA()))
 		return -1;
-	return FA_REAL(fchmod)(fd, mode);
-}
-
-int fchown(int fd, uid_t uid, gid_t gid)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_fchown(fd, uid, gid);
-	if (fa_do_fdattr(FA_RA(), "fchown", fd) < 0)
-		return -1;
-	return FA_REAL(fchown)(fd, uid, gid);
-}
-
-int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_fsetxattr(fd, name, value, size, flags);
-	if (fa_do_fdattr(FA_RA(), "fsetxattr", fd) < 0)
-		return -1;
-	return FA_REAL(fsetxattr)(fd, name, value, size, flags);
-}
-
-int fremovexattr(int fd, const char *name)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_fremovexattr(fd, name);
-	if (fa_do_fdattr(FA_RA(), "fremovexattr", fd) < 0)
-		return -1;
-	return FA_REAL(fremovexattr)(fd, name);
-}
-
-/* fchownat with AT_EMPTY_PATH acts on dirfd itself, like fchown. */
-int fa_do_fchownat(void *ra, const char *call, int dirfd, const char *path,
-		   uid_t uid, gid_t gid, int flags)
-{
-	struct fa_spin s;
-	int saved = errno, rc, v;
-
-	if (FA_GUARDED())
-		return FA_REAL(fchownat)(dirfd, path, uid, gid, flags);
-	if ((flags & AT_EMPTY_PATH) && path && !*path) {
-		if (fa_do_fdattr(ra, call, dirfd) < 0)
-			return -1;
-		return FA_REAL(fchownat)(dirfd, path, uid, gid, flags);
-	}
-	rc = fa_pin_call(call, flags & AT_SYMLINK_NOFOLLOW ? FA_OP_LATTR : FA_OP_ATTR, dirfd, path,
-			 NULL, &s, ra);
-	if (rc < 0) {
-		errno = -rc;
-		return -1;
-	}
-	errno = saved;
-	v = FA_REAL(fchownat)(s.fd, s.name, uid, gid, flags);
-	saved = errno;
-	fa_unpin_call(&s);
-	errno = saved;
-	return v;
-}
-
-int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
-{
-	if (FA_GATE_OPEN())
-		return fa_real_fchownat(dirfd, path, uid, gid, flags);
-	return fa_do_fchownat(FA_RA(), "fchownat", dirfd, path, uid, gid, flags);
+	return FA_REAL(ioctl)(fd, request, arg);
 }

@@ -104,8 +104,19 @@ static void pin_event(struct fa_event *ev, const char *call, enum fa_op op, cons
 	}
 }
 
-int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
-		const char *shown1, struct fa_spin *s, void *ra)
+/* The end of every helper: errno as the caller had it, or the failure. */
+static int done(int saved, int rc)
+{
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	errno = saved;
+	return 0;
+}
+
+static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		    const char *shown1, struct fa_spin *s, void *ra)
 {
 	struct fa_pols pp;
 	struct fa_decision d;
@@ -113,7 +124,6 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	const fa_policy *first, *second;
 	int rc;
 
-	spin_plain(s, dirfd, path);
 	fa_pols_get(&pp, fa_host_op(op), path);
 	if (!pp.proc && !pp.ctx)
 		return 0;
@@ -121,7 +131,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	second = pp.proc ? pp.ctx : NULL;
 
 	d.verdict = FA_ALLOW;
-	rc = ENGINE(fa_pin_parent(first, fa_engine_op(op), dirfd, path, &s->pin, &d));
+	rc = ENGINE(fa_pin_parent(first, op, dirfd, path, &s->pin, &d));
 	if (refused(rc, &d)) {
 		pin_event(&ev, call, op, path, shown1, ra);
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
@@ -131,7 +141,7 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	spin_use_pin(s, path);
 	if (second) {
 		d.verdict = FA_ALLOW;
-		if (ENGINE(fa_check(second, fa_engine_op(op), s->pin.fd, s->pin.name, &d)) != FA_ALLOW) {
+		if (ENGINE(fa_check(second, op, s->pin.fd, s->pin.name, &d)) != FA_ALLOW) {
 			pin_event(&ev, call, op, path, shown1, ra);
 			if (deny(&ev, second, &d, 1)) {
 				fa_unpin_call(s);
@@ -142,11 +152,29 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	return 0;
 }
 
+int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		const char *shown1, struct fa_spin *s, void *ra)
+{
+	int saved = errno;
+
+	fa_spin_init(s);
+	spin_plain(s, dirfd, path);
+	if (FA_GUARDED())
+		return 0;
+	return done(saved, pin_call(call, op, dirfd, path, shown1, s, ra));
+}
+
 void fa_unpin_call(struct fa_spin *s)
 {
+	int saved = errno;
+
 	if (s->pinned)
 		fa_unpin(&s->pin);
+	if (s->rfd >= 0)
+		FA_REAL(close)(s->rfd);
 	s->pinned = 0;
+	s->rfd = -1;
+	errno = saved;
 }
 
 /* 1 if 'inner' (a path of a sealed policy's root) lies within 'outer', by whole components. */
@@ -219,8 +247,8 @@ static void floor_refused(const char *call, enum fa_op op, const char *path, int
 	(void)fa_report(&ev);
 }
 
-int fa_open_call(const char *call, int dirfd, const char *path, int flags,
-		 mode_t mode, void *ra)
+static int open_call(const char *call, int dirfd, const char *path, int flags,
+		     mode_t mode, void *ra, int *fdp)
 {
 	struct fa_pols pp;
 	struct fa_decision d;
@@ -231,7 +259,7 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 
 	fa_pols_get(&pp, op, path);
 	if (!pp.proc && !pp.ctx)
-		return FA_PASS;
+		return 0;
 	opener = pp.proc ? pp.proc : pp.ctx;
 	if (pp.proc && pp.ctx && covers(pp.proc, pp.ctx)) {
 		opener = pp.ctx;
@@ -240,8 +268,10 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 		if (ENGINE(fa_check(pp.ctx, op, dirfd, path, &d)) != FA_ALLOW &&
 		    d.why != FA_WHY_ERROR) {
 			open_event(&ev, call, op, path, flags, mode, ra);
-			if (deny(&ev, pp.ctx, &d, 1))
-				return -EACCES;
+			if (deny(&ev, pp.ctx, &d, 1)) {
+				*fdp = -EACCES;
+				return 1;
+			}
 		}
 	}
 	d.verdict = FA_ALLOW;
@@ -249,14 +279,59 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 	if (FA_LIKELY(!refused(fd, &d))) {
 		if (FA_UNLIKELY(fd == -EACCES) && fa_proc.floor)
 			floor_refused(call, op, path, flags, mode, &d, ra);
-		return fd;
+		*fdp = fd;
+		return 1;
 	}
 	open_event(&ev, call, op, path, flags, mode, ra);
-	return deny(&ev, opener, &d, opener == pp.ctx) ? -EACCES : FA_PASS;
+	if (!deny(&ev, opener, &d, opener == pp.ctx))
+		return 0;
+	*fdp = -EACCES;
+	return 1;
 }
 
-int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
-		  int flags, void *ra)
+int fa_open_call(const char *call, int dirfd, const char *path, int flags,
+		 mode_t mode, void *ra, int *fdp)
+{
+	int saved, fd;
+
+	if (FA_GUARDED())
+		return 0;
+	saved = errno;
+	if (!open_call(call, dirfd, path, flags, fa_needs_mode(flags) ? mode : 0, ra, &fd)) {
+		errno = saved;
+		return 0;
+	}
+	if (fd < 0) {
+		errno = -fd;
+		fd = -1;
+	} else {
+		errno = saved;
+	}
+	*fdp = fd;
+	return 1;
+}
+
+int fa_reopen_call(const char *call, const char *path, int flags, struct fa_spin *s, void *ra)
+{
+	struct fa_buf b = { s->nbuf, 0, sizeof(s->nbuf) };
+	int fd;
+
+	fa_spin_init(s);
+	s->fd = AT_FDCWD;
+	s->name = path;
+	if (!fa_open_call(call, AT_FDCWD, path, flags | O_CLOEXEC, 0666, ra, &fd))
+		return 0;
+	if (fd < 0)
+		return -1;
+	s->rfd = fd;
+	fa_puts(&b, "/proc/self/fd/");
+	fa_putu(&b, (unsigned)fd);
+	s->name = s->nbuf;
+	return 0;
+}
+
+static int check_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		      int flags, int missing_denies, void *ra)
 {
 	struct fa_pols pp;
 	struct fa_decision d;
@@ -266,7 +341,7 @@ int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 
 	fa_pols_get(&pp, fa_host_op(op), path);
 	if (!pp.proc && !pp.ctx)
-		return FA_PASS;
+		return 0;
 	pol[0] = pp.proc;
 	pol[1] = pp.ctx;
 	event_init(&ev, call, op, path, NULL, ra);
@@ -275,18 +350,41 @@ int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		if (!pol[i])
 			continue;
 		d.verdict = FA_ALLOW;
-		if (ENGINE(fa_check(pol[i], fa_engine_op(op), dirfd, path, &d)) == FA_ALLOW)
+		if (ENGINE(fa_check(pol[i], op, dirfd, path, &d)) == FA_ALLOW)
 			continue;
-		if (d.why == FA_WHY_ERROR && d.err > 0)
-			return -d.err;
+		if (d.why == FA_WHY_ERROR && d.err > 0) {
+			if (!missing_denies)
+				return -d.err;
+			d.verdict = FA_DENY;
+			d.why = FA_WHY_OUTSIDE;
+		}
 		if (deny(&ev, pol[i], &d, i == 1))
 			return -EACCES;
 	}
 	return 0;
 }
 
-int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
-		   int dirfd2, const char *path2, void *ra)
+int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		  int flags, void *ra)
+{
+	int saved = errno;
+
+	if (FA_GUARDED())
+		return 0;
+	return done(saved, check_call(call, op, dirfd, path, flags, 0, ra));
+}
+
+int fa_check_missing_call(const char *call, enum fa_op op, const char *path, void *ra)
+{
+	int saved = errno;
+
+	if (FA_GUARDED())
+		return 0;
+	return done(saved, check_call(call, op, AT_FDCWD, path, -1, 1, ra));
+}
+
+static int check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
+		       int dirfd2, const char *path2, void *ra)
 {
 	struct fa_pols pp;
 	struct fa_decision d1, d2;
@@ -296,7 +394,7 @@ int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path
 
 	fa_pols_get(&pp, op, path1);
 	if (!pp.proc && !pp.ctx)
-		return FA_PASS;
+		return 0;
 	pol[0] = pp.proc;
 	pol[1] = pp.ctx;
 	event_init(&ev, call, op, path1, path2, ra);
@@ -318,6 +416,16 @@ int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path
 	return 0;
 }
 
+int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
+		   int dirfd2, const char *path2, void *ra)
+{
+	int saved = errno;
+
+	if (FA_GUARDED())
+		return 0;
+	return done(saved, check2_call(call, op, dirfd1, path1, dirfd2, path2, ra));
+}
+
 /*
  * fchmod/fchown/f*xattr act on the inode an fd names; that inode's entry
  * is judged like the path call would judge it. An fd that names no entry
@@ -328,14 +436,98 @@ int fa_fd_call(const char *call, int fd, void *ra)
 	char path[PATH_MAX];
 	ssize_t n;
 	struct fa_pols pp;
+	int saved = errno;
 
+	if (FA_GUARDED())
+		return 0;
 	fa_pols_get(&pp, FA_OP_ATTR, NULL);
 	if (!pp.proc && !pp.ctx)
-		return FA_PASS;
+		return 0;
 	n = fa_fd_path(fd, path, sizeof(path));
+	errno = saved;
 	if (n <= 0 || path[0] != '/')
-		return FA_PASS;
+		return 0;
 	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
-		return FA_PASS;
+		return 0;
 	return fa_check_call(call, FA_OP_ATTR, AT_FDCWD, path, -1, ra);
+}
+
+/* A new symlink's target, judged from the pinned parent it will be made in. */
+int fa_symlink_target_call(const char *call, const char *target, const char *path,
+			   const struct fa_spin *s, void *ra)
+{
+	struct fa_pols pp;
+	struct fa_decision d;
+	struct fa_event ev;
+	const fa_policy *pol[2];
+	int i, saved = errno;
+
+	fa_pols_get(&pp, FA_OP_SYMLINK, path);
+	pol[0] = pp.proc;
+	pol[1] = pp.ctx;
+	for (i = 0; i < 2; i++) {
+		if (!pol[i])
+			continue;
+		d.verdict = FA_ALLOW;
+		if (ENGINE(fa_check_symlink_target(pol[i], &s->pin, target, &d)) == FA_ALLOW)
+			continue;
+		event_init(&ev, call, FA_OP_SYMLINK, target, path, ra);
+		if (deny(&ev, pol[i], &d, i == 1))
+			return done(saved, -EACCES);
+	}
+	errno = saved;
+	return 0;
+}
+
+static int deny_beneath(const fa_policy *p, const char *dir)
+{
+	int k;
+
+	for (k = 0; p && k < fa_policy_ndeny(p); k++)
+		if (path_within(fa_policy_deny(p, k), dir))
+			return 1;
+	return 0;
+}
+
+/*
+ * openat2(RESOLVE_IN_ROOT): the kernel resolves the path beneath dirfd as
+ * if it were "/" ('..' stops there, absolute links start there), so what
+ * it can reach is dirfd's subtree. That subtree is judged as a whole: the
+ * directory must be inside a root (as a directory written into), and the
+ * path is judged as given only where that cannot decide: dirfd is "/"
+ * (the same resolution as without the flag) or a deny subtree lies
+ * beneath it.
+ */
+int fa_in_root_call(const char *call, enum fa_op op, int dirfd, const char *path, int flags,
+		    void *ra)
+{
+	char dir[PATH_MAX];
+	struct fa_pols pp;
+	ssize_t n;
+	int saved = errno;
+
+	if (FA_GUARDED())
+		return 0;
+	fa_pols_get(&pp, op, path);
+	if (!pp.proc && !pp.ctx)
+		return 0;
+	while (*path == '/')
+		path++;
+	if (!*path)
+		path = ".";
+	if (dirfd == AT_FDCWD) {
+		n = readlink("/proc/self/cwd", dir, sizeof(dir) - 1);
+		if (n > 0)
+			dir[n] = '\0';
+	} else {
+		n = fa_fd_path(dirfd, dir, sizeof(dir));
+	}
+	errno = saved;
+	if (n <= 0 || dir[0] != '/' || !strcmp(dir, "/"))
+		return fa_check_call(call, op, dirfd, path, flags, ra);
+	if (fa_check_call(call, FA_OP_DIR, AT_FDCWD, dir, flags, ra))
+		return -1;
+	if (deny_beneath(pp.proc, dir) || deny_beneath(pp.ctx, dir))
+		return fa_check_call(call, op, dirfd, path, flags, ra);
+	return 0;
 }

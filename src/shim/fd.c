@@ -5,8 +5,9 @@
  * closes every descriptor it does not know (daemons, subprocess children
  * before exec) would otherwise close them, and the next open could reuse
  * the number: the engine would then resolve beneath the wrong directory.
- * close/dup2/dup3/close_range refuse those fds (EBADF, as for a closed
- * fd) or step around them; the test is one compare on a range.
+ * close/dup2/dup3 (KEEPFD lines of symbols.def) and close_range refuse
+ * those fds (EBADF, as for a closed fd) or step around them; the test is
+ * one compare on a range.
  */
 #include "config.h"
 
@@ -15,12 +16,7 @@
 
 #include "wrap.h"
 
-static inline int pinned(int fd)
-{
-	return (unsigned)fd - fa_proc.pin_lo <= fa_proc.pin_span;
-}
-
-static int is_root_fd(int fd)
+int fa_is_root_fd(int fd)
 {
 	const fa_policy *p = fa_proc.policy;
 	int i;
@@ -31,33 +27,6 @@ static int is_root_fd(int fd)
 		if (fa_policy_root_fd(p, i) == fd)
 			return 1;
 	return 0;
-}
-
-int close(int fd)
-{
-	if (FA_UNLIKELY(pinned(fd)) && is_root_fd(fd)) {
-		errno = EBADF;
-		return -1;
-	}
-	return FA_REAL(close)(fd);
-}
-
-int dup2(int oldfd, int newfd)
-{
-	if (FA_UNLIKELY(pinned(newfd)) && is_root_fd(newfd) && oldfd != newfd) {
-		errno = EBADF;
-		return -1;
-	}
-	return FA_REAL(dup2)(oldfd, newfd);
-}
-
-int dup3(int oldfd, int newfd, int flags)
-{
-	if (FA_UNLIKELY(pinned(newfd)) && is_root_fd(newfd)) {
-		errno = EBADF;
-		return -1;
-	}
-	return FA_REAL(dup3)(oldfd, newfd, flags);
 }
 
 #ifdef HAVE_CLOSE_RANGE
@@ -71,7 +40,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 		return FA_REAL(close_range)(first, last, flags);
 	from = first;
 	for (fd = first > lo ? first : lo; fd <= hi && fd <= last; fd++) {
-		if (!is_root_fd((int)fd))
+		if (!fa_is_root_fd((int)fd))
 			continue;
 		if (fd > from && (rc = FA_REAL(close_range)(from, fd - 1, flags)) < 0)
 			return rc;

@@ -1,11 +1,17 @@
 /*
- * generated.c - the wrappers symbols.def can generate: one path naming an
- * entry to create, remove or change (shape AT1), run as the *at() call on
- * the parent the engine pinned.
+ * generated.c - every wrapper whose shape symbols.def names: the open
+ * family, one-path entry changes run on the pinned parent, changes made
+ * through an fd, and functions that open a named file by themselves.
+ *
+ * Built with _FILE_OFFSET_BITS unset, so that "open" is open and not a
+ * redirect to open64.
  */
 #include "config.h"
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -2,9 +2,13 @@
  * net.c - bind() on a filesystem AF_UNIX address creates a socket file.
  *
  * The address is judged as a creation in its parent directory, then the
- * real bind() runs on the caller's address unchanged: binding through
- * the pinned directory would change what getsockname() reports. Abstract
- * and autobind addresses create nothing and pass.
+ * real bind() runs on the caller's address unchanged. Binding through the
+ * pinned directory (/proc/self/fd/N/name) would make the check the use,
+ * but the kernel keeps the address as given: getsockname() would then
+ * name a link that dies with the pin, and servers hand that name to their
+ * clients. So a rename or symlink swap of the parent between the check
+ * and the bind can still place the socket elsewhere (the README lists
+ * it). Abstract and autobind addresses create nothing and pass.
  */
 #include "config.h"
 
@@ -15,27 +19,21 @@
 
 #include "wrap.h"
 
-int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)addr.__sockaddr_un__;
+	const struct sockaddr_un *un = addr.__sockaddr_un__;
 	char path[sizeof(un->sun_path) + 1];
 	size_t n;
-	int rc;
 
-	if (FA_GATE_OPEN())
-		return fa_real_bind(fd, addr, len);
-	if (FA_GUARDED() || !un || un->sun_family != AF_UNIX ||
-	    len <= offsetof(struct sockaddr_un, sun_path) || un->sun_path[0] == '\0')
-		return FA_REAL(bind)(fd, addr, len);
-	n = len - offsetof(struct sockaddr_un, sun_path);
-	if (n > sizeof(un->sun_path))
-		n = sizeof(un->sun_path);
-	memcpy(path, un->sun_path, n);
-	path[n] = '\0';
-	rc = fa_check_call("bind", FA_OP_CREATE, AT_FDCWD, path, -1, FA_RA());
-	if (rc < 0 && rc != FA_PASS) {
-		errno = -rc;
-		return -1;
+	if (un && un->sun_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
+	    un->sun_path[0] != '\0') {
+		n = len - offsetof(struct sockaddr_un, sun_path);
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		if (fa_check_call(call, FA_OP_CREATE, AT_FDCWD, path, -1, ra))
+			return -1;
 	}
 	return FA_REAL(bind)(fd, addr, len);
 }

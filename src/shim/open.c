@@ -1,134 +1,27 @@
 /*
- * open.c - the open family, creat, fopen/freopen, truncate.
+ * open.c - the opens that fit no shape of symbols.def: fopen/freopen,
+ * truncate, open_by_handle_at. (open, openat, creat and their twins are
+ * generated.)
  *
- * A write-open is one fa_openat(): the engine judges and opens in one
- * step. fopen and freopen open through the engine too and wrap the fd, so
- * the file the stream writes is the file that was judged. Read-only opens
- * cost one test of the flags more than libc's own mode test, and no call.
+ * fopen and freopen open through the engine too, so the file the stream
+ * writes is the file that was judged. Read-only opens cost one test of
+ * the flags more than libc's own mode test, and no call.
  *
  * The *64 twins are defined here with _FILE_OFFSET_BITS unset, so that
- * "open" is open and not a redirect to open64.
+ * "fopen" is fopen and not a redirect to fopen64.
  */
 #include "config.h"
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
 
 #include <errno.h>
-#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "wrap.h"
 
-int fa_do_openat(void *ra, const char *call, int dirfd, const char *path, int flags,
-		 mode_t mode)
-{
-	int saved, fd;
-
-	if (!fa_is_write(flags) || FA_GUARDED())
-		return FA_PASS;
-	saved = errno;
-	fd = fa_open_call(call, dirfd, path, flags, fa_needs_mode(flags) ? mode : 0, ra);
-	if (fd == FA_PASS) {
-		errno = saved;
-		return FA_PASS;
-	}
-	if (fd < 0) {
-		errno = -fd;
-		return -1;
-	}
-	errno = saved;
-	return fd;
-}
-
-#define MODE_ARG(flags, mode) \
-	do { \
-		if (fa_needs_mode(flags)) { \
-			va_list ap; \
-			va_start(ap, flags); \
-			mode = va_arg(ap, mode_t); \
-			va_end(ap); \
-		} \
-	} while (0)
-
-#define FA_OPEN(name, extra) \
-	int name(const char *path, int flags, ...) \
-	{ \
-		mode_t mode = 0; \
-		int fd; \
-		MODE_ARG(flags, mode); \
-		if (FA_GATE_OPEN()) \
-			return fa_real_##name(path, flags, mode); \
-		if (!fa_is_write(flags)) \
-			return FA_REAL(name)(path, flags, mode); \
-		fd = fa_do_openat(FA_RA(), #name, AT_FDCWD, path, flags | (extra), mode); \
-		return fd != FA_PASS ? fd : FA_REAL(name)(path, flags, mode); \
-	}
-
-#define FA_OPENAT(name, extra) \
-	int name(int dirfd, const char *path, int flags, ...) \
-	{ \
-		mode_t mode = 0; \
-		int fd; \
-		MODE_ARG(flags, mode); \
-		if (FA_GATE_OPEN()) \
-			return fa_real_##name(dirfd, path, flags, mode); \
-		if (!fa_is_write(flags)) \
-			return FA_REAL(name)(dirfd, path, flags, mode); \
-		fd = fa_do_openat(FA_RA(), #name, dirfd, path, flags | (extra), mode); \
-		return fd != FA_PASS ? fd : FA_REAL(name)(dirfd, path, flags, mode); \
-	}
-
-/* Fortified entry points take no mode; with O_CREAT libc itself aborts. */
-#define FA_OPEN_2(name, extra) \
-	int name(const char *path, int flags) \
-	{ \
-		int fd; \
-		if (FA_GATE_OPEN() || fa_needs_mode(flags)) \
-			return FA_REAL(name)(path, flags); \
-		fd = fa_do_openat(FA_RA(), #name, AT_FDCWD, path, flags | (extra), 0); \
-		return fd != FA_PASS ? fd : FA_REAL(name)(path, flags); \
-	}
-
-#define FA_OPENAT_2(name, extra) \
-	int name(int dirfd, const char *path, int flags) \
-	{ \
-		int fd; \
-		if (FA_GATE_OPEN() || fa_needs_mode(flags)) \
-			return FA_REAL(name)(dirfd, path, flags); \
-		fd = fa_do_openat(FA_RA(), #name, dirfd, path, flags | (extra), 0); \
-		return fd != FA_PASS ? fd : FA_REAL(name)(dirfd, path, flags); \
-	}
-
-#define FA_CREAT(name, extra) \
-	int name(const char *path, mode_t mode) \
-	{ \
-		int fd; \
-		if (FA_GATE_OPEN()) \
-			return fa_real_##name(path, mode); \
-		fd = fa_do_openat(FA_RA(), #name, AT_FDCWD, path, \
-				  O_CREAT | O_WRONLY | O_TRUNC | (extra), mode); \
-		return fd != FA_PASS ? fd : FA_REAL(name)(path, mode); \
-	}
-
-FA_OPEN(open, 0)
-FA_OPEN(open64, O_LARGEFILE)
-FA_OPEN(__open, 0)
-FA_OPEN(__open64, O_LARGEFILE)
-FA_OPENAT(openat, 0)
-FA_OPENAT(openat64, O_LARGEFILE)
-FA_OPEN_2(__open_2, 0)
-FA_OPEN_2(__open64_2, O_LARGEFILE)
-FA_OPENAT_2(__openat_2, 0)
-FA_OPENAT_2(__openat64_2, O_LARGEFILE)
-FA_CREAT(creat, 0)
-FA_CREAT(creat64, O_LARGEFILE)
-
-/*
- * fopen's mode string as open flags; -1 for what only libc understands
- * (",ccs=" conversions), which is then judged first and opened by libc.
- */
-static int stdio_flags(const char *mode)
+/* fopen's mode string as open flags; what follows a ',' is libc's alone. */
+int fa_stdio_flags(const char *mode)
 {
 	int flags;
 	const char *m;
@@ -154,44 +47,68 @@ static int stdio_flags(const char *mode)
 		else if (*m == 'e')
 			flags |= O_CLOEXEC;
 	}
-	return *m == ',' && fa_is_write(flags) ? -1 : flags;
+	return flags;
 }
 
-static FILE *wrap_fd(int fd, const char *mode)
+/*
+ * The mode libc reopens the engine's file with: an exclusive create has
+ * happened by then, so 'x' goes.
+ */
+static const char *reopen_mode(const char *mode, const struct fa_spin *s, char *m, size_t len)
 {
+	size_t i, k = 0;
+
+	if (s->rfd < 0 || !strchr(mode, 'x') || strlen(mode) >= len)
+		return mode;
+	for (i = 0; mode[i]; i++)
+		if (mode[i] != 'x')
+			m[k++] = mode[i];
+	m[k] = '\0';
+	return m;
+}
+
+/* The stream on an fd the engine opened; the fd is closed if none can be made. */
+FILE *fa_stream_of(int fd, const char *mode)
+{
+	struct fa_spin s;
 	FILE *f;
-	int e;
 
 	fa_tls.guard++;
 	f = fdopen(fd, mode);
 	fa_tls.guard--;
 	if (!f) {
-		e = errno;
-		FA_REAL(close)(fd);
-		errno = e;
+		fa_spin_init(&s);
+		s.rfd = fd;
+		fa_unpin_call(&s);
 	}
 	return f;
 }
 
+/*
+ * A plain mode opens through the engine and wraps the fd. ",ccs=" needs
+ * libc's own open to set up the conversion: libc opens the engine's file
+ * again through its /proc/self/fd link.
+ */
 static FILE *fopen_slow(void *ra, const char *call, const char *path, const char *mode,
 			int extra, FILE *(*real)(const char *, const char *))
 {
-	int flags = stdio_flags(mode), fd, rc;
+	int flags = fa_stdio_flags(mode), fd;
+	struct fa_spin s;
+	char m[32];
+	FILE *f;
 
-	if (flags == -1) {
-		rc = fa_check_call(call, FA_OP_WRITE, AT_FDCWD, path, O_WRONLY | O_CREAT, ra);
-		if (rc < 0 && rc != FA_PASS) {
-			errno = -rc;
-			return NULL;
-		}
+	if (!fa_is_write(flags))
 		return real(path, mode);
+	if (!strchr(mode, ',')) {
+		if (!fa_open_call(call, AT_FDCWD, path, flags | extra, 0666, ra, &fd))
+			return real(path, mode);
+		return fd < 0 ? NULL : fa_stream_of(fd, mode);
 	}
-	fd = fa_do_openat(ra, call, AT_FDCWD, path, flags | extra, 0666);
-	if (fd == FA_PASS)
-		return real(path, mode);
-	if (fd < 0)
+	if (fa_reopen_call(call, path, flags | extra, &s, ra))
 		return NULL;
-	return wrap_fd(fd, mode);
+	f = real(s.name, reopen_mode(mode, &s, m, sizeof(m)));
+	fa_unpin_call(&s);
+	return f;
 }
 
 FILE *fopen(const char *path, const char *mode)
@@ -208,50 +125,46 @@ FILE *fopen64(const char *path, const char *mode)
 	return fopen_slow(FA_RA(), "fopen64", path, mode, O_LARGEFILE, FA_REAL(fopen64));
 }
 
+FILE *_IO_fopen(const char *path, const char *mode)
+{
+	if (FA_GATE_OPEN())
+		return fa_real__IO_fopen(path, mode);
+	return fopen_slow(FA_RA(), "_IO_fopen", path, mode, 0, FA_REAL(_IO_fopen));
+}
+
 /*
- * freopen must keep the caller's FILE. The file is opened through the
- * engine and libc reopens that very file through its /proc/self/fd link
- * (an exclusive-create mode loses its 'x': the file exists by then).
+ * freopen must keep the caller's FILE: the engine opens the file and libc
+ * reopens that very file through its /proc/self/fd link. With no path,
+ * libc reopens the stream's own fd through that link by itself: judged as
+ * the reopen it is, so a read-only stream upgraded to writing is a write
+ * to the file it names. No guard is held around libc's part: it calls no
+ * wrapper, and a signal handler that runs while it blocks (flushing to a
+ * full pipe) is judged like any other code.
  */
 static FILE *freopen_slow(void *ra, const char *call, const char *path, const char *mode,
 			  FILE *stream, int extra,
 			  FILE *(*real)(const char *, const char *, FILE *))
 {
-	char link[64], m[32];
+	char link[40], m[32];
 	struct fa_buf b = { link, 0, sizeof(link) };
-	size_t i, k = 0;
-	int flags, fd, e;
+	struct fa_spin s;
+	int flags = fa_stdio_flags(mode) | extra;
 	FILE *f;
 
-	if (!path)
+	if (!fa_is_write(flags))
 		return real(path, mode, stream);
-	flags = stdio_flags(mode);
-	if (flags == -1 || strlen(mode) >= sizeof(m)) {
-		int rc = fa_check_call(call, FA_OP_WRITE, AT_FDCWD, path, O_WRONLY | O_CREAT, ra);
+	if (!path) {
+		int fd = fileno(stream);
 
-		if (rc < 0 && rc != FA_PASS) {
-			errno = -rc;
-			return NULL;
-		}
-		return real(path, mode, stream);
+		if (fd < 0)
+			return real(path, mode, stream);
+		fa_puts(&b, "/proc/self/fd/");
+		fa_putu(&b, (unsigned)fd);
 	}
-	fd = fa_do_openat(ra, call, AT_FDCWD, path, flags | extra | O_CLOEXEC, 0666);
-	if (fd == FA_PASS)
-		return real(path, mode, stream);
-	if (fd < 0)
+	if (fa_reopen_call(call, path ? path : link, flags, &s, ra))
 		return NULL;
-	for (i = 0; mode[i]; i++)
-		if (mode[i] != 'x')
-			m[k++] = mode[i];
-	m[k] = '\0';
-	fa_puts(&b, "/proc/self/fd/");
-	fa_putu(&b, (unsigned)fd);
-	fa_tls.guard++;
-	f = real(link, m, stream);
-	fa_tls.guard--;
-	e = errno;
-	FA_REAL(close)(fd);
-	errno = e;
+	f = real(s.rfd >= 0 ? s.name : path, reopen_mode(mode, &s, m, sizeof(m)), stream);
+	fa_unpin_call(&s);
 	return f;
 }
 
@@ -272,28 +185,25 @@ FILE *freopen64(const char *path, const char *mode, FILE *f)
 /*
  * truncate(path) is judged and performed as a write-open without O_TRUNC
  * followed by ftruncate on that fd: the file cut is the file judged.
+ * Returns 0 when no policy applies (the caller truncates by path), 1 with
+ * *rc set otherwise.
  */
-int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len)
+int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len, int *rc)
 {
-	int saved = errno, fd, rc, e;
+	int fd;
 
-	if (FA_GUARDED())
-		return FA_PASS;
-	fd = fa_open_call(call, AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, ra);
-	if (fd == FA_PASS) {
-		errno = saved;
-		return FA_PASS;
+	if (!fa_open_call(call, AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
+			  ra, &fd))
+		return 0;
+	*rc = fd < 0 ? -1 : ftruncate64(fd, len);
+	if (fd >= 0) {
+		struct fa_spin s;
+
+		fa_spin_init(&s);
+		s.rfd = fd;
+		fa_unpin_call(&s);
 	}
-	if (fd < 0) {
-		errno = -fd;
-		return -1;
-	}
-	errno = saved;
-	rc = ftruncate64(fd, len);
-	e = errno;
-	FA_REAL(close)(fd);
-	errno = e;
-	return rc;
+	return 1;
 }
 
 int truncate(const char *path, off_t len)
@@ -302,8 +212,7 @@ int truncate(const char *path, off_t len)
 
 	if (FA_GATE_OPEN())
 		return fa_real_truncate(path, len);
-	rc = fa_do_truncate(FA_RA(), "truncate", path, len);
-	return rc != FA_PASS ? rc : FA_REAL(truncate)(path, len);
+	return fa_do_truncate(FA_RA(), "truncate", path, len, &rc) ? rc : FA_REAL(truncate)(path, len);
 }
 
 int truncate64(const char *path, off64_t len)
@@ -312,6 +221,51 @@ int truncate64(const char *path, off64_t len)
 
 	if (FA_GATE_OPEN())
 		return fa_real_truncate64(path, len);
-	rc = fa_do_truncate(FA_RA(), "truncate64", path, len);
-	return rc != FA_PASS ? rc : FA_REAL(truncate64)(path, len);
+	return fa_do_truncate(FA_RA(), "truncate64", path, len, &rc) ? rc
+								: FA_REAL(truncate64)(path, len);
+}
+
+/*
+ * A handle names no path until it is open. Opened O_PATH first (a read),
+ * then opened for writing through its /proc/self/fd link by the engine:
+ * an upgrade of a descriptor that is not open for writing, judged by the
+ * file it names, and the file opened is the file judged.
+ */
+int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h, int flags,
+		      int *fdp)
+{
+	char link[40];
+	struct fa_buf b = { link, 0, sizeof(link) };
+	struct fa_spin s;
+	int pfd;
+
+	if (!fa_is_write(flags) || FA_GUARDED())
+		return 0;
+	pfd = FA_REAL(open_by_handle_at)(mount_fd, h, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
+	if (pfd < 0) {
+		*fdp = -1;
+		return 1;
+	}
+	fa_puts(&b, "/proc/self/fd/");
+	fa_putu(&b, (unsigned)pfd);
+	fa_spin_init(&s);
+	s.rfd = pfd;
+	if (!fa_open_call(call, AT_FDCWD, link, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), 0, ra,
+			  fdp)) {
+		fa_unpin_call(&s);
+		return 0;
+	}
+	fa_unpin_call(&s);
+	return 1;
+}
+
+int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
+{
+	int fd;
+
+	if (FA_GATE_OPEN())
+		return fa_real_open_by_handle_at(mount_fd, h, flags);
+	if (fa_open_by_handle(FA_RA(), "open_by_handle_at", mount_fd, h, flags, &fd))
+		return fd;
+	return FA_REAL(open_by_handle_at)(mount_fd, h, flags);
 }

@@ -9,6 +9,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <mntent.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <spawn.h>
@@ -17,8 +19,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <utime.h>
+#include <utmp.h>
+#include <utmpx.h>
 
 #include "fa_bridge.h"
 #include "fa_policy.h"
@@ -81,6 +87,13 @@ struct fa_proc {
 	int npinned;
 };
 extern FA_HIDDEN struct fa_proc fa_proc;
+
+/* fd lies in the range of the process policy's pinned root fds (fd.c). */
+static inline int fa_pinned_range(int fd)
+{
+	return (unsigned)fd - fa_proc.pin_lo <= fa_proc.pin_span;
+}
+FA_HIDDEN int fa_is_root_fd(int fd);
 
 /* Private memory that never touches the application's malloc. */
 FA_HIDDEN void *fa_arena_alloc(size_t n);
@@ -195,60 +208,100 @@ FA_HIDDEN void fa_report_init(void);
 /* NULL when fa_proc.log can be appended to now, else why not (start-up only). */
 FA_HIDDEN const char *fa_report_log_unusable(void);
 
-/* ---- checking helpers (check.c) ---- */
+/* ---- checking helpers (check.c) ----
+ *
+ * The one contract of every helper below: it returns 0 to go on, or -1
+ * with errno set (EACCES for a denial, which has been reported, or the
+ * error that stopped the check). On 0, errno is what the caller had, so
+ * the real call that follows sees the caller's errno; releasing (unpin)
+ * keeps whatever errno the real call left. No wrapper touches errno.
+ * A thread inside the shim's own callbacks (fa_tls.guard) is never
+ * judged: every helper answers 0 with nothing pinned.
+ */
 
 /*
- * A pinned parent for an entry change. fd/name are what the real *at()
- * call is given: the pinned parent and final name when a policy applied,
- * or the caller's own dirfd and path when none did.
+ * What the real call is given: the pinned parent and final name when a
+ * policy applied (P_FD/P_NAME), the caller's own dirfd and path when none
+ * did; or, for a function that opens by itself, /proc/self/fd/N of the
+ * file the engine opened (rfd).
  */
 struct fa_spin {
 	struct fa_pin pin;
 	int pinned;
+	int rfd;
 	int fd;
 	const char *name;
 	char nbuf[NAME_MAX + 2];
 };
 
+static inline void fa_spin_init(struct fa_spin *s)
+{
+	s->pinned = 0;
+	s->rfd = -1;
+}
+
+/* Nothing judged: the real call gets the path as given. */
+static inline int fa_spin_by_name(struct fa_spin *s, const char *path)
+{
+	fa_spin_init(s);
+	s->fd = AT_FDCWD;
+	s->name = path;
+	return 0;
+}
+
 /*
  * Judge op on (dirfd, path) under every policy that applies and pin the
- * parent. 'shown1' names the other path of a two-path call, shown first in
- * reports (path is then the second, e.g. a rename's destination). Returns 0 (use s->fd, s->name) or -errno (-EACCES for a
- * denial, which has been reported).
+ * parent. 'shown1' names the other path of a two-path call, shown first
+ * in reports (path is then the second, e.g. a rename's destination).
  */
 FA_HIDDEN int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 			  const char *shown1, struct fa_spin *s, void *ra);
+/* Undo what a prep helper holds (pin, opened file); errno kept. */
 FA_HIDDEN void fa_unpin_call(struct fa_spin *s);
 
-/* No policy applies: the caller runs its own real function unchanged. */
-#define FA_PASS (-0x7fff)
-
-/* A write-open under every policy that applies: fd, -errno or FA_PASS. */
+/*
+ * A write-open under every policy that applies. Returns 1 when the shim
+ * opened (or refused): *fd is the fd, or -1 with errno set. Returns 0
+ * when no policy applies: the caller runs its own real function.
+ */
 FA_HIDDEN int fa_open_call(const char *call, int dirfd, const char *path, int flags,
-			   mode_t mode, void *ra);
-/* Judge what an open fd names for an attribute change: 0 or -EACCES. */
+			   mode_t mode, void *ra, int *fd);
+/*
+ * For a function that opens a named file by itself: the engine opens path
+ * with flags, and s->name becomes /proc/self/fd/N of that file, which the
+ * real function then opens again: the file it writes is the file judged.
+ */
+FA_HIDDEN int fa_reopen_call(const char *call, const char *path, int flags,
+			     struct fa_spin *s, void *ra);
+/* Judge what an open fd names for an attribute change. */
 FA_HIDDEN int fa_fd_call(const char *call, int fd, void *ra);
-/* Judge op on a path without performing it: 0 or -errno. */
+/* Judge op on a path without performing it. */
 FA_HIDDEN int fa_check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 			    int flags, void *ra);
+/*
+ * The same, for a name in a file system that may not be mounted where the
+ * path says (/dev/mqueue): a path that cannot be resolved is outside every
+ * root, and refused as such.
+ */
+FA_HIDDEN int fa_check_missing_call(const char *call, enum fa_op op, const char *path,
+				    void *ra);
+
+/* Judge an openat2(RESOLVE_IN_ROOT) by the subtree of dirfd it can reach. */
+FA_HIDDEN int fa_in_root_call(const char *call, enum fa_op op, int dirfd, const char *path,
+			      int flags, void *ra);
+
+/* The target of a symlink about to be made in the pinned parent s. */
+FA_HIDDEN int fa_symlink_target_call(const char *call, const char *target, const char *path,
+				     const struct fa_spin *s, void *ra);
 
 /* Judge a two-path operation (fa_check2) without performing it. */
 FA_HIDDEN int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
 			     int dirfd2, const char *path2, void *ra);
 
 /*
- * An attribute change on a symlink itself (lchown, AT_SYMLINK_NOFOLLOW):
- * judged like FA_OP_ATTR but without following the final link. The engine
- * knows it as FA_OP_REMOVE (parent judged, deny subtrees protected, no
- * follow); reports and approvals still call it "attr".
+ * A host approves by the operation it knows: a change made to a link
+ * itself (FA_OP_LATTR) is what Python's events call "attr".
  */
-#define FA_OP_LATTR ((enum fa_op)(FA_OP_SYMLINK + 16))
-
-static inline enum fa_op fa_engine_op(enum fa_op op)
-{
-	return op == FA_OP_LATTR ? FA_OP_REMOVE : op;
-}
-
 static inline enum fa_op fa_host_op(enum fa_op op)
 {
 	return op == FA_OP_LATTR ? FA_OP_ATTR : op;
@@ -266,26 +319,44 @@ static inline int fa_needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
-/* Internal entry points shared with syscall(): same contract as libc. */
-FA_HIDDEN int fa_do_openat(void *ra, const char *call, int dirfd, const char *path,
-			   int flags, mode_t mode);
+/* A stream on an fd the engine opened, or NULL (the fd closed, errno kept). */
+FA_HIDDEN FILE *fa_stream_of(int fd, const char *mode);
+
+/* fopen's mode string as open flags (0 for a mode libc refuses). */
+FA_HIDDEN int fa_stdio_flags(const char *mode);
+
+/* Internal entry points shared by wrappers and syscall(): same contract as libc. */
 FA_HIDDEN int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 			      int tofd, const char *to, unsigned int flags);
 FA_HIDDEN int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 			   int tofd, const char *to, int flags);
 FA_HIDDEN int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 			      const char *path);
-FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len);
-FA_HIDDEN int fa_do_fchownat(void *ra, const char *call, int dirfd, const char *path,
-			     uid_t uid, gid_t gid, int flags);
-FA_HIDDEN int fa_do_fdattr(void *ra, const char *call, int fd);
+FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len,
+			     int *rc);
+FA_HIDDEN int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h,
+				int flags, int *fd);
+FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr,
+			 socklen_t len);
+FA_HIDDEN int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
+			   int dir, int *out);
+FA_HIDDEN int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path,
+			  mode_t mode, dev_t *dev);
 FA_HIDDEN int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
 			     char *const argv[], char *const envp[], int flags);
+
+/* The utmp file libc writes: what utmpname() last named (utmp.c). */
+FA_HIDDEN const char *fa_utmp_path(void);
+
+/* Judge a message queue's creation or removal (tmp.c). */
+FA_HIDDEN int fa_mq_check(void *ra, const char *call, enum fa_op op, const char *name);
 
 /* Helpers the generated calls use. */
 FA_HIDDEN int fa_remove_at(int dirfd, const char *name);
 FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 			  const char *attr, const void *value, size_t size, int flags);
+FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);
+FA_HIDDEN int fa_utime_at(int dirfd, const char *name, const void *times);
 
 /* ---- exec (exec.c, elf.c) ---- */
 enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN };

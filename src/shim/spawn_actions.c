@@ -216,7 +216,7 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 	const struct glibc_action *a;
 	struct fa_pols pp;
 	struct where w;
-	int i, rc;
+	int i;
 
 	if (!fa || fa->__used <= 0)
 		return 0;
@@ -273,9 +273,8 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 				path = full;
 			}
 		}
-		rc = fa_check_call(call, op, dirfd, path, a[i].u.open.oflag, ra);
-		if (rc < 0 && rc != FA_PASS)
-			return rc;
+		if (fa_check_call(call, op, dirfd, path, a[i].u.open.oflag, ra) < 0)
+			return -errno;
 	}
 	return 0;
 }

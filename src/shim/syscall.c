@@ -2,16 +2,18 @@
  * syscall.c - syscall(2) for the file and exec syscalls.
  *
  * A program (or a runtime) that calls syscall(SYS_openat, ...) through
- * libc gets the same judgement as the libc function; the numbers are
- * routed to the same internal entry points; chdir and fchdir by number
- * are told to the engine's cwd cache like the libc calls (cwd.c). Inline
- * system call instructions and io_uring remain out of reach of any
- * preload.
+ * libc gets the same judgement as the libc function: the FA_NR lines of
+ * symbols.def route each number to the wrapper of its libc twin, or to a
+ * short function here where the kernel's form has no libc twin. chdir and
+ * fchdir by number are told to the engine's cwd cache like the libc calls
+ * (cwd.c). Inline system call instructions and io_uring remain out of
+ * reach of any preload.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,7 +23,41 @@
 
 #include "wrap.h"
 
-#define FA_DECL_AT1(name, ret, params) FA_HIDDEN ret fa_at1_##name FA_PREPEND_RA params;
+/*
+ * Numbers newer than the headers may be (fchmodat2: Linux 6.6;
+ * setxattrat/removexattrat: 6.13): those of the unified table every
+ * architecture has shared since 5.x. A kernel without them answers ENOSYS
+ * after the shim has judged the call.
+ */
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) || defined(__i386__) || \
+	defined(__arm__)
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#endif
+#ifndef SYS_removexattrat
+#define SYS_removexattrat 466
+#endif
+#endif
+
+#define FA_DECL(name, ret, params) FA_HIDDEN ret fa_w_##name FA_PREPEND_RA params;
+#define FA_DECL_AT1(name, ret, params) FA_DECL(name, ret, params)
+#define FA_DECL_ATFD(name, ret, params) FA_DECL(name, ret, params)
+#define FA_DECL_FD(name, ret, params) FA_DECL(name, ret, params)
+#define FA_DECL_REOPEN(name, ret, params) FA_DECL(name, ret, params)
+#define FA_DECL_OPEN(name, ret, params)
+#define FA_DECL_OPEN2(name, ret, params)
+#define FA_DECL_OPENX(name, ret, params)
+#define FA_DECL_CHECK(name, ret, params)
+#define FA_DECL_VIA(name, ret, params)
+#define FA_DECL_TEMP(name, ret, params)
+#define FA_DECL_EXEC(name, ret, params)
+#define FA_DECL_SPAWN(name, ret, params)
+#define FA_DECL_CWD(name, ret, params)
+#define FA_DECL_KEEPFD(name, ret, params)
+#define FA_DECL_THREAD(name, ret, params)
 #define FA_DECL_HAND(name, ret, params)
 #define FA_SYM(name, ret, fail, params, args, shape, ...) FA_DECL_##shape(name, ret, params)
 #include "symbols.def"
@@ -29,35 +65,153 @@
 
 #define S(i) ((const char *)a[i])
 #define I(i) ((int)a[i])
+#define U(i) ((unsigned long)a[i])
+#define P(i) ((void *)a[i])
+#define REAL() FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5])
 
 /* A write-open by number: judged and opened by the engine, or passed on. */
-static long open_nr(void *ra, const char *call, int dirfd, const char *path, int flags,
-		    mode_t mode, long nr, const long *a)
+static long fa_open_nr(void *ra, const char *call, int dirfd, const char *path, int flags,
+		       mode_t mode, long nr, const long *a)
 {
-	int fd = fa_do_openat(ra, call, dirfd, path, flags, mode);
+	int fd;
 
-	if (fd != FA_PASS)
+	if (fa_is_write(flags) && fa_open_call(call, dirfd, path, flags, mode, ra, &fd))
 		return fd;
-	return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return REAL();
 }
 
-static long fdattr_nr(void *ra, const char *call, long nr, const long *a)
+/*
+ * openat2 keeps its resolve flags, which the engine's open cannot carry:
+ * judged, then performed by the kernel as asked.
+ */
+static long fa_openat2_nr(void *ra, const char *call, long nr, const long *a)
 {
-	if (fa_do_fdattr(ra, call, I(0)) < 0)
+#ifdef HAVE_LINUX_OPENAT2_H
+	const struct open_how *how = P(2);
+	size_t size = U(3);
+	int flags;
+	enum fa_op op;
+
+	if (!how || size < sizeof(how->flags) || !fa_is_write((int)how->flags))
+		return REAL();
+	flags = (int)how->flags;
+	op = (flags & O_TMPFILE) == O_TMPFILE ? FA_OP_DIR : FA_OP_WRITE;
+	if (size >= offsetof(struct open_how, resolve) + sizeof(how->resolve) &&
+	    (how->resolve & RESOLVE_IN_ROOT)) {
+		if (fa_in_root_call(call, op, I(0), S(1), flags, ra))
+			return -1;
+	} else if (fa_check_call(call, op, I(0), S(1), flags, ra)) {
 		return -1;
-	return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
+#else
+	(void)ra;
+	(void)call;
+#endif
+	return REAL();
+}
+
+static long fa_handle_nr(void *ra, const char *call, int mount_fd, struct file_handle *h,
+			 int flags, long nr, const long *a)
+{
+	int fd;
+
+	if (fa_open_by_handle(ra, call, mount_fd, h, flags, &fd))
+		return fd;
+	return REAL();
+}
+
+static long fa_truncate_nr(void *ra, const char *call, const char *path, off64_t len, long nr,
+			   const long *a)
+{
+	int rc;
+
+	if (fa_do_truncate(ra, call, path, len, &rc))
+		return rc;
+	return REAL();
+}
+
+/* A change to what fd a[0] names. */
+static long fa_fd_nr(void *ra, const char *call, long nr, const long *a)
+{
+	if (fa_fd_call(call, I(0), ra))
+		return -1;
+	return REAL();
+}
+
+/* The *at() forms that act on dirfd itself given AT_EMPTY_PATH and "". */
+static int on_fd(const long *a, int flags)
+{
+	return (flags & AT_EMPTY_PATH) && S(1) && !*S(1);
+}
+
+#ifdef SYS_fchmodat2
+static long fa_fchmodat2_nr(void *ra, const char *call, long nr, const long *a)
+{
+	if (on_fd(a, I(3)))
+		return fa_fd_nr(ra, call, nr, a);
+	return fa_w_fchmodat(ra, call, I(0), S(1), (mode_t)U(2), I(3));
+}
+#endif
+
+#ifdef SYS_setxattrat
+/*
+ * setxattrat(dirfd, path, at_flags, name, args, size) and
+ * removexattrat(dirfd, path, at_flags, name): run on the pinned parent
+ * by number, the kernel's own form.
+ */
+static long fa_xattrat_nr(void *ra, const char *call, long nr, const long *a)
+{
+	struct fa_spin s;
+	long rc;
+
+	if (on_fd(a, I(2)))
+		return fa_fd_nr(ra, call, nr, a);
+	if (fa_pin_call(call, I(2) & AT_SYMLINK_NOFOLLOW ? FA_OP_LATTR : FA_OP_ATTR, I(0), S(1),
+			NULL, &s, ra))
+		return -1;
+	rc = FA_REAL(syscall)(nr, (long)s.fd, (long)s.name, a[2], a[3], a[4], a[5]);
+	fa_unpin_call(&s);
+	return rc;
+}
+#endif
+
+/* The kernel's mq_open and mq_unlink take the name without libc's leading '/'. */
+static long mq_nr(void *ra, const char *call, enum fa_op op, long nr, const long *a)
+{
+	char name[NAME_MAX + 2];
+	struct fa_buf b = { name, 0, sizeof(name) };
+
+	if (S(0) && strlen(S(0)) <= NAME_MAX) {
+		fa_putc(&b, '/');
+		fa_puts(&b, S(0));
+		if (fa_mq_check(ra, call, op, name))
+			return -1;
+	}
+	return REAL();
+}
+
+static long fa_mq_open_nr(void *ra, const char *call, long nr, const long *a)
+{
+	if (!(I(1) & O_CREAT))
+		return REAL();
+	return mq_nr(ra, call, FA_OP_CREATE, nr, a);
+}
+
+static long fa_mq_unlink_nr(void *ra, const char *call, long nr, const long *a)
+{
+	return mq_nr(ra, call, FA_OP_REMOVE, nr, a);
 }
 
 /* A change of directory by number: the engine's cwd copy is held off meanwhile (cwd.c). */
-static long cwd_nr(long nr, const long *a)
+static long fa_cwd_nr(long nr, const long *a)
 {
 	long r;
 	int e;
 
 	if (!fa_cwd_cache_enabled())
-		return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return REAL();
 	fa_cwd_hold();
-	r = FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	r = REAL();
 	e = errno;
 	fa_cwd_release();
 	errno = e;
@@ -76,140 +230,21 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (FA_GATE_OPEN() || FA_GUARDED())
-		return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return REAL();
 
 	switch (nr) {
-#ifdef SYS_open
-	case SYS_open:
-		return open_nr(ra, "syscall(open)", AT_FDCWD, S(0), I(1), (mode_t)a[2], nr, a);
-#endif
-#ifdef SYS_creat
-	case SYS_creat:
-		return open_nr(ra, "syscall(creat)", AT_FDCWD, S(0), O_CREAT | O_WRONLY | O_TRUNC,
-			       (mode_t)a[1], nr, a);
-#endif
-	case SYS_openat:
-		return open_nr(ra, "syscall(openat)", I(0), S(1), I(2), (mode_t)a[3], nr, a);
-#if defined(SYS_openat2) && defined(HAVE_LINUX_OPENAT2_H)
-	case SYS_openat2: {
-		const struct open_how *how = (const struct open_how *)a[2];
-		int rc;
-
-		if (!how || (size_t)a[3] < sizeof(how->flags) || !fa_is_write((int)how->flags))
-			break;
-		rc = fa_check_call("syscall(openat2)",
-				   ((int)how->flags & O_TMPFILE) == O_TMPFILE ? FA_OP_DIR : FA_OP_WRITE,
-				   I(0), S(1), (int)how->flags, ra);
-		if (rc < 0 && rc != FA_PASS) {
-			errno = -rc;
-			return -1;
-		}
-		break;
+#define FA_NR(sys, expr) \
+	case SYS_##sys: { \
+		static const char CALL[] = "syscall(" #sys ")"; \
+		(void)CALL; \
+		return (expr); \
 	}
-#endif
-#ifdef SYS_unlink
-	case SYS_unlink:
-		return fa_at1_unlink(ra, S(0));
-#endif
-	case SYS_unlinkat:
-		return fa_at1_unlinkat(ra, I(0), S(1), I(2));
-#ifdef SYS_rmdir
-	case SYS_rmdir:
-		return fa_at1_rmdir(ra, S(0));
-#endif
-#ifdef SYS_rename
-	case SYS_rename:
-		return fa_do_renameat2(ra, "syscall(rename)", AT_FDCWD, S(0), AT_FDCWD, S(1), 0);
-#endif
-	case SYS_renameat:
-		return fa_do_renameat2(ra, "syscall(renameat)", I(0), S(1), I(2), S(3), 0);
-#ifdef SYS_renameat2
-	case SYS_renameat2:
-		return fa_do_renameat2(ra, "syscall(renameat2)", I(0), S(1), I(2), S(3),
-				       (unsigned int)a[4]);
-#endif
-#ifdef SYS_link
-	case SYS_link:
-		return fa_do_linkat(ra, "syscall(link)", AT_FDCWD, S(0), AT_FDCWD, S(1), 0);
-#endif
-	case SYS_linkat:
-		return fa_do_linkat(ra, "syscall(linkat)", I(0), S(1), I(2), S(3), I(4));
-#ifdef SYS_symlink
-	case SYS_symlink:
-		return fa_do_symlinkat(ra, "syscall(symlink)", S(0), AT_FDCWD, S(1));
-#endif
-	case SYS_symlinkat:
-		return fa_do_symlinkat(ra, "syscall(symlinkat)", S(0), I(1), S(2));
-#ifdef SYS_mkdir
-	case SYS_mkdir:
-		return fa_at1_mkdir(ra, S(0), (mode_t)a[1]);
-#endif
-	case SYS_mkdirat:
-		return fa_at1_mkdirat(ra, I(0), S(1), (mode_t)a[2]);
-#ifdef SYS_mknod
-	case SYS_mknod:
-		return fa_at1_mknod(ra, S(0), (mode_t)a[1], (dev_t)a[2]);
-#endif
-	case SYS_mknodat:
-		return fa_at1_mknodat(ra, I(0), S(1), (mode_t)a[2], (dev_t)a[3]);
-#ifdef SYS_chmod
-	case SYS_chmod:
-		return fa_at1_chmod(ra, S(0), (mode_t)a[1]);
-#endif
-	case SYS_fchmodat:
-		return fa_at1_fchmodat(ra, I(0), S(1), (mode_t)a[2], 0);
-#ifdef SYS_fchmodat2
-	case SYS_fchmodat2:
-		if ((I(3) & AT_EMPTY_PATH) && S(1) && !*S(1))
-			return fdattr_nr(ra, "syscall(fchmodat2)", nr, a);
-		return fa_at1_fchmodat(ra, I(0), S(1), (mode_t)a[2], I(3));
-#endif
-	case SYS_fchmod:
-		return fdattr_nr(ra, "syscall(fchmod)", nr, a);
-#ifdef SYS_chown
-	case SYS_chown:
-		return fa_at1_chown(ra, S(0), (uid_t)a[1], (gid_t)a[2]);
-#endif
-#ifdef SYS_lchown
-	case SYS_lchown:
-		return fa_at1_lchown(ra, S(0), (uid_t)a[1], (gid_t)a[2]);
-#endif
-	case SYS_fchownat:
-		return fa_do_fchownat(ra, "syscall(fchownat)", I(0), S(1), (uid_t)a[2], (gid_t)a[3],
-				      I(4));
-	case SYS_fchown:
-		return fdattr_nr(ra, "syscall(fchown)", nr, a);
-	case SYS_truncate: {
-		int rc = fa_do_truncate(ra, "syscall(truncate)", S(0), (off64_t)a[1]);
-
-		if (rc != FA_PASS)
-			return rc;
-		break;
-	}
-	case SYS_setxattr:
-		return fa_at1_setxattr(ra, S(0), S(1), (const void *)a[2], (size_t)a[3], I(4));
-	case SYS_lsetxattr:
-		return fa_at1_lsetxattr(ra, S(0), S(1), (const void *)a[2], (size_t)a[3], I(4));
-	case SYS_removexattr:
-		return fa_at1_removexattr(ra, S(0), S(1));
-	case SYS_lremovexattr:
-		return fa_at1_lremovexattr(ra, S(0), S(1));
-	case SYS_fsetxattr:
-	case SYS_fremovexattr:
-		return fdattr_nr(ra, "syscall(fxattr)", nr, a);
-	case SYS_execve:
-		return fa_do_execveat(ra, "syscall(execve)", AT_FDCWD, S(0), (char *const *)a[1],
-				      (char *const *)a[2], 0);
-#ifdef SYS_execveat
-	case SYS_execveat:
-		return fa_do_execveat(ra, "syscall(execveat)", I(0), S(1), (char *const *)a[2],
-				      (char *const *)a[3], I(4));
-#endif
-	case SYS_chdir:
-	case SYS_fchdir:
-		return cwd_nr(nr, a);
+#define FA_SYM(...)
+#include "symbols.def"
+#undef FA_SYM
+#undef FA_NR
 	default:
 		break;
 	}
-	return FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return REAL();
 }

@@ -1,5 +1,5 @@
 /*
- * tmp.c - temporary files and named IPC objects that create entries.
+ * tmp.c - temporary files and named IPC objects that create or remove entries.
  *
  * Under a policy the mk*temp family is performed here, beneath the pinned
  * parent of the template (same letters, same attempts, same errors as
@@ -35,42 +35,38 @@ static uint64_t next_random(uint64_t *state)
 	return *state = x;
 }
 
-enum { TMP_FILE, TMP_DIR };
 
-/* Returns fd (TMP_FILE) or 0 (TMP_DIR), -1 with errno, or FA_PASS. */
-static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
-		     int kind)
+/*
+ * Returns 0 when no policy applies (libc does the work), else 1 with *out
+ * the fd (or 0 for a directory, 'dir'), or -1 with errno set.
+ */
+int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
+		     int dir, int *out)
 {
 	struct fa_spin s;
 	size_t len = strlen(tmpl), nlen;
 	char *x, *nx;
 	uint64_t st = 0;
-	int saved = errno, rc, i, k, fd = -1;
+	int i, k, fd = -1;
 	struct timespec ts;
 
-	if (FA_GUARDED())
-		return FA_PASS;
+	*out = -1;
 	if (suffixlen < 0 || len < (size_t)suffixlen + 6 ||
 	    memcmp(tmpl + len - (size_t)suffixlen - 6, "XXXXXX", 6)) {
 		errno = EINVAL;
-		return -1;
+		return 1;
 	}
-	rc = fa_pin_call(call, FA_OP_CREATE, AT_FDCWD, tmpl, NULL, &s, ra);
-	if (rc < 0) {
-		errno = -rc;
-		return -1;
-	}
-	if (!s.pinned) {
-		errno = saved;
-		return FA_PASS;
-	}
+	if (fa_pin_call(call, FA_OP_CREATE, AT_FDCWD, tmpl, NULL, &s, ra))
+		return 1;
+	if (!s.pinned)
+		return 0;
 	x = tmpl + len - (size_t)suffixlen - 6;
 	nlen = strlen(s.name);
 	nx = (char *)s.name + nlen - (size_t)suffixlen - 6;
 	if (nlen < (size_t)suffixlen + 6 || memcmp(nx, "XXXXXX", 6)) {
 		fa_unpin_call(&s);
 		errno = EINVAL;
-		return -1;
+		return 1;
 	}
 	if (getrandom(&st, sizeof(st), GRND_NONBLOCK) != sizeof(st)) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -82,7 +78,7 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 
 		for (k = 0; k < 6; k++, r /= 62)
 			nx[k] = x[k] = letters[r % 62];
-		if (kind == TMP_FILE)
+		if (!dir)
 			fd = FA_REAL(openat)(s.fd, s.name,
 					     (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
 		else
@@ -90,36 +86,12 @@ static int make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int 
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
-	saved = errno;
 	if (fd < 0)
 		memcpy(x, "XXXXXX", 6);
 	fa_unpin_call(&s);
-	errno = saved;
-	return fd;
+	*out = fd;
+	return 1;
 }
-
-#define FA_MKSTEMP(name, params, real_args, suffix, flags, extra) \
-	int name params \
-	{ \
-		int fd; \
-		if (FA_GATE_OPEN()) \
-			return fa_real_##name real_args; \
-		fd = make_temp(FA_RA(), #name, tmpl, suffix, (flags) | (extra), TMP_FILE); \
-		return fd != FA_PASS ? fd : FA_REAL(name) real_args; \
-	}
-
-FA_MKSTEMP(mkstemp, (char *tmpl), (tmpl), 0, 0, 0)
-FA_MKSTEMP(mkstemp64, (char *tmpl), (tmpl), 0, 0, O_LARGEFILE)
-FA_MKSTEMP(mkostemp, (char *tmpl, int flags), (tmpl, flags), 0, flags, 0)
-FA_MKSTEMP(mkostemp64, (char *tmpl, int flags), (tmpl, flags), 0, flags, O_LARGEFILE)
-FA_MKSTEMP(mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), suffixlen, 0, 0)
-FA_MKSTEMP(mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen), suffixlen, 0, O_LARGEFILE)
-#ifdef HAVE_MKOSTEMPS
-FA_MKSTEMP(mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
-	   suffixlen, flags, 0)
-FA_MKSTEMP(mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
-	   suffixlen, flags, O_LARGEFILE)
-#endif
 
 char *mkdtemp(char *tmpl)
 {
@@ -127,8 +99,7 @@ char *mkdtemp(char *tmpl)
 
 	if (FA_GATE_OPEN())
 		return fa_real_mkdtemp(tmpl);
-	rc = make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, TMP_DIR);
-	if (rc == FA_PASS)
+	if (!fa_make_temp(FA_RA(), "mkdtemp", tmpl, 0, 0, 1, &rc))
 		return FA_REAL(mkdtemp)(tmpl);
 	return rc < 0 ? NULL : tmpl;
 }
@@ -136,31 +107,18 @@ char *mkdtemp(char *tmpl)
 /* libc's tmpfile(): an unnamed O_TMPFILE file in P_tmpdir, as "w+". */
 static FILE *tmpfile_slow(void *ra, const char *call, int extra, FILE *(*real)(void))
 {
-	int fd, rc;
-	FILE *f;
+	int fd;
 
-	fd = fa_do_openat(ra, call, AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL | extra, 0600);
-	if (fd == FA_PASS)
+	if (!fa_open_call(call, AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL | extra, 0600, ra,
+			  &fd))
 		return real();
-	if (fd >= 0) {
-		fa_tls.guard++;
-		f = fdopen(fd, "w+");
-		fa_tls.guard--;
-		if (!f) {
-			rc = errno;
-			FA_REAL(close)(fd);
-			errno = rc;
-		}
-		return f;
-	}
+	if (fd >= 0)
+		return fa_stream_of(fd, "w+");
 	if (errno == EACCES)
 		return NULL;
 	/* No O_TMPFILE here: libc names and unlinks a file in the same directory. */
-	rc = fa_check_call(call, FA_OP_DIR, AT_FDCWD, P_tmpdir, -1, ra);
-	if (rc < 0 && rc != FA_PASS) {
-		errno = -rc;
+	if (fa_check_call(call, FA_OP_DIR, AT_FDCWD, P_tmpdir, -1, ra))
 		return NULL;
-	}
 	return real();
 }
 
@@ -198,7 +156,6 @@ sem_t *sem_open(const char *name, int oflag, ...)
 	char path[PATH_MAX];
 	mode_t mode = 0;
 	unsigned int value = 0;
-	int rc;
 
 	if (oflag & O_CREAT) {
 		va_list ap;
@@ -208,14 +165,10 @@ sem_t *sem_open(const char *name, int oflag, ...)
 		value = va_arg(ap, unsigned int);
 		va_end(ap);
 	}
-	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || FA_GUARDED() ||
-	    !ipc_path("sem.", name, path, sizeof(path)))
+	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || !ipc_path("sem.", name, path, sizeof(path)))
 		return FA_REAL(sem_open)(name, oflag, mode, value);
-	rc = fa_check_call("sem_open", FA_OP_CREATE, AT_FDCWD, path, oflag, FA_RA());
-	if (rc < 0 && rc != FA_PASS) {
-		errno = -rc;
+	if (fa_check_call("sem_open", FA_OP_CREATE, AT_FDCWD, path, oflag, FA_RA()))
 		return SEM_FAILED;
-	}
 	return FA_REAL(sem_open)(name, oflag, mode, value);
 }
 
@@ -227,8 +180,96 @@ int shm_open(const char *name, int oflag, mode_t mode)
 
 	if (FA_GATE_OPEN())
 		return fa_real_shm_open(name, oflag, mode);
-	if (!ipc_path("", name, path, sizeof(path)))
-		return FA_REAL(shm_open)(name, oflag, mode);
-	fd = fa_do_openat(FA_RA(), "shm_open", AT_FDCWD, path, oflag | O_NOFOLLOW | O_CLOEXEC, mode);
-	return fd != FA_PASS ? fd : FA_REAL(shm_open)(name, oflag, mode);
+	if (ipc_path("", name, path, sizeof(path)) &&
+	    fa_open_call("shm_open", AT_FDCWD, path, oflag | O_NOFOLLOW | O_CLOEXEC, mode, FA_RA(),
+			 &fd))
+		return fd;
+	return FA_REAL(shm_open)(name, oflag, mode);
+}
+
+/* The removal of an IPC name is an unlink in its directory, run on the pinned parent. */
+static int ipc_unlink(void *ra, const char *call, const char *path)
+{
+	struct fa_spin s;
+	int rc;
+
+	if (fa_pin_call(call, FA_OP_REMOVE, AT_FDCWD, path, NULL, &s, ra))
+		return -1;
+	rc = FA_REAL(unlinkat)(s.fd, s.name, 0);
+	fa_unpin_call(&s);
+	return rc;
+}
+
+int shm_unlink(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (FA_GATE_OPEN() || !ipc_path("", name, path, sizeof(path)))
+		return FA_REAL(shm_unlink)(name);
+	return ipc_unlink(FA_RA(), "shm_unlink", path);
+}
+
+int sem_unlink(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (FA_GATE_OPEN() || !ipc_path("sem.", name, path, sizeof(path)))
+		return FA_REAL(sem_unlink)(name);
+	return ipc_unlink(FA_RA(), "sem_unlink", path);
+}
+
+/*
+ * A message queue is an entry of the mqueue file system, which the kernel
+ * creates whether or not it is mounted: judged at /dev/mqueue/NAME, and
+ * where nothing is mounted there, outside every root. The kernel has no
+ * *at() form for it: judged, then performed by name.
+ */
+static int mq_path(const char *name, char *buf, size_t len)
+{
+	struct fa_buf b = { buf, 0, len };
+
+	if (!name || name[0] != '/' || !name[1] || strchr(name + 1, '/') ||
+	    strlen(name) > NAME_MAX)
+		return 0;
+	fa_puts(&b, "/dev/mqueue");
+	fa_puts(&b, name);
+	return 1;
+}
+
+int fa_mq_check(void *ra, const char *call, enum fa_op op, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!mq_path(name, path, sizeof(path)))
+		return 0;
+	return fa_check_missing_call(call, op, path, ra);
+}
+
+mqd_t mq_open(const char *name, int oflag, ...)
+{
+	mode_t mode = 0;
+	struct mq_attr *attr = NULL;
+
+	if (oflag & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, oflag);
+		mode = va_arg(ap, mode_t);
+		attr = va_arg(ap, struct mq_attr *);
+		va_end(ap);
+	}
+	if (FA_GATE_OPEN() || !(oflag & O_CREAT))
+		return FA_REAL(mq_open)(name, oflag, mode, attr);
+	if (fa_mq_check(FA_RA(), "mq_open", FA_OP_CREATE, name))
+		return (mqd_t)-1;
+	return FA_REAL(mq_open)(name, oflag, mode, attr);
+}
+
+int mq_unlink(const char *name)
+{
+	if (FA_GATE_OPEN())
+		return fa_real_mq_unlink(name);
+	if (fa_mq_check(FA_RA(), "mq_unlink", FA_OP_REMOVE, name))
+		return -1;
+	return FA_REAL(mq_unlink)(name);
 }

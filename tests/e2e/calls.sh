@@ -25,6 +25,9 @@ ln -s ../out/f "$TPL/in/lnk_out"
 ln -s ../out "$TPL/in/dir_out"
 ln -s ../out/newfile "$TPL/in/dangle"
 ln -s d "$TPL/in/dlink"
+mkfifo "$TPL/in/fifo"
+# Absolute, into the root: where it leads depends on what "/" is.
+ln -s "$W/in/f" "$TPL/out/abs_in"
 
 fresh() {
 	rm -rf "$W"
@@ -48,6 +51,7 @@ ct() {
 		;;
 	esac
 	[ "$how" != fallback ] || e+=(FA_FORCE_FALLBACK=1)
+	[ -z "${PRE:-}" ] || eval "$PRE"
 	(
 		cd "$IN" || exit 99
 		for v in "${e[@]}" "${XENV[@]}"; do
@@ -95,6 +99,11 @@ called() {
 	fortify_openat) echo __openat_2 ;;
 	linkat_*) echo linkat ;;
 	reopen*) echo open ;;
+	freopen_null) echo freopen ;;
+	# A signal handler's own open, made while freopen blocks.
+	sig_freopen | sig_open) echo open ;;
+	utmpname) echo pututline ;;
+	utmpxname) echo pututxline ;;
 	spawn_noenv | execle_noenv | clearenv_exec | syscall) echo "$2" ;;
 	# A change of directory is not judged: the write made after it is.
 	chdir | fchdir | daemon | fts*_open | fts*_close | nftw*) echo open ;;
@@ -404,6 +413,121 @@ if [ "$(uname -m)" = x86_64 ]; then
 	both syscall chmod "$IN/f" -- chmod "$OUT/f"
 fi
 
+# ---- exported aliases of the open family, and opens libc makes by itself ----
+for fn in __open_nocancel __open64_nocancel; do
+	both $fn "$IN/new" "WRONLY|CREAT" -- "$OUT/new" "WRONLY|CREAT"
+	allow $fn "$OUT/f" RDONLY
+done
+both _IO_fopen "$IN/new" w -- "$OUT/new" w
+allow _IO_fopen "$OUT/f" r
+# A conversion (",ccs=") is libc's: libc opens the very file the engine opened.
+both fopen "$IN/new" "w,ccs=UTF-8" -- "$OUT/new" "w,ccs=UTF-8"
+both fopen "$IN/new" "wx,ccs=UTF-8" -- "$OUT/new" "wx,ccs=UTF-8"
+both freopen "$IN/f" "a,ccs=UTF-8" -- "$OUT/f" "a,ccs=UTF-8"
+# freopen(NULL) upgrading a read-only stream writes the file it names.
+both freopen_null "$IN/f" w -- "$OUT/f" w
+both freopen_null "$IN/f" a -- "$OUT/f" a
+allow freopen_null "$OUT/f" r
+# A handle names its file only once open: judged by that file.
+both open_by_handle_at "$IN/f" WRONLY -- "$OUT/f" WRONLY
+both open_by_handle_at "$IN/f" "RDWR|TRUNC" -- "$OUT/f" "RDWR|TRUNC"
+allow open_by_handle_at "$OUT/f" RDONLY
+for fn in setmntent __setmntent; do
+	both $fn "$IN/mtab" w -- "$OUT/mtab" w
+	both $fn "$IN/f" a -- "$OUT/f" a
+	allow $fn "$OUT/f" r
+done
+fresh
+if [ "$("$CT" acct "$IN/f")" = ok ]; then
+	both acct "$IN/f" -- "$OUT/f"
+else
+	deny acct "$OUT/f"
+fi
+for fn in updwtmp updwtmpx utmpname utmpxname pututline pututxline; do
+	both $fn "$IN/f" -- "$OUT/f"
+done
+# These also write the system's wtmp or its password lock, outside any test root.
+deny login "$OUT/f"
+deny logout "$OUT/f"
+deny logwtmp
+deny lckpwdf
+# Inode flags through a read-only fd: judged like fchmod.
+fresh
+case $("$CT" ioctl "$IN/f") in
+ok*) both ioctl "$IN/f" -- "$OUT/f" ;;
+*) deny ioctl "$OUT/f" ;;
+esac
+
+# ---- timestamps are changes, judged like chmod ----
+both utimensat . "$IN/f" 0 -- . "$OUT/f" 0
+both utimensat "$IN" f 0 -- "$OUT" f 0
+both utimensat "$IN" lnk_out SYMLINK_NOFOLLOW -- "$OUT" f SYMLINK_NOFOLLOW
+deny utimensat "$IN" lnk_out 0
+both futimens "$IN/f" -- "$OUT/f"
+both utimes "$IN/f" -- "$OUT/f"
+deny utimes "$IN/lnk_out"
+both lutimes "$IN/lnk_out" -- "$OUT/f"
+both futimes "$IN/f" -- "$OUT/f"
+both futimesat "$IN" f -- "$OUT" f
+both futimesat . f -- . ../out/f
+both utime "$IN/f" -- "$OUT/f"
+
+# ---- removing an IPC name is removing its file; message queues ----
+for fn in shm_unlink sem_unlink; do
+	obj=/dev/shm/fa-e2e-u-$$
+	[ $fn = shm_unlink ] || obj=/dev/shm/sem.fa-e2e-u-$$
+	PRE=": >$obj"
+	deny $fn "/fa-e2e-u-$$"
+	[ -e "$obj" ] && pass || fail "a denied $fn removed $obj"
+	plain $fn "/fa-e2e-u-$$"
+	POL="root $IN
+root /dev/shm" allow $fn "/fa-e2e-u-$$"
+	PRE=
+	rm -f "$obj"
+done
+# The mqueue file system is not under any root here (nor mounted on /dev/mqueue).
+deny mq_open "/fa-e2e-mq-$$"
+check "a denied mq_open created nothing" "err ENOENT" "$(ct bare mq_unlink "/fa-e2e-mq-$$")"
+plain mq_open "/fa-e2e-mq-$$"
+deny mq_unlink "/fa-e2e-mq-$$"
+check "no-policy mq_unlink" "$(ct bare mq_unlink "/fa-e2e-mq-$$")" "$(POL= ct shim mq_unlink "/fa-e2e-mq-$$")"
+
+# ---- a signal handler that writes while the thread is inside a wrapper ----
+both sig_freopen "$IN/sig" -- "$OUT/sig"
+both sig_open "$IN/fifo" "$IN/sig" -- "$IN/fifo" "$OUT/sig"
+
+# ---- more syscall() numbers ----
+both syscall utimensat "$IN/f" -- utimensat "$OUT/f"
+both syscall bind "$IN/sock" -- bind "$OUT/sock"
+both syscall open_by_handle_at "$IN/f" WRONLY -- open_by_handle_at "$OUT/f" WRONLY
+deny syscall mq_open "/fa-e2e-mq-$$"
+plain syscall mq_open "/fa-e2e-mq-$$"
+deny syscall mq_unlink "/fa-e2e-mq-$$"
+# nr_both NAME...: syscall NAME on $IN/f allowed, on $OUT/f refused.
+nr_both() {
+	local n
+	for n; do
+		both syscall "$n" "$IN/f" -- "$n" "$OUT/f"
+	done
+}
+nr_both fchmod fchown fchownat fchmodat2
+[ -z "$XATTR" ] || nr_both setxattrat removexattrat setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr
+if [ "$(uname -m)" = x86_64 ]; then
+	nr_both utimes futimesat utime chown
+	both syscall mknod "$IN/n" -- mknod "$OUT/n"
+	both syscall lchown "$IN/lnk_out" -- lchown "$OUT/f"
+	deny syscall chown "$IN/lnk_out"
+fi
+# openat2(RESOLVE_IN_ROOT) resolves beneath its dirfd: '/' and '..' stop there.
+both syscall openat2 "$IN" new "WRONLY|CREAT" -- openat2 "$OUT" new "WRONLY|CREAT"
+allow syscall openat2 "$IN" /new "WRONLY|CREAT"
+allow syscall openat2 "$IN" ../../new "WRONLY|CREAT"
+allow syscall openat2 "$IN/d" /g "WRONLY|TRUNC"
+# An absolute link beneath a dirfd outside leads beneath that dirfd, not into the root.
+deny syscall openat2 "$OUT" abs_in "WRONLY"
+deny syscall openat2 "$OUT" /in/new "WRONLY|CREAT"
+
+
 # ---- deny subtrees: the subtree and everything that would move it ----
 policy "root $IN" "deny $IN/d"
 both open "$IN/new" "WRONLY|CREAT" -- "$IN/d/new" "WRONLY|CREAT"
@@ -477,6 +601,16 @@ for how in allow deny list listother; do
 	case $how in
 	allow | list) allow execveat /bin echo ;;
 	*) deny execveat /bin echo ;;
+	esac
+	case $how in
+	allow | list)
+		allow syscall execve /bin/echo
+		allow syscall execveat /bin/echo
+		;;
+	*)
+		deny syscall execve /bin/echo
+		deny syscall execveat /bin/echo
+		;;
 	esac
 	for fn in system popen; do
 		case $how in

@@ -23,11 +23,19 @@
 #include <ftw.h>
 #include <semaphore.h>
 #include <spawn.h>
+#include <paths.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <mntent.h>
+#include <mqueue.h>
+#include <shadow.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,8 +43,12 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <utime.h>
+#include <utmp.h>
+#include <utmpx.h>
 
 #include "calltest.h"
 
@@ -449,7 +461,8 @@ CASE(shm_open)
 	return 0;
 }
 
-CASE(bind)
+/* bind(2) of NAME ("@x": abstract), through libc or by number. */
+static int bind_to(const char *name, int by_number)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	socklen_t len;
@@ -457,17 +470,21 @@ CASE(bind)
 
 	if (s < 0)
 		return say_err(errno);
-	if (A(0)[0] == '@') {
+	if (name[0] == '@') {
 		/* Abstract names live in no directory. */
-		memcpy(sa.sun_path + 1, A(0) + 1, strlen(A(0) + 1));
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(A(0)));
+		memcpy(sa.sun_path + 1, name + 1, strlen(name + 1));
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name));
 	} else {
-		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", A(0));
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", name);
 		len = sizeof sa;
 	}
 	errno = SENTINEL;
+	if (by_number)
+		return rc_neg(syscall(SYS_bind, s, (struct sockaddr *)&sa, len));
 	return rc_neg(bind(s, (struct sockaddr *)&sa, len));
 }
+
+CASE(bind) { return bind_to(A(0), 0); }
 
 /* ---- process creation --------------------------------------------------- */
 
@@ -656,6 +673,384 @@ CASE(clearenv_exec)
 
 /* ---- raw syscall() ------------------------------------------------------ */
 
+/* ---- aliases, self-openers, timestamps, IPC names ---------------------- */
+
+static const struct timespec past_ts[2] = { { 978307200, 0 }, { 978307200, 0 } };
+static const struct timeval past_tv[2] = { { 978307200, 0 }, { 978307200, 0 } };
+static const struct utimbuf past_ub = { 978307200, 978307200 };
+
+typedef int (*open_fn)(const char *, int, ...);
+
+/* Private names of open() that libc's own libraries call; looked up, not linked. */
+static int nocancel(const char *name, const char *path, int flags)
+{
+	open_fn f = (open_fn)(uintptr_t)dlsym(RTLD_DEFAULT, name);
+
+	if (!f) {
+		printf("skip %s\n", name);
+		return 0;
+	}
+	errno = SENTINEL;
+	return fd_result(f(path, flags, 0644));
+}
+
+CASE(__open_nocancel) { return nocancel("__open_nocancel", A(0), parse_flags(A(1))); }
+CASE(__open64_nocancel) { return nocancel("__open64_nocancel", A(0), parse_flags(A(1))); }
+CASE(_IO_fopen) { errno = SENTINEL; return file_result(_IO_fopen(A(0), A(1))); }
+
+/* freopen(NULL): the stream's own file, opened read-only, reopened with MODE. */
+CASE(freopen_null)
+{
+	FILE *f = fopen(A(0), "r");
+
+	if (!f)
+		return say_err(errno);
+	errno = SENTINEL;
+	return file_result(freopen(NULL, A(1), f));
+}
+
+/* A file by handle: its handle taken from PATH, opened with FLAGS. */
+static int by_handle(const char *path, int flags, int by_number)
+{
+	union { struct file_handle h; char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ]; } u;
+	int mount_id, mfd, fd;
+
+	u.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, path, &u.h, &mount_id, 0) < 0)
+		return say_err(errno);
+	mfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	errno = SENTINEL;
+	if (by_number)
+		fd = (int)syscall(SYS_open_by_handle_at, mfd, &u.h, flags);
+	else
+		fd = open_by_handle_at(mfd, &u.h, flags);
+	return fd_result(fd);
+}
+
+CASE(open_by_handle_at) { return by_handle(A(0), parse_flags(A(1)), 0); }
+
+/* openat2(DIR, PATH) with RESOLVE_IN_ROOT: PATH is resolved as if DIR were "/". */
+static int openat2_in_root(long nr, const char *dir, const char *path, int flags)
+{
+	struct { unsigned long long flags, mode, resolve; } how = {
+		(unsigned)flags, flags & O_CREAT ? 0644 : 0, 0x10 /* RESOLVE_IN_ROOT */ };
+	int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	errno = SENTINEL;
+	return fd_result((int)syscall(nr, d, path, &how, sizeof how));
+}
+
+CASE(setmntent) { errno = SENTINEL; return file_result(setmntent(A(0), A(1))); }
+CASE(__setmntent) { errno = SENTINEL; return file_result(__setmntent(A(0), A(1))); }
+
+CASE(acct)
+{
+	int rc;
+
+	errno = SENTINEL;
+	rc = acct(A(0));
+	if (rc == 0) {
+		int e = errno;
+
+		acct(NULL);
+		errno = e;
+	}
+	return rc_neg(rc);
+}
+
+static struct utmp one_ut(void)
+{
+	struct utmp ut;
+
+	memset(&ut, 0, sizeof ut);
+	ut.ut_type = USER_PROCESS;
+	ut.ut_pid = 1;
+	strcpy(ut.ut_line, "fa0");
+	strcpy(ut.ut_id, "fa0");
+	strcpy(ut.ut_user, "fa");
+	return ut;
+}
+
+/* void functions that write FILE: "ok" if FILE grew, else the errno. */
+static int grew(const char *file, off_t before)
+{
+	struct stat st;
+	int e = errno;
+
+	if (stat(file, &st) == 0 && st.st_size > before)
+		return puts("ok"), 0;
+	return say_err(e);
+}
+
+static off_t size_of(const char *file)
+{
+	struct stat st;
+
+	return stat(file, &st) == 0 ? st.st_size : -1;
+}
+
+CASE(updwtmp)
+{
+	struct utmp ut = one_ut();
+	off_t n = size_of(A(0));
+
+	errno = SENTINEL;
+	updwtmp(A(0), &ut);
+	return grew(A(0), n);
+}
+
+CASE(updwtmpx)
+{
+	struct utmpx ut;
+	off_t n = size_of(A(0));
+
+	memset(&ut, 0, sizeof ut);
+	ut.ut_type = USER_PROCESS;
+	strcpy(ut.ut_line, "fa0");
+	errno = SENTINEL;
+	updwtmpx(A(0), &ut);
+	return grew(A(0), n);
+}
+
+/* utmpname(FILE) (or utmpxname) and one record written there. */
+static int put_utmp(const char *file, int x)
+{
+	struct utmp ut = one_ut();
+	struct utmpx utx;
+
+	memset(&utx, 0, sizeof utx);
+	utx.ut_type = USER_PROCESS;
+	strcpy(utx.ut_line, "fa0");
+	strcpy(utx.ut_id, "fa0");
+	if ((x ? utmpxname(file) : utmpname(file)) < 0)
+		return say_err(errno);
+	if (x)
+		setutxent();
+	else
+		setutent();
+	errno = SENTINEL;
+	return rc_neg((x ? (void *)pututxline(&utx) : (void *)pututline(&ut)) ? 0 : -1);
+}
+
+CASE(utmpname) { return put_utmp(A(0), 0); }
+CASE(pututline) { return put_utmp(A(0), 0); }
+CASE(utmpxname) { return put_utmp(A(0), 1); }
+CASE(pututxline) { return put_utmp(A(0), 1); }
+
+CASE(login)
+{
+	struct utmp ut = one_ut();
+	off_t n = size_of(A(0));
+
+	utmpname(A(0));
+	errno = SENTINEL;
+	login(&ut);
+	return grew(A(0), n);
+}
+
+CASE(logout)
+{
+	utmpname(A(0));
+	errno = SENTINEL;
+	return rc_neg(logout("fa0") ? 0 : -1);
+}
+
+CASE(logwtmp)
+{
+	off_t n = size_of(_PATH_WTMP);
+
+	(void)argv;
+	errno = SENTINEL;
+	logwtmp("fa0", "fa", "");
+	return grew(_PATH_WTMP, n);
+}
+
+CASE(lckpwdf)
+{
+	int rc;
+
+	(void)argv;
+	errno = SENTINEL;
+	rc = lckpwdf();
+	if (rc == 0)
+		ulckpwdf();
+	return rc_neg(rc);
+}
+
+/* FS_IOC_SETFLAGS on a read-only fd: the flags it has, set again. */
+CASE(ioctl)
+{
+	int fd = ro_fd(A(0)), fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) < 0)
+		return say_err(errno);
+	errno = SENTINEL;
+	return rc_neg(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+}
+
+CASE(utimensat)
+{
+	int d = dir_fd(A(0)), f = parse_flags(A(2));
+
+	errno = SENTINEL;
+	return rc_neg(utimensat(d, A(1), past_ts, f));
+}
+
+CASE(futimens) { int fd = ro_fd(A(0)); errno = SENTINEL; return rc_neg(futimens(fd, past_ts)); }
+CASE(utimes) { errno = SENTINEL; return rc_neg(utimes(A(0), past_tv)); }
+CASE(lutimes) { errno = SENTINEL; return rc_neg(lutimes(A(0), past_tv)); }
+CASE(futimes) { int fd = ro_fd(A(0)); errno = SENTINEL; return rc_neg(futimes(fd, past_tv)); }
+CASE(futimesat) { int d = dir_fd(A(0)); errno = SENTINEL; return rc_neg(futimesat(d, A(1), past_tv)); }
+CASE(utime) { errno = SENTINEL; return rc_neg(utime(A(0), &past_ub)); }
+
+CASE(shm_unlink) { errno = SENTINEL; return rc_neg(shm_unlink(A(0))); }
+CASE(sem_unlink) { errno = SENTINEL; return rc_neg(sem_unlink(A(0))); }
+
+/* A queue made here is removed again, so that runs do not see each other's. */
+static int mq_result(long q, const char *name)
+{
+	int e = errno;
+
+	if (q < 0)
+		return say_err(e);
+	mq_close((mqd_t)q);
+	mq_unlink(name);
+	errno = e;
+	say_ok();
+	return 0;
+}
+
+CASE(mq_open) { errno = SENTINEL; return mq_result(mq_open(A(0), O_CREAT | O_RDWR, 0600, NULL), A(0)); }
+CASE(mq_unlink) { errno = SENTINEL; return rc_neg(mq_unlink(A(0))); }
+
+/*
+ * A signal handler that writes while the thread is inside a wrapped call:
+ * freopen() flushing a stream to a full pipe blocks in libc; a child
+ * process waits until the kernel says this process sleeps in write(),
+ * then signals it. The handler opens PATH for writing (its answer is the
+ * case's), then drains the pipe so that freopen can finish.
+ */
+static int sig_rd = -1;
+static volatile sig_atomic_t sig_done;
+static const char *sig_path;
+
+static void sig_handler(int sig)
+{
+	char buf[4096];
+	int fd, e;
+
+	(void)sig;
+	errno = SENTINEL;
+	fd = open(sig_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	e = errno;
+	if (fd >= 0) {
+		close(fd);
+		if (e == SENTINEL)
+			puts("ok");
+		else
+			printf("ok errno=%s\n", errno_name(e));
+	} else {
+		printf("err %s\n", errno_name(e));
+	}
+	sig_done = 1;
+	while (read(sig_rd, buf, sizeof buf) > 0)
+		;
+}
+
+/* 1 once /proc/PID/syscall names nr: the process is blocked in that syscall. */
+static int blocked_in(pid_t pid, long nr1, long nr2)
+{
+	char p[64], b[64];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(p, sizeof p, "/proc/%d/syscall", (int)pid);
+	f = fopen(p, "r");
+	if (!f)
+		return 0;
+	if (fgets(b, sizeof b, f))
+		nr = strtol(b, NULL, 10);
+	fclose(f);
+	return nr == nr1 || nr == nr2;
+}
+
+/* A child that signals this process once it sleeps in nr1 or nr2. */
+static pid_t signal_when_blocked(long nr1, long nr2)
+{
+	pid_t me = getpid(), kid;
+
+	fflush(stdout);
+	kid = fork();
+	if (kid == 0) {
+		while (!blocked_in(me, nr1, nr2))
+			usleep(1000);
+		kill(me, SIGUSR1);
+		_exit(0);
+	}
+	return kid;
+}
+
+CASE(sig_freopen)
+{
+	int p[2], fl;
+	pid_t kid;
+	FILE *w;
+	static char junk[65536];
+
+	sig_path = A(0);
+	if (pipe(p) < 0)
+		return say_err(errno);
+	sig_rd = p[0];
+	fl = fcntl(p[0], F_GETFL);
+	fcntl(p[0], F_SETFL, fl | O_NONBLOCK);
+	fl = fcntl(p[1], F_GETFL);
+	fcntl(p[1], F_SETFL, fl | O_NONBLOCK);
+	while (write(p[1], junk, sizeof junk) > 0)
+		;
+	fcntl(p[1], F_SETFL, fl);
+	signal(SIGUSR1, sig_handler);
+	kid = signal_when_blocked(SYS_write, SYS_write);
+	w = fdopen(p[1], "w");
+	fwrite("x", 1, 1, w);
+	freopen("/dev/null", "w", w);
+	waitpid(kid, NULL, 0);
+	if (!sig_done)
+		puts("handler did not run");
+	return 0;
+}
+
+/*
+ * The same while open() of FIFO for writing waits for a reader: the
+ * handler writes PATH, then opens FIFO for reading, which lets the
+ * writer's open finish.
+ */
+static const char *sig_fifo;
+
+static void fifo_handler(int sig)
+{
+	sig_handler(sig);
+	sig_rd = open(sig_fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+CASE(sig_open)
+{
+	pid_t kid;
+	int fd;
+
+	sig_fifo = A(0);
+	sig_path = A(1);
+	signal(SIGUSR1, fifo_handler);
+	kid = signal_when_blocked(SYS_openat, SYS_openat2);
+	fd = open(sig_fifo, O_WRONLY | O_CLOEXEC);
+	waitpid(kid, NULL, 0);
+	if (fd >= 0)
+		close(fd);
+	if (!sig_done)
+		puts("handler did not run");
+	return 0;
+}
+
+
 static long sys_nr(const char *s)
 {
 	static const struct { const char *n; long nr; } t[] = {
@@ -671,6 +1066,21 @@ static long sys_nr(const char *s)
 #endif
 #ifdef SYS_openat2
 		{ "openat2", SYS_openat2 },
+#endif
+#ifdef SYS_utimes
+		{ "utimes", SYS_utimes }, { "futimesat", SYS_futimesat }, { "utime", SYS_utime },
+#endif
+		{ "utimensat", SYS_utimensat }, { "bind", SYS_bind },
+		{ "open_by_handle_at", SYS_open_by_handle_at },
+		{ "setxattrat", 463 }, { "removexattrat", 466 },
+		{ "mq_open", SYS_mq_open }, { "mq_unlink", SYS_mq_unlink },
+		{ "fchmod", SYS_fchmod }, { "fchown", SYS_fchown }, { "fchownat", SYS_fchownat },
+		{ "fchmodat2", 452 }, { "setxattr", SYS_setxattr }, { "lsetxattr", SYS_lsetxattr },
+		{ "fsetxattr", SYS_fsetxattr }, { "removexattr", SYS_removexattr },
+		{ "lremovexattr", SYS_lremovexattr }, { "fremovexattr", SYS_fremovexattr },
+		{ "execve", SYS_execve }, { "execveat", SYS_execveat },
+#ifdef SYS_chown
+		{ "chown", SYS_chown }, { "lchown", SYS_lchown }, { "mknod", SYS_mknod },
 #endif
 	};
 
@@ -702,6 +1112,8 @@ CASE(syscall)
 		rc = syscall(nr, AT_FDCWD, A(1), parse_flags(A(2)));
 	else if (!strcmp(n, "mkdirat") || !strcmp(n, "fchmodat"))
 		rc = syscall(nr, AT_FDCWD, A(1), 0755);
+	else if (!strcmp(n, "mknod"))
+		rc = syscall(nr, A(1), S_IFREG | 0644, 0);
 	else if (!strcmp(n, "mknodat"))
 		rc = syscall(nr, AT_FDCWD, A(1), S_IFREG | 0644, 0);
 	else if (!strcmp(n, "renameat"))
@@ -720,6 +1132,61 @@ CASE(syscall)
 		rc = syscall(nr, A(1), 0755);
 	else if (!strcmp(n, "rename") || !strcmp(n, "link") || !strcmp(n, "symlink"))
 		rc = syscall(nr, A(1), A(2));
+	else if (!strcmp(n, "utimensat"))
+		rc = syscall(nr, AT_FDCWD, A(1), past_ts, 0);
+	else if (!strcmp(n, "fchmod"))
+		rc = syscall(nr, ro_fd(A(1)), 0600);
+	else if (!strcmp(n, "fchmodat2"))
+		rc = syscall(nr, AT_FDCWD, A(1), 0600, 0);
+	else if (!strcmp(n, "fchown"))
+		rc = syscall(nr, ro_fd(A(1)), getuid(), getgid());
+	else if (!strcmp(n, "chown") || !strcmp(n, "lchown"))
+		rc = syscall(nr, A(1), getuid(), getgid());
+	else if (!strcmp(n, "fchownat"))
+		rc = syscall(nr, AT_FDCWD, A(1), getuid(), getgid(), 0);
+	else if (!strcmp(n, "setxattr") || !strcmp(n, "lsetxattr"))
+		rc = syscall(nr, A(1), "user.fa", "v", 1, 0);
+	else if (!strcmp(n, "fsetxattr"))
+		rc = syscall(nr, ro_fd(A(1)), "user.fa", "v", 1, 0);
+	else if (!strcmp(n, "removexattr") || !strcmp(n, "lremovexattr"))
+		rc = syscall(nr, A(1), "user.fa");
+	else if (!strcmp(n, "fremovexattr"))
+		rc = syscall(nr, ro_fd(A(1)), "user.fa");
+	else if (!strcmp(n, "execve")) {
+		char *v[] = { (char *)A(1), (char *)"ok", NULL };
+
+		fflush(stdout);
+		rc = syscall(nr, A(1), v, environ);
+	} else if (!strcmp(n, "execveat")) {
+		char *v[] = { (char *)A(1), (char *)"ok", NULL };
+
+		fflush(stdout);
+		rc = syscall(nr, AT_FDCWD, A(1), v, environ, 0);
+	}
+	else if (!strcmp(n, "utimes"))
+		rc = syscall(nr, A(1), past_tv);
+	else if (!strcmp(n, "futimesat"))
+		rc = syscall(nr, AT_FDCWD, A(1), past_tv);
+	else if (!strcmp(n, "utime"))
+		rc = syscall(nr, A(1), &past_ub);
+	else if (!strcmp(n, "setxattrat")) {
+		/* struct xattr_args { value, size, flags } */
+		struct { unsigned long long value; unsigned int size, flags; } xa = {
+			(unsigned long long)(unsigned long)"v", 1, 0 };
+
+		rc = syscall(nr, AT_FDCWD, A(1), 0, "user.fa", &xa, sizeof xa);
+	} else if (!strcmp(n, "removexattrat"))
+		rc = syscall(nr, AT_FDCWD, A(1), 0, "user.fa");
+	else if (!strcmp(n, "openat2"))
+		return openat2_in_root(nr, A(1), A(2), parse_flags(A(3)));
+	else if (!strcmp(n, "bind"))
+		return bind_to(A(1), 1);
+	else if (!strcmp(n, "open_by_handle_at"))
+		return by_handle(A(1), parse_flags(A(2)), 1);
+	else if (!strcmp(n, "mq_open"))
+		return mq_result(syscall(nr, A(1) + 1, O_CREAT | O_RDWR, 0600, NULL), A(1));
+	else if (!strcmp(n, "mq_unlink"))
+		rc = syscall(nr, A(1) + 1);
 	else {
 		fprintf(stderr, "calltest: no shape for syscall %s\n", n);
 		exit(2);
@@ -852,6 +1319,7 @@ CASE(nftw64)
 	return rc == 1 ? 0 : say_err(rc < 0 ? errno : ENOENT);
 }
 
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 #define ENTRY(fn, nargs) { #fn, nargs, c_##fn }
@@ -893,6 +1361,15 @@ static const struct {
 	ENTRY(chdir, 2), ENTRY(fchdir, 2), ENTRY(daemon, 1),
 	ENTRY(fts_open, 2), ENTRY(fts64_open, 2), ENTRY(fts_close, 3), ENTRY(fts64_close, 3),
 	ENTRY(nftw, 2), ENTRY(nftw64, 2),
+	ENTRY(__open_nocancel, 2), ENTRY(__open64_nocancel, 2), ENTRY(_IO_fopen, 2),
+	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2), ENTRY(__setmntent, 2), ENTRY(acct, 1),
+	ENTRY(updwtmp, 1), ENTRY(updwtmpx, 1), ENTRY(utmpname, 1), ENTRY(utmpxname, 1),
+	ENTRY(pututline, 1), ENTRY(pututxline, 1), ENTRY(login, 1), ENTRY(logout, 1),
+	ENTRY(logwtmp, 0), ENTRY(lckpwdf, 0), ENTRY(ioctl, 1),
+	ENTRY(utimensat, 3), ENTRY(futimens, 1), ENTRY(utimes, 1), ENTRY(lutimes, 1),
+	ENTRY(futimes, 1), ENTRY(futimesat, 2), ENTRY(utime, 1),
+	ENTRY(shm_unlink, 1), ENTRY(sem_unlink, 1), ENTRY(mq_open, 1), ENTRY(mq_unlink, 1),
+	ENTRY(sig_freopen, 1), ENTRY(sig_open, 2),
 };
 
 int main(int argc, char **argv)

@@ -17,7 +17,11 @@ E2E_TESTS += \
 	%D%/race.sh \
 	%D%/manners.sh \
 	%D%/syscalls.sh \
-	%D%/report.sh
+	%D%/report.sh \
+	%D%/order.sh \
+	%D%/outside_symlinks.sh \
+	%D%/deep.sh \
+	%D%/roots.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
 

@@ -28,12 +28,14 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,13 +279,18 @@ static int descriptors(const char *how)
 		pthread_join(th, &res);
 		if (res)
 			return 1;
-	} else if (!strcmp(how, "close")) {
+	} else if (!strcmp(how, "close") || !strcmp(how, "__close")) {
+		/* libc's exported alias, looked up rather than linked */
+		int (*cl)(int) = how[0] == '_' ? (int (*)(int))(uintptr_t)dlsym(RTLD_DEFAULT, how) : close;
+
 		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-	} else if (!strcmp(how, "dup2") || !strcmp(how, "dup3")) {
+			cl(fd);
+	} else if (!strcmp(how, "dup2") || !strcmp(how, "__dup2") || !strcmp(how, "dup3")) {
+		int (*d2)(int, int) = how[0] == '_' ? (int (*)(int, int))(uintptr_t)dlsym(RTLD_DEFAULT, how) : dup2;
+
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != nul)
-				(void)(how[3] == '2' ? dup2(nul, fd) : dup3(nul, fd, O_CLOEXEC));
+				(void)(strcmp(how, "dup3") ? d2(nul, fd) : dup3(nul, fd, O_CLOEXEC));
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != nul)
 				close(fd);
@@ -474,8 +481,8 @@ static int do_io_popen(void)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		puts("fork-threads\nvfork\nsignal\nerrno\nclose\ndup2\ndup3\nclose_range\nclosefrom\npthread_create\n"
-		     "vfork-cwd\nclone-vm-cwd\nwordexp\n_IO_popen");
+		puts("fork-threads\nvfork\nsignal\nerrno\nclose\n__close\ndup2\n__dup2\ndup3\nclose_range\n"
+		     "closefrom\npthread_create\nvfork-cwd\nclone-vm-cwd\nwordexp\n_IO_popen");
 		return 0;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "fork-threads")) {

@@ -42,7 +42,7 @@ fi
 run "errno preserved" ok -- errno "$ROOT"
 run "errno preserved, fallback walk" ok FA_FORCE_FALLBACK=1 -- errno "$ROOT"
 
-for how in close dup2 dup3 close_range closefrom pthread_create; do
+for how in close __close dup2 __dup2 dup3 close_range closefrom pthread_create; do
 	run "$how over every descriptor, then the policy still holds" ok -- "$how" "$ROOT" "$OUT"
 	run "$how, fallback walk" ok FA_FORCE_FALLBACK=1 -- "$how" "$ROOT" "$OUT"
 done

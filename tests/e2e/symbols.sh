@@ -2,7 +2,8 @@
 # src/shim/symbols.def is the list of interposed functions. Each entry
 # must be exported by the built shim, and must have a case in the
 # end-to-end tests (a calltest case driven by calls.sh, or a manners case
-# driven by manners.sh), so a wrapper added without a test fails here.
+# driven by manners.sh), so a wrapper added without a test fails here;
+# so must every syscall() number it judges (its FA_NR lines).
 # The shim exports nothing else but its bridge.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
@@ -42,6 +43,19 @@ for n in $names; do
 		pass
 	else
 		fail "$n is interposed but has no end-to-end case (calltest + calls.sh, or manners + manners.sh)"
+	fi
+done
+
+# Every syscall() number the table judges is called by number in calls.sh
+# (chdir and fchdir, which are told to the cwd cache, in stack_test).
+nrs=$(sed -n 's/^FA_NR(\([a-z0-9_]*\),.*/\1/p' "$DEF")
+[ -n "$nrs" ] || fail "no FA_NR lines read from $DEF"
+for n in $nrs; do
+	if grep -Eq "syscall $n( |\$)|nr_both( [a-z0-9_]+)* $n( |\$)" "$FA_SRCDIR/tests/e2e/calls.sh" ||
+		grep -q "syscall(SYS_$n," "$FA_SRCDIR/src/shim/stack_test.c"; then
+		pass
+	else
+		fail "syscall($n) is judged by the shim but has no end-to-end case"
 	fi
 done
 

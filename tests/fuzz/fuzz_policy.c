@@ -4,10 +4,13 @@
  * trip.
  *
  * The grammar, one item per line: blank lines and '#' comments;
- * "symlinks trust|beneath|nofollow"; "unrestricted"; "cwdroot";
- * "root /ABS"; "deny /ABS". Anything else, a line of PATH_MAX + 32 bytes or
- * more, a path of PATH_MAX bytes or more, or more than the engine's limit
- * of roots or deny subtrees, is an error. Paths are kept as given until
+ * "symlinks trust|beneath|nofollow"; "outside-symlinks allow";
+ * "unrestricted"; "cwdroot"; "root /ABS"; "deny /ABS". A root or deny
+ * subtree given again is the same one and counts once; once the table is
+ * full, so is another name that resolves to a listed one (the engine's
+ * realpath is the oracle for that: resolving is not what is fuzzed here). Anything else, a
+ * line of PATH_MAX + 32 bytes or more, a path of PATH_MAX bytes or more,
+ * or more than the engine's limit of roots or deny subtrees, is an error. Paths are kept as given until
  * the policy is sealed (sealing is I/O and is not fuzzed here).
  */
 #include "config.h"
@@ -25,6 +28,7 @@ struct model {
 	int ok;
 	int symlinks;
 	int unrestricted;
+	int outside_symlinks;
 	int nroots, ndeny;
 	const char *roots[FA__MAX_ROOTS];   /* "." for cwdroot */
 	size_t rlen[FA__MAX_ROOTS];
@@ -47,6 +51,40 @@ static int has_prefix(const char *l, size_t n, const char *pre)
 	return n >= k && memcmp(l, pre, k) == 0;
 }
 
+/* 1 if the n bytes at l are already one of the k entries. */
+static int listed(const char *const *tab, const size_t *lens, int k, const char *l, size_t n)
+{
+	int i;
+
+	for (i = 0; i < k; i++)
+		if (lens[i] == n && memcmp(tab[i], l, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Full table: does the path (n bytes at l) resolve to a listed entry? */
+static int resolves_listed(const char *const *tab, const size_t *lens, int k, const char *l,
+			   size_t n)
+{
+	char a[PATH_MAX], b[PATH_MAX], x[PATH_MAX];
+	ssize_t la, lb;
+	int i, missing;
+
+	memcpy(x, l, n);
+	x[n] = 0;
+	la = fa__realpath_prefix(x, a, sizeof a, &missing);
+	for (i = 0; la >= 0 && i < k; i++) {
+		if (lens[i] == 1 && tab[i][0] == '.')
+			continue;	/* cwdroot */
+		memcpy(x, tab[i], lens[i]);
+		x[lens[i]] = 0;
+		lb = fa__realpath_prefix(x, b, sizeof b, &missing);
+		if (lb == la && !memcmp(a, b, (size_t)la))
+			return 1;
+	}
+	return 0;
+}
+
 static void model_parse(const char *s, struct model *m)
 {
 	memset(m, 0, sizeof *m);
@@ -67,20 +105,38 @@ static void model_parse(const char *s, struct model *m)
 			m->symlinks = FA_SYM_BENEATH;
 		else if (line_is(l, n, "symlinks nofollow"))
 			m->symlinks = FA_SYM_NOFOLLOW;
+		else if (line_is(l, n, "outside-symlinks allow"))
+			m->outside_symlinks = 1;
 		else if (line_is(l, n, "unrestricted"))
 			m->unrestricted = 1;
 		else if (line_is(l, n, "cwdroot")) {
+			if (listed(m->roots, m->rlen, m->nroots, ".", 1))
+				continue;
 			if (m->nroots == FA__MAX_ROOTS)
 				goto bad;
 			m->roots[m->nroots] = ".";
 			m->rlen[m->nroots++] = 1;
 		} else if (has_prefix(l, n, "root /")) {
-			if (m->nroots == FA__MAX_ROOTS || n - 5 >= PATH_MAX)
+			if (n - 5 >= PATH_MAX)
+				goto bad;
+			if (listed(m->roots, m->rlen, m->nroots, l + 5, n - 5))
+				continue;
+			if (m->nroots == FA__MAX_ROOTS &&
+			    resolves_listed(m->roots, m->rlen, m->nroots, l + 5, n - 5))
+				continue;
+			if (m->nroots == FA__MAX_ROOTS)
 				goto bad;
 			m->roots[m->nroots] = l + 5;
 			m->rlen[m->nroots++] = n - 5;
 		} else if (has_prefix(l, n, "deny /")) {
-			if (m->ndeny == FA__MAX_DENY || n - 5 >= PATH_MAX)
+			if (n - 5 >= PATH_MAX)
+				goto bad;
+			if (listed(m->deny, m->dlen, m->ndeny, l + 5, n - 5))
+				continue;
+			if (m->ndeny == FA__MAX_DENY &&
+			    resolves_listed(m->deny, m->dlen, m->ndeny, l + 5, n - 5))
+				continue;
+			if (m->ndeny == FA__MAX_DENY)
 				goto bad;
 			m->deny[m->ndeny] = l + 5;
 			m->dlen[m->ndeny++] = n - 5;
@@ -107,7 +163,8 @@ static void compare(const fa_policy *p, const struct model *m, const char *when)
 	snprintf(what, sizeof what, "%s: policy differs from the model", when);
 	if (fa_policy_nroots(p) != m->nroots || fa_policy_ndeny(p) != m->ndeny ||
 	    (int)fa_policy_symlinks(p) != m->symlinks ||
-	    fa_policy_unrestricted(p) != m->unrestricted)
+	    fa_policy_unrestricted(p) != m->unrestricted ||
+	    fa_policy_outside_symlinks(p) != m->outside_symlinks)
 		fail(what);
 	for (i = 0; i < m->nroots; i++) {
 		const char *r = fa_policy_root(p, i);

@@ -279,3 +279,27 @@ def test_symlink_target_must_resolve_inside(mk, root, outside):
             with pytest.raises(PermissionError, match='link-target'):
                 os.symlink(target, root / 'bad')
     assert os.listdir(root) == ['ok']
+
+
+def test_outside_symlinks_allowed_by_keyword(mk, root, outside):
+    (outside / 'h').write_text('theirs')
+    ap = mk([root], allow_outside_symlinks=True)
+    with ap():
+        os.symlink(str(outside / 'x'), root / 'abs')
+        os.symlink('../outside', root / 'rel')
+        # what is written through them is judged where it lands
+        with pytest.raises(PermissionError):
+            (root / 'abs').write_text('x')
+        with pytest.raises(PermissionError):
+            (root / 'rel' / 'y').write_text('x')
+        # hard links never reach outside
+        with pytest.raises(PermissionError, match='link-target'):
+            os.link(outside / 'h', root / 'hard')
+    assert sorted(os.listdir(root)) == ['abs', 'rel']
+    assert sorted(os.listdir(outside)) == ['h']
+
+
+def test_outside_symlink_refusal_names_the_keyword(mk, root):
+    with mk([root])():
+        with pytest.raises(PermissionError, match='allow_outside_symlinks'):
+            os.symlink('/etc/passwd', root / 'bad')

@@ -47,11 +47,12 @@ expect 1 \
 	"{\"input\":\".git/config\",\"decision\":\"deny\",\"path\":\"$A/.git/config\",\"reason\":\"deny-subtree\"}" \
 	'{"input":"","decision":"reject","reason":"empty"}' \
 	-- --allow "$A" --deny "$A/.git" -- out/z .git/config ""
+# A symlink refusal names the link.
 expect 1 \
-	"{\"input\":\"in/y\",\"decision\":\"deny\",\"path\":\"$A/in/y\",\"reason\":\"symlink\"}" \
+	"{\"input\":\"in/y\",\"decision\":\"deny\",\"path\":\"$A/in\",\"reason\":\"symlink\"}" \
 	-- --allow "$A" --symlinks=nofollow in/y
 expect 1 \
-	"{\"input\":\"out/z\",\"decision\":\"deny\",\"path\":\"$A/out/z\",\"reason\":\"symlink\"}" \
+	"{\"input\":\"out/z\",\"decision\":\"deny\",\"path\":\"$A/out\",\"reason\":\"symlink\"}" \
 	-- --allow "$A" --symlinks beneath out/z
 
 # a second root; relative inputs still join the first

@@ -35,8 +35,18 @@ check_PROGRAMS += %D%/test_json
 %C%_test_json_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_json_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
+check_PROGRAMS += %D%/test_order
+%C%_test_order_SOURCES = %D%/test_order.c %D%/tree.c %D%/tree.h
+%C%_test_order_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_order_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+check_PROGRAMS += %D%/test_deep
+%C%_test_deep_SOURCES = %D%/test_deep.c %D%/tree.c %D%/tree.h
+%C%_test_deep_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_deep_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
 C_TESTS += %D%/test_json %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
-	%D%/test_cwd
+	%D%/test_cwd %D%/test_order %D%/test_deep
 endif
 
 E2E_TESTS += %D%/fa_check.sh

@@ -154,7 +154,20 @@ static void format_parse(void **state)
 					 sizeof msg), 0);
 	assert_true(fa_policy_unrestricted(p));
 	assert_int_equal(fa_policy_symlinks(p), FA_SYM_NOFOLLOW);
+	assert_false(fa_policy_outside_symlinks(p));
 	fa_policy_free(p);
+
+	/* symlinks allowed to point outside: carried to children in the text */
+	p = fa_policy_new();
+	q = fa_policy_new();
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	fa_policy_set_outside_symlinks(p, 1);
+	assert_true(fa_policy_format(p, a, sizeof a) > 0);
+	assert_non_null(strstr(a, "outside-symlinks allow\n"));
+	assert_int_equal(fa_policy_parse(q, a, msg, sizeof msg), 0);
+	assert_true(fa_policy_outside_symlinks(q));
+	fa_policy_free(p);
+	fa_policy_free(q);
 }
 
 static void parse_fails_closed(void **state)
@@ -162,6 +175,7 @@ static void parse_fails_closed(void **state)
 	static const char *const bad[] = {
 		"root relative/path\n", "root\n", "deny\n", "symlinks sideways\n", "rooot /x\n",
 		"root /a\nunknown\n", " root /a\n", "symlinks\n", "cwdroot extra\n",
+		"outside-symlinks\n", "outside-symlinks yes\n",
 	};
 	char msg[256];
 	size_t i;
@@ -237,6 +251,57 @@ static void build_errors(void **state)
 	fa_policy_free(p);
 }
 
+/* At most FA's 64 roots; the same directory named twice counts once. */
+static void root_count(void **state)
+{
+	char msg[256], path[64];
+	fa_policy *p = fa_policy_new();
+	int i;
+
+	(void)state;
+	for (i = 0; i < 64; i++) {
+		snprintf(path, sizeof path, "/nonexistent/%d", i);
+		assert_int_equal(fa_policy_add_root(p, path, msg, sizeof msg), 0);
+		/* named again: the same root */
+		assert_int_equal(fa_policy_add_root(p, path, msg, sizeof msg), 0);
+	}
+	assert_int_equal(fa_policy_nroots(p), 64);
+	assert_int_equal(fa_policy_add_root(p, "/nonexistent/7", msg, sizeof msg), 0);
+	/* full: other names for a listed root are still that root */
+	assert_int_equal(fa_policy_add_root(p, "/nonexistent/7/", msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, "/nonexistent/./8", msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_nroots(p), 64);
+	assert_int_equal(fa_policy_add_root(p, "/nonexistent/64", msg, sizeof msg), -ENOSPC);
+	assert_non_null(strstr(msg, "at most 64"));
+	fa_policy_free(p);
+
+	/* two names that resolve to one directory: one root once sealed */
+	p = fa_policy_new();
+	assert_int_equal(fa_policy_add_root(p, tp("root/sub"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, tp("root/in_link"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, tp("root/proj/../sub"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_cwd_root(p), 0);
+	assert_int_equal(fa_policy_add_cwd_root(p), 0);
+	assert_int_equal(fa_policy_add_deny(p, tp("root/proj/.git"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_seal(p, 1, msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_nroots(p), 3);
+	assert_string_equal(fa_policy_root(p, 0), tp("root/sub"));
+	assert_string_equal(fa_policy_root(p, 1), tp("root"));
+	assert_string_equal(fa_policy_root(p, 2), ".");
+	assert_true(fa_policy_root_fd(p, 0) >= 0);
+	assert_true(fa_policy_root_fd(p, 1) >= 0);
+	{
+		struct fa_decision d;
+
+		assert_int_equal(fa_check(p, FA_OP_CREATE, AT_FDCWD, tp("root/sub/x"), &d), FA_ALLOW);
+		assert_int_equal(fa_check(p, FA_OP_CREATE, AT_FDCWD, tp("root/proj/.git/x"), &d),
+				 FA_DENY);
+		assert_int_equal(d.why, FA_WHY_DENY_SUBTREE);
+	}
+	fa_policy_free(p);
+}
+
 static void missing_root(void **state)
 {
 	char msg[256];
@@ -299,6 +364,7 @@ int main(void)
 		cmocka_unit_test(parse_fails_closed),
 		BOTH(build_errors),
 		BOTH(missing_root),
+		BOTH(root_count),
 		cmocka_unit_test(pinned_and_read_only),
 	};
 

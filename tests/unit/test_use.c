@@ -458,6 +458,78 @@ static void symlink_targets(void **state)
 	fa_policy_free(p);
 }
 
+/*
+ * beneath follows relative links that stay under the root and refuses
+ * absolute ones, even into the same root (the kernel's RESOLVE_BENEATH):
+ * the refusal names the link.
+ */
+static void beneath_names_the_link(void **state)
+{
+	fa_policy *p = tree_policy(FA_SYM_BENEATH);
+	struct fa_decision d;
+	struct fa_pin pin;
+	int fd;
+
+	(void)state;
+	fd = fa_openat(p, AT_FDCWD, "in_link/ok", O_WRONLY | O_CREAT, 0600, &d);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(tp("root/sub/ok"));
+	assert_int_equal(fa_openat(p, AT_FDCWD, "abs_in_link/x", O_WRONLY | O_CREAT, 0600, &d),
+			 -EACCES);
+	assert_int_equal(d.why, FA_WHY_SYMLINK);
+	assert_string_equal(d.path, tp("root/abs_in_link"));
+	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, AT_FDCWD, "abs_in_link/x", &pin, &d),
+			 -EACCES);
+	assert_string_equal(d.path, tp("root/abs_in_link"));
+	assert_int_equal(fa_openat(p, AT_FDCWD, "file_link_out", O_WRONLY, 0, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_SYMLINK);
+	assert_string_equal(d.path, tp("root/file_link_out"));
+	assert_int_equal(fa_openat(p, AT_FDCWD, "out_link/new", O_WRONLY | O_CREAT, 0600, &d),
+			 -EACCES);
+	assert_string_equal(d.path, tp("root/out_link"));
+	assert_false(exists("root/sub/x"));
+	assert_false(exists("outside/new"));
+	fa_policy_free(p);
+}
+
+/* Symlinks may be allowed to point anywhere; hard links never. */
+static void outside_symlinks(void **state)
+{
+	char msg[256];
+	fa_policy *p = fa_policy_new();
+	struct fa_decision d, d2;
+	struct fa_pin pin;
+
+	(void)state;
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	fa_policy_set_outside_symlinks(p, 1);
+	assert_int_equal(fa_policy_seal(p, 1, msg, sizeof msg), 0);
+	assert_int_equal(fa_pin_parent(p, FA_OP_SYMLINK, AT_FDCWD, "sub/sl", &pin, &d), 0);
+	assert_int_equal(fa_check_symlink_target(p, &pin, "../../outside/secret", &d), FA_ALLOW);
+	assert_int_equal(fa_check_symlink_target(p, &pin, "/etc/passwd", &d), FA_ALLOW);
+	assert_int_equal(fa_check_symlink_target(p, &pin, "", &d), FA_REJECT);
+	fa_unpin(&pin);
+	assert_int_equal(fa_check2(p, FA_OP_SYMLINK, AT_FDCWD, "sub/sl", AT_FDCWD, "/etc/passwd",
+				   &d, &d2), FA_ALLOW);
+	/* the new link's own directory still counts */
+	assert_int_equal(fa_check2(p, FA_OP_SYMLINK, AT_FDCWD, tp("outside/sl"), AT_FDCWD, "x",
+				   &d, &d2), FA_DENY);
+	assert_int_equal(fa_pin_parent(p, FA_OP_SYMLINK, AT_FDCWD, tp("outside/sl"), &pin, &d),
+			 -EACCES);
+	/* a hard link to a file outside stays refused */
+	assert_int_equal(fa_check2(p, FA_OP_LINK, AT_FDCWD, tp("outside/secret"), AT_FDCWD,
+				   "sub/hl", &d, &d2), FA_DENY);
+	assert_int_equal(d.why, FA_WHY_LINK_TARGET);
+	/* a write through a link that leads out is judged where it lands */
+	assert_int_equal(fa_openat(p, AT_FDCWD, "file_link_out", O_WRONLY | O_TRUNC, 0, &d),
+			 -EACCES);
+	assert_string_equal(d.path, tp("outside/secret"));
+	fa_policy_free(p);
+	/* by default the refusal names the way to allow it */
+	assert_non_null(strstr(fa_why_text(FA_WHY_LINK_TARGET), "--allow-outside-symlinks"));
+}
+
 /* A filter that answers errno for openat2 only. */
 static int refuse_openat2(int err)
 {
@@ -532,6 +604,8 @@ int main(void)
 		BOTH(openat_tmpfile),
 		BOTH(pin_parent),
 		BOTH(symlink_targets),
+		BOTH(outside_symlinks),
+		BOTH(beneath_names_the_link),
 		cmocka_unit_test(seccomp_fallback),
 	};
 

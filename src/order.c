@@ -1,0 +1,134 @@
+/*
+ * order.c - the kernel's order of checks.
+ *
+ * The kernel looks a path up before it asks whether the caller may change
+ * anything: mkdir of an entry that exists is EEXIST, unlink of one that
+ * does not is ENOENT, a parent that is a file is ENOTDIR, whatever the
+ * permissions. A call refused by the policy that the kernel would have
+ * failed that way anyway gets the kernel's answer and no report: it was
+ * never going to write, and a false denial sends people hunting for a
+ * policy problem that is not there (mkdir -p, make install, HDF5's probe
+ * of a file with O_RDWR).
+ *
+ * Asked only after a denial, so allowed calls pay nothing. The answer comes
+ * from statx lookups of the caller's own (dirfd, path), which create and
+ * follow nothing the kernel would not; and the refused call is not run
+ * whatever they find, so a concurrent change can only alter which error is
+ * given, never let a write through. EACCES from a lookup is left alone:
+ * the denial, with its message, says more.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+/* Lookup errors the kernel gives before any permission check. */
+static int lookup_error(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -ENAMETOOLONG ? -r : 0;
+}
+
+/*
+ * The parent of path, as the kernel walks it: its lookup error, ENOTDIR
+ * when it is no directory, or 0. The parent of a bare name is dirfd.
+ */
+static int parent_error(int dirfd, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *name;
+	size_t dlen, nlen;
+	int t;
+
+	fa__split(path, &dlen, &name, &nlen);
+	if (dlen == 0)
+		return 0;	/* dirfd itself, judged by the caller as it is */
+	if (dlen >= sizeof dir)
+		return ENAMETOOLONG;
+	memcpy(dir, path, dlen);
+	dir[dlen] = 0;
+	t = fa__sys_type(dirfd, dir, 1);
+	if (t < 0)
+		return lookup_error(t);
+	return t == S_IFDIR ? 0 : ENOTDIR;
+}
+
+/* The path without its trailing slashes (the kernel's name for a new entry). */
+static int strip_slashes(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out, path, n);
+	out[n] = 0;
+	return 0;
+}
+
+int fa__kernel_first(enum fa__must must, int dirfd, const char *path)
+{
+	char name[PATH_MAX];
+	int t;
+
+	switch (must) {
+	case FA__MUST_BE_NEW:
+		/* mkdir, mknod, symlink, link: an existing entry, even a dangling link. */
+		if (strip_slashes(path, name, sizeof name) < 0)
+			return ENAMETOOLONG;
+		t = fa__sys_type(dirfd, name, 0);
+		if (t >= 0)
+			return EEXIST;
+		if (t != -ENOENT)
+			return lookup_error(t);
+		return parent_error(dirfd, path);
+	case FA__MUST_EXIST:
+	case FA__MUST_EXIST_FOLLOWED:
+		t = fa__sys_type(dirfd, path, must == FA__MUST_EXIST_FOLLOWED);
+		return t < 0 ? lookup_error(t) : 0;
+	case FA__MUST_BE_DIR:
+		t = fa__sys_type(dirfd, path, 1);
+		if (t < 0)
+			return lookup_error(t);
+		return t == S_IFDIR ? 0 : ENOTDIR;
+	case FA__MUST_HAVE_PARENT:
+		return parent_error(dirfd, path);
+	}
+	return 0;
+}
+
+int fa__kernel_first_open(int dirfd, const char *path, int flags)
+{
+	size_t n = strlen(path);
+	int t, e;
+
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return fa__kernel_first(FA__MUST_BE_DIR, dirfd, path);
+	if (flags & O_CREAT) {
+		if ((e = parent_error(dirfd, path)))
+			return e;
+		/* "name/" with O_CREAT: refused as soon as the parent is found. */
+		if (n && path[n - 1] == '/')
+			return EISDIR;
+		t = fa__sys_type(dirfd, path, !(flags & (O_NOFOLLOW | O_EXCL)));
+		if (flags & O_EXCL)
+			return t >= 0 ? EEXIST : 0;
+		if (t == S_IFDIR)
+			return EISDIR;	/* O_CREAT on a directory, whatever the access mode */
+		if (t == S_IFLNK && (flags & O_NOFOLLOW))
+			return ELOOP;
+		return 0;	/* missing (created) or existing (opened): a real write */
+	}
+	t = fa__sys_type(dirfd, path, !(flags & O_NOFOLLOW));
+	if (t < 0)
+		return lookup_error(t);
+	if (t == S_IFLNK && (flags & O_NOFOLLOW))
+		return ELOOP;
+	if (t != S_IFDIR && (flags & O_DIRECTORY))
+		return ENOTDIR;
+	if (t == S_IFDIR && (flags & O_ACCMODE) != O_RDONLY)
+		return EISDIR;
+	return 0;
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Symlinks that point outside the roots: refused by default, with a
+# message naming the option that allows them; allowed with
+# --allow-outside-symlinks, where a write through such a link is still
+# refused where it lands and hard links stay refused.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
+
+[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+
+R=$T/root
+O=$T/out
+S=$T/src
+mkdir -p "$R" "$O" "$S"
+echo theirs >"$O/f"
+ln -s "$O/f" "$S/abs"
+ln -s ../out "$S/rel"
+echo x >"$S/plain"
+tar -C "$S" -cf "$T/a.tar" abs rel plain
+outside=$(snapshot "$O")
+
+# far [FA-RUN ARGS...] -- COMMAND...: in $R; $rc, stderr in $T/e.
+far() {
+	(cd "$R" && "$FA_RUN" -w "$R" "$@" >/dev/null 2>"$T/e")
+	rc=$?
+}
+
+untouched() {
+	check "$1: the outside tree" "$outside" "$(snapshot "$O")"
+}
+
+# By default: refused, and the message says how to allow it.
+far -- tar -xf "$T/a.tar"
+check "tar -x, absolute link: exit" 2 "$rc"
+grep -q -- "--allow-outside-symlinks" "$T/e" && pass ||
+	fail "the refusal does not name the option: $(cat "$T/e")"
+[ ! -L "$R/abs" ] && pass || fail "the refused link exists"
+untouched "default"
+rm -rf "${R:?}"/*
+
+far --allow-outside-symlinks -- tar -xf "$T/a.tar"
+check "tar -x --allow-outside-symlinks: exit" 0 "$rc"
+check "tar -x --allow-outside-symlinks: quiet" "" "$(cat "$T/e")"
+check "the absolute link" "$O/f" "$(readlink "$R/abs")"
+check "the relative link" "../out" "$(readlink "$R/rel")"
+far --allow-outside-symlinks -- ln -s /etc/passwd pw
+check "ln -s outside: exit" 0 "$rc"
+# Writes through them land outside: refused there.
+far --allow-outside-symlinks -- sh -c 'echo x >abs'
+check "write through the link: exit" 2 "$rc"
+grep -q "denied open" "$T/e" && pass || fail "no denial for the write: $(cat "$T/e")"
+far --allow-outside-symlinks -- sh -c 'echo x >rel/new'
+check "write through the directory link: exit" 2 "$rc"
+# Hard links never.
+far --allow-outside-symlinks -- ln "$O/f" hard
+check "hard link outside: exit" 1 "$rc"
+grep -q "denied link" "$T/e" && pass || fail "no denial for the hard link: $(cat "$T/e")"
+[ ! -e "$R/hard" ] && pass || fail "the hard link exists"
+# Children get the same policy.
+far --allow-outside-symlinks -- sh -c 'ln -s /etc/hosts h && echo x >h'
+check "child: link made, write refused" 2 "$rc"
+[ -L "$R/h" ] && pass || fail "the child's link is missing"
+untouched "--allow-outside-symlinks"
+
+# python -m venv links its interpreter: copied by default, linked with the option.
+if have_python; then
+	far -- python3 -m venv --without-pip v1
+	[ -f "$R/v1/bin/python3" ] && [ ! -L "$R/v1/bin/python3" ] && pass ||
+		fail "venv without the option: $(cat "$T/e")"
+	far --allow-outside-symlinks -- python3 -m venv --without-pip v2
+	check "venv --allow-outside-symlinks: quiet" "" "$(cat "$T/e")"
+	[ -L "$R/v2/bin/python3" ] && pass || fail "venv with the option did not link python3"
+fi
+
+# beneath: relative links that stay inside are followed; an absolute one is
+# refused even into the same root, and the message names the link.
+rm -rf "${R:?}"/*
+mkdir "$R/sub"
+ln -s sub "$R/rel"
+ln -s "$R/sub" "$R/abs"
+far --symlinks=beneath -- sh -c 'echo x >rel/a'
+check "beneath, relative link inside: exit" 0 "$rc"
+far --symlinks=beneath -- sh -c 'echo x >abs/b'
+check "beneath, absolute link inside: exit" 2 "$rc"
+grep -q "denied open.*: $R/abs: a symlink not allowed by the symlink mode (beneath: an absolute link" "$T/e" &&
+	pass || fail "beneath: the message does not name the link: $(cat "$T/e")"
+[ -e "$R/sub/a" ] && [ ! -e "$R/sub/b" ] && pass || fail "beneath: wrong files made"
+finish
