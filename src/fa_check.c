@@ -56,7 +56,7 @@ static void json_str(const char *s)
 }
 
 /* A user's string in a one-line message: no control byte reaches the terminal. */
-static const char *shown(const char *s)
+static char *shown(const char *s)
 {
 	struct fa_buf b = { NULL, 0, 0 };
 	char *p;
@@ -64,10 +64,20 @@ static const char *shown(const char *s)
 	fa_put_shown(&b, s);
 	p = malloc(b.len + 1);
 	if (!p)
-		return "?";
+		return NULL;
 	b = (struct fa_buf){ p, 0, b.len + 1 };
 	fa_put_shown(&b, s);
 	return p;
+}
+
+/* "fa-check: WHAT USER: WHY", the user's string and the reason shown safely. */
+static void complain(const char *what, const char *user, const char *why)
+{
+	char *su = shown(user), *sw = shown(why);
+
+	fprintf(stderr, "fa-check: %s%s: %s\n", what, su ? su : "?", sw ? sw : "?");
+	free(su);
+	free(sw);
 }
 
 static int portable_rel(const char *rel)
@@ -161,7 +171,7 @@ int main(int argc, char **argv)
 		case 'a':
 			r = fa_policy_add_root(p, optarg, msg, sizeof msg);
 			if (r < 0) {
-				fprintf(stderr, "fa-check: --allow %s: %s\n", shown(optarg), shown(msg));
+				complain("--allow ", optarg, msg);
 				return 2;
 			}
 			nallow++;
@@ -169,15 +179,13 @@ int main(int argc, char **argv)
 		case 'd':
 			r = fa_policy_add_deny(p, optarg, msg, sizeof msg);
 			if (r < 0) {
-				fprintf(stderr, "fa-check: --deny %s: %s\n", shown(optarg), shown(msg));
+				complain("--deny ", optarg, msg);
 				return 2;
 			}
 			break;
 		case 's':
 			if (fa_symlinks_parse(optarg, &mode) < 0) {
-				fprintf(stderr,
-					"fa-check: --symlinks: '%s' is not trust, beneath or nofollow\n",
-					shown(optarg));
+				complain("--symlinks=", optarg, "not trust, beneath or nofollow");
 				return 2;
 			}
 			fa_policy_set_symlinks(p, mode);
@@ -205,7 +213,7 @@ int main(int argc, char **argv)
 	}
 	r = fa_policy_seal(p, 0, msg, sizeof msg);
 	if (r < 0) {
-		fprintf(stderr, "fa-check: bad policy: %s\n", shown(msg));
+		complain("bad policy", "", msg);
 		return 2;
 	}
 	for (i = optind; i < argc; i++)
