@@ -20,6 +20,11 @@ python-suites-skipped:
 		"$(PYTHON) -m pip install -r $(srcdir)/tests/python/requirements.txt" "(then re-run configure)"
 endif
 endif
+# The reference suite's downloads and environments, cached in the build tree.
+clean-local: reference-suite-clean
+reference-suite-clean:
+	-rm -rf tests/reference-suite
+.PHONY: reference-suite-clean
 EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt \
 	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
 	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \

@@ -5,7 +5,8 @@ PyPI) are downloaded at test time, never kept in this repository, and run
 in a virtual environment of their own with the test dependencies pinned
 the way each suite was written (exhash 0.4.7 for 0.2.7, 0.4.12 for
 0.2.10). The sdists and environments are cached under the build
-directory, so only the first run pays for them. Skipped when PyPI cannot
+directory (or in FA_REFSUITE_CACHE, which a run can share with another
+build tree), so only the first run pays for them. Skipped when PyPI cannot
 be reached and nothing is cached.
 
 Each suite runs twice: against this package, and against it with
@@ -31,7 +32,7 @@ DEPS = ['pytest', 'orjson', 'numpy', 'nbformat', 'regex', 'cython', 'lxml', 'fas
 BUILD = os.environ.get('FA_BUILDDIR') or os.getcwd()
 SHIM = os.environ.get('FA_SHIM') or os.path.join(BUILD, 'src', '.libs', 'libfashim.so')
 PYVER = '%d.%d' % sys.version_info[:2]
-CACHE = os.path.join(BUILD, 'tests', 'reference-suite')
+CACHE = os.environ.get('FA_REFSUITE_CACHE') or os.path.join(BUILD, 'tests', 'reference-suite')
 # the failure every monitor_calls=True test meets before 3.12
 NEEDS_312 = 'monitor_calls=True requires Python 3.12+ sys.monitoring'
 
