@@ -66,18 +66,21 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 		    int tofd, const char *to, unsigned int flags)
 {
 	struct fa_spin a, b;
+	struct fa_two two = { 0, fromfd, tofd, from, to, flags };
 	int rc;
 	enum fa_op src = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_RENAME;
 	enum fa_op dst = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_REPLACE;
 
 	fa_call_approve(src, from);
 	fa_tls.call_path2 = to;
+	fa_tls.call_two = &two;
 	rc = fa_pin_call(call, src, fromfd, from, NULL, &a, ra);
 	fa_tls.call_path2 = NULL;
 	if (rc == 0 && fa_pin_call(call, dst, tofd, to, from, &b, ra) < 0) {
 		fa_unpin_call(&a);
 		rc = -1;
 	}
+	fa_tls.call_two = NULL;
 	fa_call_done();
 	if (rc < 0)
 		return -1;
@@ -96,12 +99,15 @@ int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 		 int tofd, const char *to, int flags)
 {
 	struct fa_spin b;
+	struct fa_two two = { 1, fromfd, tofd, from, to, (unsigned)flags };
 	int rc;
 
 	fa_call_approve(FA_OP_LINK, from);
+	fa_tls.call_two = &two;
 	rc = fa_check2_call(call, FA_OP_LINK, fromfd, from, tofd, to, ra);
 	if (rc == 0)
 		rc = fa_pin_call(call, FA_OP_CREATE, tofd, to, from, &b, ra);
+	fa_tls.call_two = NULL;
 	fa_call_done();
 	if (rc < 0)
 		return -1;

@@ -108,6 +108,14 @@ struct fa_approval {
 
 #define FA_NAPPROVALS 8
 
+/* A two-path call as the caller made it: what the kernel looks up first. */
+struct fa_two {
+	int link;                 /* linkat, else renameat2 */
+	int fd1, fd2;
+	const char *p1, *p2;
+	unsigned flags;
+};
+
 struct fa_tls {
 	struct fa_thread_ctx ctx;
 	int counted;              /* this thread holds one count in fa_gate */
@@ -117,6 +125,7 @@ struct fa_tls {
 	int call_approved;        /* a multi-step call took its approval up front */
 	int call_op;              /* that call's operation + 1, named in its reports */
 	const char *call_path2;   /* its second path, shown when the first is refused */
+	const struct fa_two *call_two; /* a rename or link, whole, for the kernel's order */
 };
 /*
  * initial-exec: the shim is loaded with the program (LD_PRELOAD), so its
