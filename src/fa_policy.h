@@ -249,6 +249,8 @@ int fa_kernel_first_open(int dirfd, const char *path, int flags);
 int fa_kernel_first_rename(int fromfd, const char *from, int tofd, const char *to,
 			   unsigned flags);
 int fa_kernel_first_link(int fromfd, const char *from, int tofd, const char *to, int flags);
+/* unlinkat with its flags: AT_REMOVEDIR is rmdir, which takes "dir/". */
+int fa_kernel_first_unlink(int dirfd, const char *path, int flags);
 
 /*
  * For symlink creation: does 'target', read relative to the directory

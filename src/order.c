@@ -232,3 +232,30 @@ int fa_kernel_first_link(int fromfd, const char *from, int tofd, const char *to,
 		return t;
 	return trailing_slash(to) ? ENOENT : 0;
 }
+
+/*
+ * unlink: a name with a trailing slash is never removed (ENOENT when
+ * missing, EISDIR for a directory, ENOTDIR otherwise), "." and ".." are
+ * EISDIR; only a plain name reaches the permission check (fs/namei.c,
+ * do_unlinkat). rmdir is the engine's own answer.
+ */
+int fa_kernel_first_unlink(int dirfd, const char *path, int flags)
+{
+	const char *name;
+	size_t dlen, nlen;
+	int e, t;
+
+	if (flags & AT_REMOVEDIR)
+		return fa__kernel_first(FA__MUST_EXIST, dirfd, path);
+	if ((e = parent_error(dirfd, path)))
+		return e;
+	fa__split(path, &dlen, &name, &nlen);
+	if ((nlen == 1 && name[0] == '.') || (nlen == 2 && name[0] == '.' && name[1] == '.'))
+		return EISDIR;
+	t = entry_type(dirfd, path);
+	if (t < 0)
+		return lookup_error(t);
+	if (!trailing_slash(path))
+		return 0;
+	return t == S_IFDIR ? EISDIR : ENOTDIR;
+}

@@ -67,16 +67,19 @@ static int refused(int rc, const struct fa_decision *d)
  */
 static int kernel_first(enum fa_op op, int dirfd, const char *path)
 {
-	const struct fa_two *t = fa_tls.call_two;
+	const struct fa_whole *w = fa_tls.call_whole;
 
 	/* Only for that call's own paths, not a signal handler's call meanwhile. */
-	if (t && path != t->p1 && path != t->p2)
-		t = NULL;
-	if (t && t->link)
-		return ENGINE(fa_kernel_first_link(t->fd1, t->p1, t->fd2, t->p2, (int)t->flags));
-	if (t)
-		return ENGINE(fa_kernel_first_rename(t->fd1, t->p1, t->fd2, t->p2, t->flags));
-	return ENGINE(fa_kernel_first(op, dirfd, path));
+	if (!w || (path != w->p1 && path != w->p2))
+		return ENGINE(fa_kernel_first(op, dirfd, path));
+	switch (w->kind) {
+	case FA_WHOLE_LINK:
+		return ENGINE(fa_kernel_first_link(w->fd1, w->p1, w->fd2, w->p2, (int)w->flags));
+	case FA_WHOLE_UNLINK:
+		return ENGINE(fa_kernel_first_unlink(w->fd1, w->p1, (int)w->flags));
+	default:
+		return ENGINE(fa_kernel_first_rename(w->fd1, w->p1, w->fd2, w->p2, w->flags));
+	}
 }
 
 static int deny(struct fa_event *ev, const fa_policy *p, const struct fa_decision *d,
@@ -153,7 +156,7 @@ static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path
 	rc = ENGINE(fa_pin_parent(first, op, dirfd, path, &s->pin, &d));
 	if (refused(rc, &d)) {
 		/* The engine has answered for this path; the whole call may say more. */
-		if (fa_tls.call_two && (e = kernel_first(op, dirfd, path)))
+		if (fa_tls.call_whole && (e = kernel_first(op, dirfd, path)))
 			return -e;
 		pin_event(&ev, call, op, path, shown1, ra);
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
