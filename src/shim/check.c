@@ -392,6 +392,13 @@ static int check_call(const char *call, enum fa_op op, int dirfd, const char *pa
 				return -d.err;
 			d.verdict = FA_DENY;
 			d.why = FA_WHY_OUTSIDE;
+		} else if (!missing_denies) {
+			/* flags, when given, are the open(2) flags the call opens with */
+			int e = flags >= 0 ? ENGINE(fa_kernel_first_open(dirfd, path, flags))
+					   : kernel_first(op, dirfd, path);
+
+			if (e)
+				return -e;
 		}
 		if (deny(&ev, pol[i], &d, i == 1))
 			return -EACCES;

@@ -95,6 +95,14 @@ for m in "" fallback; do
 	kernel unlink "$O/f/"
 	kernel unlinkat . "$O/d/" 0
 	kernel unlinkat . "$O/none" REMOVEDIR
+	# Calls judged on their path alone: bind's name must be new.
+	kernel bind "$O/f"
+	kernel bind "$O/d"
+	kernel bind "$O/none/x"
+	kernel bind "$O/f/x"
+	kernel fopen "$O/none/x" "w,ccs=UTF-8"
+	kernel fopen "$O/d" "w,ccs=UTF-8"
+	kernel fopen "$O/f/x" "a,ccs=UTF-8"
 	kernel truncate "$O/none" 0
 	# What the kernel would do stays refused.
 	refused mkdir "$O/new"
@@ -109,6 +117,8 @@ for m in "" fallback; do
 	refused unlinkat . "$O/d/" REMOVEDIR
 	refused remove "$O/d/"
 	refused renameat2 . "$R/f" . "$O/f" EXCHANGE
+	refused bind "$O/sock"
+	refused fopen "$O/f" "w,ccs=UTF-8"
 done
 unset FA_FORCE_FALLBACK
 
