@@ -393,9 +393,13 @@ static int check_call(const char *call, enum fa_op op, int dirfd, const char *pa
 			d.verdict = FA_DENY;
 			d.why = FA_WHY_OUTSIDE;
 		} else if (!missing_denies) {
-			/* flags, when given, are the open(2) flags the call opens with */
-			int e = flags >= 0 ? ENGINE(fa_kernel_first_open(dirfd, path, flags))
-					   : kernel_first(op, dirfd, path);
+			/*
+			 * flags, when given, are the open(2) flags of the call, but
+			 * for the directory openat2(RESOLVE_IN_ROOT) resolves in.
+			 */
+			int opens = flags >= 0 && (op != FA_OP_DIR || (flags & O_TMPFILE) == O_TMPFILE);
+			int e = opens ? ENGINE(fa_kernel_first_open(dirfd, path, flags))
+				      : kernel_first(op, dirfd, path);
 
 			if (e)
 				return -e;
