@@ -179,6 +179,8 @@ enum fa__must {
 	FA__MUST_BE_DIR,		/* O_TMPFILE, chdir: the directory itself */
 	FA__MUST_HAVE_PARENT,		/* rename's destination: created or replaced */
 };
+/* What op needs of its path. */
+enum fa__must fa__must_for(enum fa_op op);
 /*
  * After a denial: the errno the kernel would fail the call with before
  * any permission check, or 0 when it would have performed it.

@@ -237,6 +237,22 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 void fa_unpin(struct fa_pin *pin);
 
 /*
+ * After a refusal, for a caller that judged with fa_check() or stacks two
+ * policies: the errno the kernel would have failed the call with before it
+ * asked for permission, or 0 when it would have performed the call. Found
+ * by lookups that create nothing; the refused call is not run either way,
+ * so the answer only chooses between that errno and the denial.
+ */
+int fa_kernel_first(enum fa_op op, int dirfd, const char *path);
+int fa_kernel_first_open(int dirfd, const char *path, int flags);
+/* rename (renameat2 flags) and link (linkat flags): both paths at once. */
+int fa_kernel_first_rename(int fromfd, const char *from, int tofd, const char *to,
+			   unsigned flags);
+int fa_kernel_first_link(int fromfd, const char *from, int tofd, const char *to, int flags);
+/* unlinkat with its flags: AT_REMOVEDIR is rmdir, which takes "dir/". */
+int fa_kernel_first_unlink(int dirfd, const char *path, int flags);
+
+/*
  * For symlink creation: does 'target', read relative to the directory
  * pinned in 'pin', resolve inside a root? For hard links the source is
  * judged with fa_check(FA_OP_LINK...).

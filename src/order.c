@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>	/* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <string.h>
 
 #include "engine_internal.h"
@@ -131,4 +132,130 @@ int fa__kernel_first_open(int dirfd, const char *path, int flags)
 	if (t == S_IFDIR && (flags & O_ACCMODE) != O_RDONLY)
 		return EISDIR;
 	return 0;
+}
+
+enum fa__must fa__must_for(enum fa_op op)
+{
+	switch (op) {
+	case FA_OP_CREATE:
+	case FA_OP_SYMLINK:
+	case FA_OP_LINK:
+		return FA__MUST_BE_NEW;
+	case FA_OP_REPLACE:
+		return FA__MUST_HAVE_PARENT;
+	case FA_OP_WRITE:
+	case FA_OP_ATTR:
+		return FA__MUST_EXIST_FOLLOWED;
+	case FA_OP_DIR:
+	case FA_OP_CHDIR:
+		return FA__MUST_BE_DIR;
+	default:
+		return FA__MUST_EXIST;
+	}
+}
+
+int fa_kernel_first(enum fa_op op, int dirfd, const char *path)
+{
+	return fa__kernel_first(fa__must_for(op), dirfd, path);
+}
+
+int fa_kernel_first_open(int dirfd, const char *path, int flags)
+{
+	return fa__kernel_first_open(dirfd, path, flags);
+}
+
+static int trailing_slash(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 1 && path[n - 1] == '/';
+}
+
+/* The entry a path names, its trailing slashes aside (the kernel finds it so). */
+static int entry_type(int dirfd, const char *path)
+{
+	char name[PATH_MAX];
+
+	if (strip_slashes(path, name, sizeof name) < 0)
+		return -ENAMETOOLONG;
+	return fa__sys_type(dirfd, name, 0);
+}
+
+/*
+ * rename: both parents are walked, then the source looked up, then the
+ * destination; a file moved with a slash on either name is ENOTDIR. Only
+ * then does the kernel ask to delete and create (fs/namei.c, do_renameat2).
+ */
+int fa_kernel_first_rename(int fromfd, const char *from, int tofd, const char *to,
+			   unsigned flags)
+{
+	int e, ts, tt;
+
+	if ((e = parent_error(fromfd, from)) || (e = parent_error(tofd, to)))
+		return e;
+	ts = entry_type(fromfd, from);
+	if (ts < 0)
+		return lookup_error(ts);
+	tt = entry_type(tofd, to);
+	if (tt < 0 && tt != -ENOENT)
+		return lookup_error(tt);
+	if ((flags & RENAME_NOREPLACE) && tt >= 0)
+		return EEXIST;
+	if (flags & RENAME_EXCHANGE) {
+		if (tt < 0)
+			return ENOENT;
+		if ((ts != S_IFDIR && trailing_slash(from)) || (tt != S_IFDIR && trailing_slash(to)))
+			return ENOTDIR;
+		return 0;
+	}
+	if (ts != S_IFDIR && (trailing_slash(from) || trailing_slash(to)))
+		return ENOTDIR;
+	return 0;
+}
+
+/*
+ * link: the source is looked up (followed with AT_SYMLINK_FOLLOW), then
+ * the new name must be free; a missing new name with a trailing slash is
+ * ENOENT (fs/namei.c, do_linkat and filename_create).
+ */
+int fa_kernel_first_link(int fromfd, const char *from, int tofd, const char *to, int flags)
+{
+	int t;
+
+	if (!(flags & AT_EMPTY_PATH) || *from) {
+		t = fa__sys_type(fromfd, from, !!(flags & AT_SYMLINK_FOLLOW));
+		if (t < 0)
+			return lookup_error(t);
+	}
+	t = fa__kernel_first(FA__MUST_BE_NEW, tofd, to);
+	if (t)
+		return t;
+	return trailing_slash(to) ? ENOENT : 0;
+}
+
+/*
+ * unlink: a name with a trailing slash is never removed (ENOENT when
+ * missing, EISDIR for a directory, ENOTDIR otherwise), "." and ".." are
+ * EISDIR; only a plain name reaches the permission check (fs/namei.c,
+ * do_unlinkat). rmdir is the engine's own answer.
+ */
+int fa_kernel_first_unlink(int dirfd, const char *path, int flags)
+{
+	const char *name;
+	size_t dlen, nlen;
+	int e, t;
+
+	if (flags & AT_REMOVEDIR)
+		return fa__kernel_first(FA__MUST_EXIST, dirfd, path);
+	if ((e = parent_error(dirfd, path)))
+		return e;
+	fa__split(path, &dlen, &name, &nlen);
+	if ((nlen == 1 && name[0] == '.') || (nlen == 2 && name[0] == '.' && name[1] == '.'))
+		return EISDIR;
+	t = entry_type(dirfd, path);
+	if (t < 0)
+		return lookup_error(t);
+	if (!trailing_slash(path))
+		return 0;
+	return t == S_IFDIR ? EISDIR : ENOTDIR;
 }

@@ -347,24 +347,6 @@ static int kernel_answer(struct fa_decision *d, int err)
 	return -err;
 }
 
-static enum fa__must must_for(enum fa_op op)
-{
-	switch (op) {
-	case FA_OP_CREATE:
-		return FA__MUST_BE_NEW;
-	case FA_OP_REPLACE:
-		return FA__MUST_HAVE_PARENT;
-	case FA_OP_WRITE:
-	case FA_OP_ATTR:
-		return FA__MUST_EXIST_FOLLOWED;
-	case FA_OP_DIR:
-	case FA_OP_CHDIR:
-		return FA__MUST_BE_DIR;
-	default:
-		return FA__MUST_EXIST;
-	}
-}
-
 int fa_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 	      struct fa_decision *d)
 {
@@ -633,7 +615,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 			return 0;
 		}
 		if (fd == -EACCES && d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
-			return kernel_answer(d, fa__kernel_first(must_for(op), dirfd, path));
+			return kernel_answer(d, fa__kernel_first(fa__must_for(op), dirfd, path));
 		return fd;
 	}
 	if (n < 0) {
@@ -654,7 +636,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 			}
 		}
 		if (d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
-			return kernel_answer(d, fa__kernel_first(must_for(op), dirfd, path));
+			return kernel_answer(d, fa__kernel_first(fa__must_for(op), dirfd, path));
 		return d->verdict == FA_REJECT && d->err ? -d->err : -EACCES;
 	}
 	if (kept.fd < 0 && kept.fd != AT_FDCWD)

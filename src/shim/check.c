@@ -60,6 +60,28 @@ static int refused(int rc, const struct fa_decision *d)
 	return rc == -EACCES && d->verdict != FA_ALLOW;
 }
 
+/*
+ * After a refusal: the errno the kernel would have failed the call with
+ * before any permission check (order.c), given instead of a denial. A
+ * rename or link is looked at whole: one of its paths alone cannot say.
+ */
+static int kernel_first(enum fa_op op, int dirfd, const char *path)
+{
+	const struct fa_whole *w = fa_tls.call_whole;
+
+	/* Only for that call's own paths, not a signal handler's call meanwhile. */
+	if (!w || (path != w->p1 && path != w->p2))
+		return ENGINE(fa_kernel_first(op, dirfd, path));
+	switch (w->kind) {
+	case FA_WHOLE_LINK:
+		return ENGINE(fa_kernel_first_link(w->fd1, w->p1, w->fd2, w->p2, (int)w->flags));
+	case FA_WHOLE_UNLINK:
+		return ENGINE(fa_kernel_first_unlink(w->fd1, w->p1, (int)w->flags));
+	default:
+		return ENGINE(fa_kernel_first_rename(w->fd1, w->p1, w->fd2, w->p2, w->flags));
+	}
+}
+
 static int deny(struct fa_event *ev, const fa_policy *p, const struct fa_decision *d,
 		int from_context)
 {
@@ -122,7 +144,7 @@ static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path
 	struct fa_decision d;
 	struct fa_event ev;
 	const fa_policy *first, *second;
-	int rc;
+	int rc, e;
 
 	fa_pols_get(&pp, fa_host_op(op), path);
 	if (!pp.proc && !pp.ctx)
@@ -133,6 +155,9 @@ static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path
 	d.verdict = FA_ALLOW;
 	rc = ENGINE(fa_pin_parent(first, op, dirfd, path, &s->pin, &d));
 	if (refused(rc, &d)) {
+		/* The engine has answered for this path; the whole call may say more. */
+		if (fa_tls.call_whole && (e = kernel_first(op, dirfd, path)))
+			return -e;
 		pin_event(&ev, call, op, path, shown1, ra);
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
 	}
@@ -142,6 +167,10 @@ static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path
 	if (second) {
 		d.verdict = FA_ALLOW;
 		if (ENGINE(fa_check(second, op, s->pin.fd, s->pin.name, &d)) != FA_ALLOW) {
+			if ((e = kernel_first(op, dirfd, path))) {
+				fa_unpin_call(s);
+				return -e;
+			}
 			pin_event(&ev, call, op, path, shown1, ra);
 			if (deny(&ev, second, &d, 1)) {
 				fa_unpin_call(s);
@@ -267,6 +296,12 @@ static int open_call(const char *call, int dirfd, const char *path, int flags,
 		d.verdict = FA_ALLOW;
 		if (ENGINE(fa_check(pp.ctx, op, dirfd, path, &d)) != FA_ALLOW &&
 		    d.why != FA_WHY_ERROR) {
+			int e = ENGINE(fa_kernel_first_open(dirfd, path, flags));
+
+			if (e) {
+				*fdp = -e;
+				return 1;
+			}
 			open_event(&ev, call, op, path, flags, mode, ra);
 			if (deny(&ev, pp.ctx, &d, 1)) {
 				*fdp = -EACCES;
@@ -357,6 +392,17 @@ static int check_call(const char *call, enum fa_op op, int dirfd, const char *pa
 				return -d.err;
 			d.verdict = FA_DENY;
 			d.why = FA_WHY_OUTSIDE;
+		} else if (!missing_denies) {
+			/*
+			 * flags, when given, are the open(2) flags of the call, but
+			 * for the directory openat2(RESOLVE_IN_ROOT) resolves in.
+			 */
+			int opens = flags >= 0 && (op != FA_OP_DIR || (flags & O_TMPFILE) == O_TMPFILE);
+			int e = opens ? ENGINE(fa_kernel_first_open(dirfd, path, flags))
+				      : kernel_first(op, dirfd, path);
+
+			if (e)
+				return -e;
 		}
 		if (deny(&ev, pol[i], &d, i == 1))
 			return -EACCES;
@@ -390,7 +436,7 @@ static int check2_call(const char *call, enum fa_op op, int dirfd1, const char *
 	struct fa_decision d1, d2;
 	struct fa_event ev;
 	const fa_policy *pol[2];
-	int i;
+	int i, e;
 
 	fa_pols_get(&pp, op, path1);
 	if (!pp.proc && !pp.ctx)
@@ -409,6 +455,8 @@ static int check2_call(const char *call, enum fa_op op, int dirfd1, const char *
 		bad = d1.verdict != FA_ALLOW ? &d1 : &d2;
 		if (bad->why == FA_WHY_ERROR && bad->err > 0)
 			return -bad->err;
+		if ((e = bad == &d2 ? kernel_first(op, dirfd2, path2) : kernel_first(op, dirfd1, path1)))
+			return -e;
 		ev.second = bad == &d2;
 		if (deny(&ev, pol[i], bad, i == 1))
 			return -EACCES;

@@ -42,6 +42,27 @@ int fa_remove_at(int dirfd, const char *name)
 	return FA_REAL(unlinkat)(dirfd, name, AT_REMOVEDIR);
 }
 
+/*
+ * unlink and rmdir are one operation to the engine; the kernel tells them
+ * apart before it asks for permission (unlink of "dir/" is EISDIR), so
+ * the call is kept whole for the answer after a refusal.
+ */
+int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int flags)
+{
+	struct fa_spin s;
+	struct fa_whole whole = { FA_WHOLE_UNLINK, dirfd, -1, path, NULL, (unsigned)flags };
+	int rc;
+
+	fa_tls.call_whole = &whole;
+	rc = fa_pin_call(call, FA_OP_REMOVE, dirfd, path, NULL, &s, ra);
+	fa_tls.call_whole = NULL;
+	if (rc < 0)
+		return -1;
+	rc = FA_REAL(unlinkat)(s.fd, s.name, flags);
+	fa_unpin_call(&s);
+	return rc;
+}
+
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
@@ -66,18 +87,21 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 		    int tofd, const char *to, unsigned int flags)
 {
 	struct fa_spin a, b;
+	struct fa_whole whole = { FA_WHOLE_RENAME, fromfd, tofd, from, to, flags };
 	int rc;
 	enum fa_op src = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_RENAME;
 	enum fa_op dst = flags & RENAME_EXCHANGE ? FA_OP_EXCHANGE : FA_OP_REPLACE;
 
 	fa_call_approve(src, from);
 	fa_tls.call_path2 = to;
+	fa_tls.call_whole = &whole;
 	rc = fa_pin_call(call, src, fromfd, from, NULL, &a, ra);
 	fa_tls.call_path2 = NULL;
 	if (rc == 0 && fa_pin_call(call, dst, tofd, to, from, &b, ra) < 0) {
 		fa_unpin_call(&a);
 		rc = -1;
 	}
+	fa_tls.call_whole = NULL;
 	fa_call_done();
 	if (rc < 0)
 		return -1;
@@ -96,12 +120,15 @@ int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 		 int tofd, const char *to, int flags)
 {
 	struct fa_spin b;
+	struct fa_whole whole = { FA_WHOLE_LINK, fromfd, tofd, from, to, (unsigned)flags };
 	int rc;
 
 	fa_call_approve(FA_OP_LINK, from);
+	fa_tls.call_whole = &whole;
 	rc = fa_check2_call(call, FA_OP_LINK, fromfd, from, tofd, to, ra);
 	if (rc == 0)
 		rc = fa_pin_call(call, FA_OP_CREATE, tofd, to, from, &b, ra);
+	fa_tls.call_whole = NULL;
 	fa_call_done();
 	if (rc < 0)
 		return -1;

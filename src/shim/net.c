@@ -32,8 +32,12 @@ int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr, so
 			n = sizeof(un->sun_path);
 		memcpy(path, un->sun_path, n);
 		path[n] = '\0';
-		if (fa_check_call(call, FA_OP_CREATE, AT_FDCWD, path, -1, ra))
+		if (fa_check_call(call, FA_OP_CREATE, AT_FDCWD, path, -1, ra)) {
+			/* A name already taken: the kernel's mknod says EEXIST, bind EADDRINUSE. */
+			if (errno == EEXIST)
+				errno = EADDRINUSE;
 			return -1;
+		}
 	}
 	return FA_REAL(bind)(fd, addr, len);
 }

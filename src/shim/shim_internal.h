@@ -108,6 +108,15 @@ struct fa_approval {
 
 #define FA_NAPPROVALS 8
 
+/* A call as the caller made it, when its operation alone cannot say what the kernel looks up first. */
+enum fa_whole_kind { FA_WHOLE_RENAME, FA_WHOLE_LINK, FA_WHOLE_UNLINK };
+struct fa_whole {
+	enum fa_whole_kind kind;
+	int fd1, fd2;
+	const char *p1, *p2;      /* p2 is NULL for unlinkat */
+	unsigned flags;           /* renameat2, linkat or unlinkat flags */
+};
+
 struct fa_tls {
 	struct fa_thread_ctx ctx;
 	int counted;              /* this thread holds one count in fa_gate */
@@ -117,6 +126,7 @@ struct fa_tls {
 	int call_approved;        /* a multi-step call took its approval up front */
 	int call_op;              /* that call's operation + 1, named in its reports */
 	const char *call_path2;   /* its second path, shown when the first is refused */
+	const struct fa_whole *call_whole; /* a rename, link or unlink, for the kernel's order */
 };
 /*
  * initial-exec: the shim is loaded with the program (LD_PRELOAD), so its
@@ -330,6 +340,7 @@ FA_HIDDEN int fa_do_renameat2(void *ra, const char *call, int fromfd, const char
 			      int tofd, const char *to, unsigned int flags);
 FA_HIDDEN int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 			   int tofd, const char *to, int flags);
+FA_HIDDEN int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int flags);
 FA_HIDDEN int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 			      const char *path);
 FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len,

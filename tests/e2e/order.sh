@@ -79,6 +79,30 @@ for m in "" fallback; do
 	kernel rename "$O/none" "$R/x"
 	kernel rename "$R/f" "$O/none/x"
 	kernel chmod "$O/none" 644
+	# Two-path calls, looked at whole: the source, then the new name.
+	kernel link "$R/f" "$O/f"
+	kernel link "$R/f" "$O/d"
+	kernel link "$R/none" "$O/new"
+	kernel link "$O/none" "$R/new"
+	kernel link "$R/f" "$O/new/"
+	kernel rename "$R/none" "$O/new"
+	kernel rename "$R/f" "$O/d/"
+	kernel rename "$R/f/" "$O/new"
+	kernel renameat2 . "$R/f" . "$O/f" NOREPLACE
+	kernel renameat2 . "$R/f" . "$O/new" EXCHANGE
+	# unlink never removes "name/"; rmdir does.
+	kernel unlink "$O/d/"
+	kernel unlink "$O/f/"
+	kernel unlinkat . "$O/d/" 0
+	kernel unlinkat . "$O/none" REMOVEDIR
+	# Calls judged on their path alone: bind's name must be new.
+	kernel bind "$O/f"
+	kernel bind "$O/d"
+	kernel bind "$O/none/x"
+	kernel bind "$O/f/x"
+	kernel fopen "$O/none/x" "w,ccs=UTF-8"
+	kernel fopen "$O/d" "w,ccs=UTF-8"
+	kernel fopen "$O/f/x" "a,ccs=UTF-8"
 	kernel truncate "$O/none" 0
 	# What the kernel would do stays refused.
 	refused mkdir "$O/new"
@@ -88,6 +112,13 @@ for m in "" fallback; do
 	refused rename "$R/f" "$O/f"
 	refused rename "$R/f" "$O/new"
 	refused chmod "$O/f" 600
+	refused link "$R/f" "$O/new"
+	refused rmdir "$O/d/"
+	refused unlinkat . "$O/d/" REMOVEDIR
+	refused remove "$O/d/"
+	refused renameat2 . "$R/f" . "$O/f" EXCHANGE
+	refused bind "$O/sock"
+	refused fopen "$O/f" "w,ccs=UTF-8"
 done
 unset FA_FORCE_FALLBACK
 
@@ -136,19 +167,23 @@ for m in "" fallback; do
 		P=$O/$p
 		# f, d, dl, fl, d/: found by the lookup; f/ and f/x fail in it
 		case $p in f/*) KIND=lookup ;; *) KIND=$p ;; esac
+		k=$KIND
 		for fn in mkdir rmdir unlink remove creat mkfifo mknod lchown chown; do
-			# unlink("d/") is EISDIR before the permission check, but the
-			# engine cannot tell it from rmdir("d/"), which would run.
-			case $fn:$p in unlink:d/ | remove:d/) continue ;; esac
+			# unlink("name/") fails before the permission check, whatever
+			# the name is; rmdir("d/") and remove("d/") would run.
+			case $fn:$p in unlink:*/) KIND=lookup ;; *) KIND=$k ;; esac
 			matrix $fn "$P"
 		done
+		KIND=$k
 		matrix chmod "$P" 600
 		matrix truncate "$P" 0
 		matrix symlink x "$P"
 		matrix rename "$P" "$R/moved"
-		# A trailing slash on a file's new name is refused before the
-		# permission check; the engine does not see the source there.
-		case $p in */) ;; *) matrix rename "$R/f" "$P" ;; esac
+		matrix link "$R/f" "$P"
+		# A file moved onto "name/" is ENOTDIR before the permission check.
+		case $p in */) KIND=lookup ;; esac
+		matrix rename "$R/f" "$P"
+		KIND=$k
 		for fl in RDWR "WRONLY|TRUNC" "WRONLY|CREAT" "WRONLY|CREAT|EXCL" "RDWR|NOFOLLOW" \
 			"RDONLY|CREAT" "RDWR|TMPFILE" "WRONLY|DIRECTORY"; do
 			matrix open "$P" "$fl"

@@ -406,3 +406,60 @@ def test_host_approved_rename_out_of_the_root(native_mods, root, outside):
     assert r == {'out': 'ok', 'in': 'ok'}
     assert sorted(os.listdir(outside)) == ['a2'] and sorted(os.listdir(root)) == ['b2']
 
+
+
+KERNEL_FIRST = '''
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fn = {n: getattr(libc, n) for n in ('mkdir', 'open', 'rename', 'link', 'unlink')}
+    ap = mk_audit([root], monitor_calls=False)
+    def call(key, name, *a):
+        with ap():
+            r = fn[name](*[os.fsencode(x) if isinstance(x, str) else x for x in a])
+        res[key] = 'ok' if r >= 0 else os.strerror(ctypes.get_errno())
+    call('mkdir_there', 'mkdir', out + '/d', 0o755)
+    call('mkdir_root', 'mkdir', root, 0o755)
+    call('open_missing', 'open', out + '/none', os.O_RDWR)
+    call('open_through_file', 'open', root + '/f/../new', os.O_WRONLY | os.O_CREAT, 0o644)
+    call('link_onto', 'link', root + '/f', out + '/f')
+    call('rename_missing', 'rename', root + '/none', out + '/new')
+    call('rename_slash', 'rename', root + '/f', out + '/d/')
+    call('unlink_slash', 'unlink', out + '/d/')
+    call('mkdir_new', 'mkdir', out + '/new', 0o755)
+    call('link_new', 'link', root + '/f', out + '/new')
+    res['denied'] = [d['call'] for d in audit_state()['native_denials']]
+'''
+
+
+@pytest.mark.parametrize('under_fa_run', [False, True])
+def test_context_gives_the_kernels_answer(native_mods, root, outside, under_fa_run):
+    """A call the kernel fails before any permission check gets that errno,
+    with no denial; calls the kernel would perform are still refused."""
+    (root / 'f').write_text('mine')
+    (outside / 'f').write_text('theirs')
+    (outside / 'd').mkdir()
+    code = PRELUDE + textwrap.dedent(KERNEL_FIRST) + '\nprint(json.dumps(res))\n'
+    env = dict(os.environ, LD_PRELOAD=SHIM)
+    env['PYTHONPATH'] = os.pathsep.join([os.path.dirname(native_mods[0].__file__)] + sys.path)
+    cmd = [sys.executable, '-c', code, str(root), str(outside)]
+    if under_fa_run:
+        fa_run = os.path.join(os.environ.get('FA_BUILDDIR', ''), 'fa-run')
+        if not os.path.exists(fa_run):
+            pytest.skip('fa-run not built')
+        # fa-run's policy allows both trees: the context alone refuses.
+        cmd = [fa_run, '-w', os.path.dirname(str(root)), '-w', str(outside), '--'] + cmd
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout.splitlines()[-1])
+    assert r == {
+        'mkdir_there': 'File exists', 'mkdir_root': 'File exists',
+        'open_missing': 'No such file or directory',
+        'open_through_file': 'Not a directory', 'link_onto': 'File exists',
+        'rename_missing': 'No such file or directory', 'rename_slash': 'Not a directory',
+        'unlink_slash': 'Is a directory',
+        'mkdir_new': 'Permission denied', 'link_new': 'Permission denied',
+        'denied': ['mkdir', 'link'],
+    }
+    lines = [l for l in p.stderr.splitlines() if 'denied' in l]
+    assert len(lines) == 2 and lines[0].startswith('fastaudit: denied mkdir(')
+    assert sorted(os.listdir(outside)) == ['d', 'f'] and sorted(os.listdir(root)) == ['f']
