@@ -295,9 +295,13 @@ const char *fa_report_log_unusable(void)
 int fa_report(const struct fa_event *ev)
 {
 	struct fa_denial_view v;
+	char fix[PATH_MAX + 256];
+	struct fa_buf fb = FA_BUF_INIT(fix);
 	int saved = errno, log_rc = 0;
 
 	build(&v, ev);
+	if (fa_denial_fix(&fb, &v))
+		v.fix = fix;
 	ring_put(&v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);
