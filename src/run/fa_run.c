@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -225,6 +226,36 @@ static char *log_path(const char *given)
 	return abs;
 }
 
+/*
+ * The run's tally (counts.h), unless --quiet wants no summary: a memfd
+ * the command inherits (FA_COUNTS names the descriptor), moved up out of
+ * the low numbers that shells and scripts use for themselves. Under the
+ * kernel floor no process of the run may reach fa-run's own /proc entry,
+ * so inheriting is the one way in.
+ */
+static struct fa_counts *make_counts(void)
+{
+	char num[16];
+	struct fa_counts *c;
+	int fd = memfd_create("fa-run-counts", MFD_CLOEXEC), high;
+
+	if (fd < 0 || ftruncate(fd, sizeof(*c)) < 0)
+		die(EXIT_FAIL, "cannot make the denial counter: %s", strerror(errno));
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		die(EXIT_FAIL, "cannot map the denial counter: %s", strerror(errno));
+	c->magic = FA_COUNTS_MAGIC;
+	high = fcntl(fd, F_DUPFD, 100);
+	if (high < 0)
+		high = fcntl(fd, F_DUPFD, 3);
+	if (high < 0)
+		die(EXIT_FAIL, "cannot pass the denial counter on: %s", strerror(errno));
+	close(fd);
+	snprintf(num, sizeof(num), "%d", high);
+	set("FA_COUNTS", num);
+	return c;
+}
+
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
 	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
@@ -258,6 +289,7 @@ int main(int argc, char **argv)
 	int nroots = 0, report = 0, quiet = 0, allow_static = 0, c, r, fd;
 	enum fa_floor_mode landlock = FA_FLOOR_AUTO;
 	struct fa_floor floor;
+	struct fa_watch watch = { 0 };
 	int floor_on, verbose = 0;
 	fa_policy *p;
 	ssize_t n;
@@ -433,6 +465,7 @@ int main(int argc, char **argv)
 	unsetenv("FA_LOG");
 	unsetenv("FA_ALLOW_STATIC");
 	unsetenv("FA_FLOOR");
+	unsetenv("FA_COUNTS");
 	set("FA_POLICY", text);
 	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
 	if (allow)
@@ -454,9 +487,14 @@ int main(int argc, char **argv)
 #endif
 	fa_policy_free(p);
 	free(text);
+	watch.quiet = quiet;
+	watch.log = logfile;
 
-	if (floor_on)
-		fa_floor_run(&floor, argv + optind, quiet);
+	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */
+	if (!quiet)
+		watch.counts = make_counts();
+	if (floor_on || !quiet)
+		fa_floor_run(floor_on ? &floor : NULL, argv + optind, &watch);
 	execvp(argv[optind], argv + optind);
 	r = errno;
 	die(r == ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(r));

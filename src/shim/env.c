@@ -219,6 +219,41 @@ static void read_policy(void)
 	}
 }
 
+/*
+ * fa-run's tally: a descriptor inherited from fa-run, kept open so that
+ * children inherit it too. The number must be a number; but a program may
+ * close or reuse its descriptors as it likes, so a descriptor that is no
+ * longer the tally only means that this process and its children go
+ * uncounted (their denials are still printed and logged).
+ */
+static void read_counts(void)
+{
+	const char *v = getenv("FA_COUNTS"), *s;
+	struct fa_counts *c;
+	struct stat st;
+	long fd = 0;
+	void *m;
+
+	if (!v)
+		return;
+	for (s = v; *s >= '0' && *s <= '9' && fd < 0x7fffffff; s++)
+		fd = fd * 10 + (*s - '0');
+	if (!*v || *s || fd > 0x7fffffff)
+		invalid("FA_COUNTS", "expected a descriptor number");
+	if (fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(struct fa_counts))
+		return;
+	m = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	c = m;
+	if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != FA_COUNTS_MAGIC) {
+		munmap(m, sizeof(*c));
+		return;
+	}
+	fa_proc.counts = c;
+}
+
 /* What children get back whatever environment they are started with. */
 static void snapshot_env(void)
 {
@@ -271,6 +306,7 @@ void fa_init(void)
 		if (fa_report_log_unusable())
 			invalid("FA_LOG", fa_report_log_unusable());
 	}
+	read_counts();
 	if (fa_proc.active)
 		snapshot_env();
 	__atomic_store_n(&fa_init_state, 2, __ATOMIC_RELEASE);

@@ -302,6 +302,12 @@ int fa_report(const struct fa_event *ev)
 	build(&v, ev);
 	if (fa_denial_fix(&fb, &v))
 		v.fix = fix;
+	if (fa_proc.counts) {
+		__atomic_add_fetch(strcmp(v.op, "exec") ? &fa_proc.counts->paths :
+							  &fa_proc.counts->execs, 1, __ATOMIC_RELAXED);
+		if (!v.enforced)
+			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
+	}
 	ring_put(&v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);

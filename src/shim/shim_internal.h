@@ -26,6 +26,7 @@
 #include <utmp.h>
 #include <utmpx.h>
 
+#include "counts.h"
 #include "fa_bridge.h"
 #include "fa_policy.h"
 #include "json.h"
@@ -74,6 +75,7 @@ struct fa_proc {
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
 	const char *log;          /* FA_LOG, or NULL */
+	struct fa_counts *counts; /* FA_COUNTS mapped: fa-run's tally of the run, or NULL */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
 	const char *ld_preload;   /* "LD_PRELOAD=..." as the process got it, shim included */
