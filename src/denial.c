@@ -35,6 +35,7 @@ const struct fa_denial_field fa_denial_fields[] = {
 	F("caller", FA_FIELD_PATH, caller),
 	F("roots", FA_FIELD_ROOTS, roots),
 	F("fix", FA_FIELD_STR, fix),
+	F("approved_by", FA_FIELD_STR, approved_by),
 };
 
 const int fa_denial_nfields = (int)(sizeof(fa_denial_fields) / sizeof(fa_denial_fields[0]));

@@ -31,6 +31,7 @@ struct fa_denial_view {
 	int enforced;                    /* 0: report-only, the call went through */
 	const char *caller;
 	const char *fix;                 /* the smallest change that would allow it, or NULL */
+	const char *approved_by;         /* not a denial: what let it through ("allow-exec", "host") */
 	/*
 	 * The roots of the policy that denied, when they say something (a
 	 * path was judged, the policy has a path restriction): taken from the

@@ -74,12 +74,22 @@ static void usage(FILE *f)
 "                          auto (default): on where the kernel has it;\n"
 "                          on: fail (125) where it cannot be had; off\n"
 "      --verbose           say which kernel floor applies\n"
-"      --log FILE          append one JSON line per denial to FILE\n"
-"      --quiet             no message on stderr for a denial\n"
+"      --log FILE          append one JSON line per denial to FILE; its \"fix\"\n"
+"                          says what would have allowed it\n"
+"      --log-approvals     also log what an approval let through: a program\n"
+"                          of --allow-exec started, a write or exec a Python\n"
+"                          host approved (\"approved_by\"); needs --log\n"
+"      --quiet             no message on stderr for a denial, and no summary\n"
+"                          at exit\n"
 "      --help              show this help and exit\n"
 "      --version           show the version and exit\n"
 "\n"
-"A denied call fails with EACCES (Permission denied) and changes nothing.\n"
+"A denied call fails with EACCES (Permission denied) and changes nothing;\n"
+"its message ends with the smallest change that would have allowed it\n"
+"(\"; to allow: add -w DIR to fa-run\"). When anything was denied, fa-run\n"
+"says at exit how many calls were, in the command and all its children:\n"
+"  fa-run: 3 denials (2 paths, 1 exec); see FILE\n"
+"for which fa-run stays the command's parent.\n"
 "Environment: FA_SHIM overrides the shim to preload.\n"
 "Exit status: COMMAND's; 125 if fa-run fails; 126 if COMMAND cannot be\n"
 "run; 127 if COMMAND is not found.\n");
@@ -259,6 +269,7 @@ static struct fa_counts *make_counts(void)
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
 	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
+	OPT_LOG_APPROVALS,
 };
 
 static const struct option options[] = {
@@ -271,6 +282,7 @@ static const struct option options[] = {
 	{ "allow-outside-symlinks", no_argument, NULL, OPT_OUTSIDE_SYMLINKS },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-approvals", no_argument, NULL, OPT_LOG_APPROVALS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -286,7 +298,7 @@ int main(int argc, char **argv)
 	size_t allowlen = 0;
 	const char *exec_mode = NULL, *sym_given = NULL, *shim;
 	enum fa_symlinks sym = FA_SYM_TRUST;
-	int nroots = 0, report = 0, quiet = 0, allow_static = 0, c, r, fd;
+	int nroots = 0, report = 0, quiet = 0, allow_static = 0, log_approvals = 0, c, r, fd;
 	enum fa_floor_mode landlock = FA_FLOOR_AUTO;
 	struct fa_floor floor;
 	struct fa_watch watch = { 0 };
@@ -364,6 +376,9 @@ int main(int argc, char **argv)
 		case OPT_QUIET:
 			quiet = 1;
 			break;
+		case OPT_LOG_APPROVALS:
+			log_approvals = 1;
+			break;
 		case OPT_LANDLOCK:
 			if (fa_floor_mode_parse(optarg, &landlock) < 0)
 				die(EXIT_FAIL, "--landlock=%s: expected auto, on or off", optarg);
@@ -385,6 +400,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		die(EXIT_FAIL, "no command given\nTry 'fa-run --help'.");
+	if (log_approvals && !logfile)
+		die(EXIT_FAIL, "--log-approvals needs --log FILE to write to");
 	/* --allow-exec is an allow list: with --exec=deny it means itself; --exec=allow contradicts it. */
 	if (allow && exec_mode && !strcmp(exec_mode, "allow"))
 		die(EXIT_FAIL, "--exec=allow contradicts --allow-exec: give one");
@@ -466,6 +483,7 @@ int main(int argc, char **argv)
 	unsetenv("FA_ALLOW_STATIC");
 	unsetenv("FA_FLOOR");
 	unsetenv("FA_COUNTS");
+	unsetenv("FA_LOG_APPROVALS");
 	set("FA_POLICY", text);
 	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
 	if (allow)
@@ -476,6 +494,8 @@ int main(int argc, char **argv)
 		set("FA_QUIET", "1");
 	if (logfile)
 		set("FA_LOG", logfile);
+	if (log_approvals)
+		set("FA_LOG_APPROVALS", "1");
 	if (allow_static)
 		set("FA_ALLOW_STATIC", "1");
 	if (floor_on)

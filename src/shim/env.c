@@ -299,6 +299,7 @@ void fa_init(void)
 	fa_proc.floor = flag_var("FA_FLOOR");
 	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC") | fa_proc.floor;
 	fa_proc.log = getenv("FA_LOG");
+	fa_proc.log_approvals = flag_var("FA_LOG_APPROVALS");
 	if (fa_proc.log) {
 		if (fa_proc.log[0] != '/')
 			invalid("FA_LOG", "the log file must be an absolute path");

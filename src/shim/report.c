@@ -292,6 +292,31 @@ const char *fa_report_log_unusable(void)
 	return why;
 }
 
+void fa_report_approval(const char *op, const char *path, const char *resolved,
+			const char *by)
+{
+	struct fa_denial_view v;
+	int saved = errno, rc;
+
+	if (!fa_proc.log || !fa_proc.log_approvals)
+		return;
+	/* Not a denial: no seq of the denials' order, no rule, no fix. */
+	memset(&v, 0, sizeof(v));
+	clock_gettime(CLOCK_REALTIME, &v.when);
+	v.pid = (int)getpid();
+	v.tid = (int)gettid();
+	v.op = op;
+	v.path = present(path);
+	v.resolved = present(resolved);
+	v.flags = v.mode = -1;
+	v.from_context = !strcmp(by, "host");
+	v.approved_by = by;
+	rc = write_log(&v);
+	if (rc)
+		log_failed(-rc);
+	errno = saved;
+}
+
 int fa_report(const struct fa_event *ev)
 {
 	struct fa_denial_view v;

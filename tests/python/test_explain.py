@@ -1,0 +1,81 @@
+"""Every denial says the smallest change that would allow it.
+
+The PermissionError of the audit hook and the OSError of a call the shim
+refused both carry exc.fastaudit, a dict with the same keys (layer, rule,
+fix), so that a program, or a model reading the exception, can tell the
+guard refused it and what would allow it. The native records and the
+--log line carry the same fix.
+"""
+import json
+import os
+import sys
+
+import pytest
+
+from test_denials import run_logged
+from test_native import SHIM
+
+
+def refusal(fn, *a):
+    with pytest.raises(PermissionError) as ei:
+        fn(*a)
+    return ei.value
+
+
+def test_hook_outside_names_the_root(mk, root, outside):
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(open, str(outside / 'f'), 'w')
+    fix = "add %s to mk_audit([...])'s roots" % outside
+    assert e.fastaudit == {'layer': 'hook', 'rule': 'outside-roots', 'fix': fix}
+    assert e.fix == fix
+    assert 'fastaudit: to allow: ' + fix in e.__notes__
+    assert os.listdir(outside) == []
+
+
+def test_hook_missing_parents_name_the_nearest_existing_directory(mk, root, outside):
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(open, str(outside / 'a' / 'b' / 'f'), 'w')
+    assert e.fastaudit['fix'] == "add %s to mk_audit([...])'s roots" % outside
+
+
+def test_hook_sensitive_place_is_called_out(mk, root, tmp_path, monkeypatch):
+    home = tmp_path / 'home'
+    (home / '.ssh').mkdir(parents=True)
+    monkeypatch.setenv('HOME', str(home))
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(open, str(home / '.ssh' / 'authorized_keys'), 'w')
+    assert e.fastaudit['fix'].startswith(
+        'think twice: %s is a sensitive place (it holds keys)' % (home / '.ssh'))
+    assert not (home / '.ssh' / 'authorized_keys').exists()
+
+
+def test_hook_outside_symlink_names_the_option(mk, root, outside):
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(os.symlink, str(outside), str(root / 'l'))
+    assert e.fastaudit == {'layer': 'hook', 'rule': 'link-target',
+                           'fix': 'pass allow_outside_symlinks=True to mk_audit()'}
+    assert not os.path.lexists(root / 'l')
+
+
+@pytest.mark.skipif(not os.path.exists(SHIM), reason='libfashim.so not built')
+def test_native_record_and_log_carry_the_fix(native_mods, root, outside, tmp_path):
+    log = tmp_path / 'log.jsonl'
+    r, err = run_logged(native_mods, root, outside, log, '''
+        ap = mk_audit([root], on_call=lambda *a: False)
+        with ap():
+            try:
+                fa_probe.write_file(out + '/n', 'x')
+            except OSError as e:
+                res['guard'] = getattr(e, 'fastaudit', None)
+        res['record'] = audit_state()['native_denials'][-1]['fix']
+    ''')
+    fix = "add %s to mk_audit([...])'s roots" % outside
+    line = json.loads(log.read_text().splitlines()[-1])
+    assert line['fix'] == fix and r['record'] == fix
+    assert ('; to allow: ' + fix).encode() in err
+    if sys.version_info >= (3, 12):  # the note and attribute come from sys.monitoring RAISE
+        assert r['guard'] == {'layer': 'libc', 'rule': 'outside-roots', 'fix': fix}
