@@ -178,7 +178,7 @@ static int hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
 {
 	PyObject *exc, *notes, *fixnote = NULL;
-	static const char lead[] = "fastaudit: to allow: ";
+	static const char lead[] = "; to allow: ";
 	char note[sizeof(lead) - 1 + PATH_MAX + 256], *fix = note + sizeof(lead) - 1;
 	struct fa_buf fb = { fix, 0, sizeof(note) - (sizeof(lead) - 1) };
 	int hasfix = 0;
@@ -202,15 +202,18 @@ int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail 
 		if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0 ||
 		    fa_set_guard_attr(exc, s_hook, dd->rule, hasfix ? fix : NULL) < 0)
 			goto fail;
-		if (hasfix) {
-			fixnote = PyUnicode_DecodeFSDefault(note);
+		/* one note, ending as the shim's line does: "...; to allow: FIX" */
+		if (dd->note && hasfix) {
+			PyObject *tail = PyUnicode_DecodeFSDefault(note);
+
+			fixnote = tail ? PyUnicode_Concat(dd->note, tail) : NULL;
+			Py_XDECREF(tail);
 			if (!fixnote)
 				goto fail;
 		}
-		if (dd->note || fixnote) {
+		if (dd->note) {
 			notes = PyList_New(0);
-			if (!notes || (dd->note && PyList_Append(notes, dd->note) < 0) ||
-			    (fixnote && PyList_Append(notes, fixnote) < 0)) {
+			if (!notes || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0) {
 				Py_XDECREF(notes);
 				goto fail;
 			}
