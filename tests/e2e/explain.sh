@@ -96,6 +96,27 @@ grep -qx "fa-run: 2 calls would be denied (2 paths, 0 execs); see $T/l" "$T/e" &
 	fail "summary, --report: $(grep -v 'would deny' "$T/e")"
 rm -f "$O/r" "$O/s"
 
+# ---- the audit trail: what the allow list let through ----
+far --landlock=off --allow-exec sh --allow-exec true --log-approvals -- sh -c 'true; /bin/true; exit 0'
+check "approvals: exit" 0 "$rc"
+python3 - "$T/l" "$(readlink -f /bin/true)" <<'PY' && pass || fail "approval lines: $(cat "$T/l")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 1, lines
+d = lines[0]
+assert d['approved_by'] == 'allow-exec' and d['op'] == 'exec' and d['path'] == '/bin/true', d
+assert d['resolved'] == sys.argv[2] and d['rule'] is None and d['policy'] == 'process', d
+PY
+# not asked for: denials only
+far --landlock=off --allow-exec sh --allow-exec true -- sh -c '/bin/true'
+check "approvals not asked for: no line" 0 "$(wc -l <"$T/l")"
+(cd "$R" && "$FA_RUN" --log-approvals -- true) 2>"$T/e"
+check "--log-approvals without --log: exit" 125 "$?"
+grep -q -- "--log-approvals needs --log" "$T/e" && pass || fail "no reason given: $(cat "$T/e")"
+out=$(FA_LOG_APPROVALS=yes LD_PRELOAD=$PRELOAD FA_EXEC=allow sh -c true 2>&1)
+check "FA_LOG_APPROVALS=yes: exit" 125 "$?"
+case $out in *"invalid FA_LOG_APPROVALS"*) pass ;; *) fail "FA_LOG_APPROVALS=yes: $out" ;; esac
+
 # ---- a malformed counter variable stops the program (fail closed) ----
 out=$(FA_COUNTS=x3 LD_PRELOAD=$PRELOAD FA_EXEC=allow sh -c true 2>&1)
 rc=$?

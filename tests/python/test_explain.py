@@ -79,3 +79,26 @@ def test_native_record_and_log_carry_the_fix(native_mods, root, outside, tmp_pat
     assert ('; to allow: ' + fix).encode() in err
     if sys.version_info >= (3, 12):  # the note and attribute come from sys.monitoring RAISE
         assert r['guard'] == {'layer': 'libc', 'rule': 'outside-roots', 'fix': fix}
+
+
+@pytest.mark.skipif(not os.path.exists(SHIM), reason='libfashim.so not built')
+def test_host_approval_is_logged_when_asked(native_mods, root, outside, tmp_path, monkeypatch):
+    body = '''
+        ap = mk_audit([root], before_deny=lambda *a: True, monitor_calls=False)
+        with ap():
+            with open(out + '/approved', 'w') as f:
+                f.write('x')
+        res['made'] = os.path.exists(out + '/approved')
+    '''
+    log = tmp_path / 'quiet.jsonl'
+    r, err = run_logged(native_mods, root, outside, log, body)
+    assert r['made'] and log.read_text() == ''      # not asked: no trail
+    os.remove(outside / 'approved')
+    monkeypatch.setenv('FA_LOG_APPROVALS', '1')
+    log = tmp_path / 'trail.jsonl'
+    r, err = run_logged(native_mods, root, outside, log, body)
+    lines = [json.loads(l) for l in log.read_text().splitlines()]
+    assert r['made'] and len(lines) == 1, lines
+    d = lines[0]
+    assert d['approved_by'] == 'host' and d['policy'] == 'context' and d['op'] == 'write'
+    assert d['path'] == str(outside / 'approved') and d['rule'] is None and d['fix'] is None
