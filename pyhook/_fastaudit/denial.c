@@ -29,7 +29,7 @@ struct recent {
 	unsigned long long seq;
 	struct timespec when;
 	int tid;
-	PyObject *event, *msg, *path;   /* owned */
+	PyObject *event, *msg, *path, *fix;   /* owned; fix may be NULL */
 	const char *rule, *op;          /* static strings */
 };
 
@@ -56,13 +56,16 @@ static int names(void)
 	       s_libc && s_fix && s_fastaudit && s_hook ? 0 : -1;
 }
 
-static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
+		     PyObject *fix)
 {
 	struct recent *r = &ring[nrecent % NRECENT];
 
 	Py_XDECREF(r->event);
 	Py_XDECREF(r->msg);
 	Py_XDECREF(r->path);
+	Py_XDECREF(r->fix);
+	r->fix = fix && fix != Py_None ? Py_NewRef(fix) : NULL;
 	r->seq = ++nrecent;
 	clock_gettime(CLOCK_REALTIME, &r->when);
 	r->tid = (int)gettid();
@@ -223,10 +226,27 @@ int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail 
 			}
 			Py_DECREF(notes);
 		}
-	} else if (fa_set_guard_attr(exc, s_hook, NULL, NULL) < 0) {
-		goto fail;
+	} else {
+		/* an event the context blocks outright: only the host can let it through */
+		PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: approve it from the "
+						   "host (before_deny returning True, or a tool "
+						   "started through track_call)", event);
+		const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
+
+		if (!u || PyObject_SetAttr(exc, s_fix, f) < 0 ||
+		    fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0) {
+			Py_XDECREF(f);
+			goto fail;
+		}
+		Py_DECREF(f);
 	}
-	remember(event, msg, dd);
+	{
+		PyObject *f = PyObject_GetAttr(exc, s_fix);
+
+		PyErr_Clear();
+		remember(event, msg, dd, f);
+		Py_XDECREF(f);
+	}
 	PyErr_SetObject(PyExc_PermissionError, exc);
 	Py_DECREF(exc);
 	Py_XDECREF(fixnote);
@@ -244,10 +264,11 @@ static PyObject *hook_item(const struct recent *r)
 	struct fa_buf b = FA_BUF_INIT(small);
 
 	fa_put_time(&b, &r->when);
-	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z}",
+	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z,s:O}",
 			     "layer", "hook", "seq", r->seq, "time", b.p, (Py_ssize_t)b.len,
 			     "tid", r->tid, "event", r->event, "message", r->msg,
-			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op);
+			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op,
+			     "fix", r->fix ? r->fix : Py_None);
 }
 
 static PyObject *sort_key;

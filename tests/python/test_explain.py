@@ -102,3 +102,23 @@ def test_host_approval_is_logged_when_asked(native_mods, root, outside, tmp_path
     d = lines[0]
     assert d['approved_by'] == 'host' and d['policy'] == 'context' and d['op'] == 'write'
     assert d['path'] == str(outside / 'approved') and d['rule'] is None and d['fix'] is None
+
+
+def test_hook_blocked_event_says_who_can_allow_it(mk, root):
+    import subprocess
+    from fastaudit import recent_denials
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(subprocess.run, ['true'])
+    assert e.fastaudit['layer'] == 'hook' and e.fastaudit['rule'] == 'blocked-event'
+    assert 'subprocess.Popen' in e.fix and 'before_deny' in e.fix and 'track_call' in e.fix
+    assert recent_denials()[-1]['fix'] == e.fix
+
+
+def test_hook_recent_denials_carry_the_fix(mk, root, outside):
+    from fastaudit import recent_denials
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(open, str(outside / 'g'), 'w')
+    last = [d for d in recent_denials() if d['layer'] == 'hook'][-1]
+    assert last['fix'] == e.fix == "add %s to mk_audit([...])'s roots" % outside
