@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -239,7 +240,8 @@ static char *log_path(const char *given)
 /*
  * The run's tally (counts.h), unless --quiet wants no summary: a memfd
  * the command inherits (FA_COUNTS names the descriptor), moved up out of
- * the low numbers that shells and scripts use for themselves. Under the
+ * the low numbers that shells and scripts use for themselves; the preload
+ * keeps it from close() as it keeps its pinned roots. Under the
  * kernel floor no process of the run may reach fa-run's own /proc entry,
  * so inheriting is the one way in.
  */
@@ -247,7 +249,8 @@ static struct fa_counts *make_counts(void)
 {
 	char num[16];
 	struct fa_counts *c;
-	int fd = memfd_create("fa-run-counts", MFD_CLOEXEC), high;
+	int fd = memfd_create("fa-run-counts", MFD_CLOEXEC), high, want = 960;
+	struct rlimit rl;
 
 	if (fd < 0 || ftruncate(fd, sizeof(*c)) < 0)
 		die(EXIT_FAIL, "cannot make the denial counter: %s", strerror(errno));
@@ -255,7 +258,10 @@ static struct fa_counts *make_counts(void)
 	if (c == MAP_FAILED)
 		die(EXIT_FAIL, "cannot map the denial counter: %s", strerror(errno));
 	c->magic = FA_COUNTS_MAGIC;
-	high = fcntl(fd, F_DUPFD, 100);
+	/* below the roots the preload pins, which it places at the top (policy.c) */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1100)
+		want = rl.rlim_cur > 96 ? (int)rl.rlim_cur - 64 : 10;
+	high = fcntl(fd, F_DUPFD, want);
 	if (high < 0)
 		high = fcntl(fd, F_DUPFD, 3);
 	if (high < 0)

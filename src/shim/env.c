@@ -220,11 +220,12 @@ static void read_policy(void)
 }
 
 /*
- * fa-run's tally: a descriptor inherited from fa-run, kept open so that
- * children inherit it too. The number must be a number; but a program may
- * close or reuse its descriptors as it likes, so a descriptor that is no
- * longer the tally only means that this process and its children go
- * uncounted (their denials are still printed and logged).
+ * fa-run's tally: a descriptor inherited from fa-run, kept open (and kept
+ * from close(), like the pinned roots) so that children inherit it too.
+ * The number must be a number; a descriptor that is no longer the tally
+ * (closed by a raw system call before an exec) only means that this
+ * process and its children go uncounted (their denials are still printed
+ * and logged).
  */
 static void read_counts(void)
 {
@@ -252,6 +253,19 @@ static void read_counts(void)
 		return;
 	}
 	fa_proc.counts = c;
+	fa_proc.counts_fd = (int)fd;
+	/* kept from close() and close_range() with the pinned roots (fd.c) */
+	if (!fa_proc.npinned) {
+		fa_proc.pin_lo = (unsigned)fd;
+		fa_proc.pin_span = 0;
+	} else {
+		unsigned lo = fa_proc.pin_lo, hi = fa_proc.pin_lo + fa_proc.pin_span;
+
+		lo = (unsigned)fd < lo ? (unsigned)fd : lo;
+		hi = (unsigned)fd > hi ? (unsigned)fd : hi;
+		fa_proc.pin_lo = lo;
+		fa_proc.pin_span = hi - lo;
+	}
 }
 
 /* What children get back whatever environment they are started with. */

@@ -77,6 +77,7 @@ struct fa_proc {
 	const char *log;          /* FA_LOG, or NULL */
 	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
 	struct fa_counts *counts; /* FA_COUNTS mapped: fa-run's tally of the run, or NULL */
+	int counts_fd;            /* its descriptor, kept (and kept from close) for children */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
 	const char *ld_preload;   /* "LD_PRELOAD=..." as the process got it, shim included */
