@@ -20,21 +20,57 @@ pyhook__fastaudit_la_LIBADD = src/libfaengine.la -ldl
 
 fastaudit_PYTHON = \
 	pyhook/fastaudit/__init__.py \
+	pyhook/fastaudit/__main__.py \
+	pyhook/fastaudit/_shim.py \
 	pyhook/fastaudit/core.py \
 	pyhook/fastaudit/hooks.py
+# Written by configure from AC_INIT's version.
+nodist_fastaudit_PYTHON = pyhook/fastaudit/_version.py
+# What pip's fa-run and fa-check commands run: beside the package, so that
+# they need not import it.
+fastauditcmddir = $(pyexecdir)
+fastauditcmd_PYTHON = pyhook/_fastaudit_cmd.py
+EXTRA_DIST += pyhook/fastaudit/_version.py.in
+
+# The package reaches the shim and the two programs through lib/ and bin/
+# inside itself, wherever it is: links here, in the build tree and after
+# "make install"; the files themselves in the wheel (pybuild/ replaces
+# each link by what it names).
+fastaudit_links = lib/libfashim.so bin/fa-run bin/fa-check
 
 # An importable package in the build tree for the tests: the sources
 # (copied when building out of tree) next to the freshly built extension.
 all-local: fastaudit-stage
-fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON)
-	@$(MKDIR_P) pyhook/fastaudit
-	@for f in $(fastaudit_PYTHON); do \
+fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
+	@$(MKDIR_P) pyhook/fastaudit/lib pyhook/fastaudit/bin
+	@for f in $(fastaudit_PYTHON) $(fastauditcmd_PYTHON); do \
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
 	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
+	@ln -sf ../../../src/.libs/libfashim.so pyhook/fastaudit/lib/libfashim.so
+	@ln -sf ../../../fa-run$(EXEEXT) pyhook/fastaudit/bin/fa-run
+	@ln -sf ../../../fa-check$(EXEEXT) pyhook/fastaudit/bin/fa-check
+
+# The .la files libtool installs for the two modules are of no use to Python
+# (so uninstall removes the modules by name, as for the shim).
+fastaudit-install-links:
+	rm -f '$(DESTDIR)$(fastauditdir)/_fastaudit.la' '$(DESTDIR)$(fawspydir)/_workspace.la'
+	$(MKDIR_P) '$(DESTDIR)$(fastauditdir)/lib' '$(DESTDIR)$(fastauditdir)/bin'
+	ln -sf '$(libdir)/libfashim.so' '$(DESTDIR)$(fastauditdir)/lib/libfashim.so'
+	ln -sf '$(bindir)/fa-run$(EXEEXT)' '$(DESTDIR)$(fastauditdir)/bin/fa-run'
+	ln -sf '$(bindir)/fa-check$(EXEEXT)' '$(DESTDIR)$(fastauditdir)/bin/fa-check'
+fastaudit-uninstall-links:
+	rm -f '$(DESTDIR)$(fastauditdir)/_fastaudit$(PYTHON_EXT_SUFFIX)' \
+		'$(DESTDIR)$(fawspydir)/_workspace$(PYTHON_EXT_SUFFIX)'
+	-cd '$(DESTDIR)$(fastauditdir)' && rm -f $(fastaudit_links) && rmdir lib bin
 
 clean-local: fastaudit-unstage
 fastaudit-unstage:
 	-rm -f pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
-	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON)
+	-cd pyhook/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
+	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(fastauditcmd_PYTHON)
+else
+fastaudit-install-links fastaudit-uninstall-links:
 endif
+install-data-hook: fastaudit-install-links
+uninstall-hook: fastaudit-uninstall-links

@@ -37,9 +37,23 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	if (!strcmp(native, "require") && !fa_native_on()) {
+		/* The package knows where its shim is and how this process was
+		 * started, so the message can give the exact command. */
+		PyObject *hint = NULL, *shim = PyImport_ImportModule("fastaudit._shim");
+
+		if (shim)
+			hint = PyObject_CallMethod(shim, "reexec_hint", NULL);
+		Py_XDECREF(shim);
+		if (!hint) {
+			PyErr_Clear();
+			hint = PyUnicode_FromString("run it under fa-run, or with LD_PRELOAD=libfashim.so");
+			if (!hint)
+				return NULL;
+		}
 		PyErr_Format(PyExc_RuntimeError,
-			     "mk_audit(native='require'): native checks are off: %s "
-			     "(run under fa-run, or with LD_PRELOAD=libfashim.so)", fa_native_reason());
+			     "mk_audit(native='require'): native checks are off: %s; %U",
+			     fa_native_reason(), hint);
+		Py_DECREF(hint);
 		return NULL;
 	}
 	if (fa_install() < 0)

@@ -4,12 +4,13 @@ The audit hook, the contexts and the call monitor are implemented in C
 (``fastaudit._fastaudit``); this package adds call tracking and the
 entry-point metadata the hook is configured from.
 """
-__version__ = "0.3.0"
-
+from ._version import __version__  # noqa: F401 (written by configure)
 from .core import *  # noqa: F401,F403
 from .core import __all__  # noqa: F401
+# The installed libfashim.so, for LD_PRELOAD or a re-exec.
+from ._shim import shim_path  # noqa: E402
 
 # Files beneath a pinned root (PathFence's API), on the same engine.
 from .workspace import Workspace, WorkspaceEscapeError, safe_open  # noqa: E402
 
-__all__ = list(__all__) + ['Workspace', 'WorkspaceEscapeError', 'safe_open']
+__all__ = list(__all__) + ['Workspace', 'WorkspaceEscapeError', 'safe_open', 'shim_path']

@@ -40,6 +40,9 @@
 #ifndef FA_LIBDIR
 #define FA_LIBDIR "/usr/local/lib"
 #endif
+#ifndef FA_LIBDIR_FROM_BINDIR
+#define FA_LIBDIR_FROM_BINDIR ""
+#endif
 
 static const char *prog = "fa-run";
 
@@ -163,11 +166,20 @@ static const char *find_shim(char *buf, size_t len)
 			if (snprintf(buf, len, "%.*s/src/.libs/libfashim.so",
 				     (int)(len - 32), self) < (int)len && !access(buf, R_OK))
 				return buf;
+			/* A moved prefix, or the Python package, which carries
+			 * bin/ and lib/ inside itself: the shim of this very
+			 * install before any other one. */
+			if (FA_LIBDIR_FROM_BINDIR[0] &&
+			    snprintf(buf, len, "%s/%s/libfashim.so", self,
+				     FA_LIBDIR_FROM_BINDIR) < (int)len && !access(buf, R_OK))
+				return buf;
 		}
 	}
 	snprintf(buf, len, "%s/libfashim.so", FA_LIBDIR);
 	if (access(buf, R_OK))
-		die(EXIT_FAIL, "cannot find libfashim.so (looked in the build tree and %s)", FA_LIBDIR);
+		die(EXIT_FAIL, "cannot find libfashim.so (looked in the build tree, in %s "
+		    "from fa-run's directory and in %s; FA_SHIM can name it)",
+		    FA_LIBDIR_FROM_BINDIR[0] ? FA_LIBDIR_FROM_BINDIR : "nothing", FA_LIBDIR);
 	return buf;
 }
 

@@ -38,7 +38,8 @@ fa-shim-uninstall-hook:
 
 bin_PROGRAMS += fa-run
 fa_run_SOURCES = src/run/fa_run.c src/shim/elf.c $(FA_RUN_FLOOR_SOURCES)
-fa_run_CPPFLAGS = $(AM_CPPFLAGS) -DFA_LIBDIR='"$(libdir)"'
+fa_run_CPPFLAGS = $(AM_CPPFLAGS) -DFA_LIBDIR='"$(libdir)"' \
+	-DFA_LIBDIR_FROM_BINDIR='"$(FA_LIBDIR_FROM_BINDIR)"'
 fa_run_LDADD = src/libfaengine.la
 if FA_SANITIZERS
 # An ASan-built shim needs the ASan runtime first in LD_PRELOAD.

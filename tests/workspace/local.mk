@@ -7,6 +7,8 @@ tests_workspace_ws_test_LDADD = src/workspace/libfaworkspace.la $(CMOCKA_LIBS)
 C_TESTS += tests/workspace/ws_test
 endif
 if WITH_PYTHON
+if HAVE_PYTEST
 PY_TESTS += tests/workspace/test_workspace.py
+endif
 endif
 EXTRA_DIST += tests/workspace/test_workspace.py

@@ -1,0 +1,41 @@
+"""The fa-run and fa-check commands of a pip install, and python -m fastaudit.
+
+Each becomes the program of that name in the fastaudit package's bin/ (the
+file itself in a wheel; a link to $bindir after make install), so options,
+messages and exit statuses are the program's. The package is found, not
+imported: the commands should not pay for importing it.
+"""
+import importlib.util
+import os
+import sys
+
+
+def program_path(name):
+    """The absolute path of fa-run or fa-check in this install of fastaudit."""
+    spec = importlib.util.find_spec('fastaudit')
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f'{name}: the fastaudit package is not installed for '
+                                f'{sys.executable}')
+    path = os.path.join(spec.submodule_search_locations[0], 'bin', name)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f'{path} is missing: this install of fastaudit is '
+                                f'incomplete; reinstall fastaudit-native')
+    return path
+
+
+def exec_program(name, args):
+    """Become NAME with ARGS; returns only on failure, with fa-run's status."""
+    try:
+        os.execv(program_path(name), [name] + list(args))
+    except OSError as e:
+        print(f'{name}: {e.strerror if e.filename else e}'
+              + (f': {e.filename}' if e.filename else ''), file=sys.stderr)
+        return 127 if isinstance(e, FileNotFoundError) else 126
+
+
+def fa_run():
+    return exec_program('fa-run', sys.argv[1:])
+
+
+def fa_check():
+    return exec_program('fa-check', sys.argv[1:])

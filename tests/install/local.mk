@@ -1,0 +1,10 @@
+# tests/install: what an install gives a user (the shim, fa-run and fa-check
+# reached through the package, python -m fastaudit run, the version), run
+# against the build tree by make check and against an installed wheel by
+# make check-installed.
+if WITH_PYTHON
+if HAVE_PYTEST
+PY_TESTS += tests/install/test_install.py
+endif
+endif
+EXTRA_DIST += tests/install/test_install.py
