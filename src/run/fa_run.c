@@ -91,9 +91,9 @@ static void usage(FILE *f)
 "A denied call fails with EACCES (Permission denied) and changes nothing;\n"
 "its message ends with the smallest change that would have allowed it\n"
 "(\"; to allow: add -w DIR to fa-run\"). When anything was denied, fa-run\n"
-"says at exit how many calls were, in the command and all its children:\n"
+"(which stays the command's parent) says at exit how many calls were, in\n"
+"the command and all its children:\n"
 "  fa-run: 3 denials (2 paths, 1 exec); see FILE\n"
-"for which fa-run stays the command's parent.\n"
 "Environment: FA_SHIM overrides the shim to preload.\n"
 "Exit status: COMMAND's; 125 if fa-run fails; 126 if COMMAND cannot be\n"
 "run; 127 if COMMAND is not found.\n");
