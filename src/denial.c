@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -32,6 +34,8 @@ const struct fa_denial_field fa_denial_fields[] = {
 	F("enforced", FA_FIELD_BOOL, enforced),
 	F("caller", FA_FIELD_PATH, caller),
 	F("roots", FA_FIELD_ROOTS, roots),
+	F("fix", FA_FIELD_STR, fix),
+	F("approved_by", FA_FIELD_STR, approved_by),
 };
 
 const int fa_denial_nfields = (int)(sizeof(fa_denial_fields) / sizeof(fa_denial_fields[0]));
@@ -270,6 +274,166 @@ void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v)
 			fa_puts(b, "audit context");
 		fa_putc(b, ']');
 	}
+	if (v->fix) {
+		fa_puts(b, "; to allow: ");
+		fa_put_shown(b, v->fix);
+	}
+}
+
+/* ---- the fix ---- */
+
+/* path begins with the directory dir (dir itself or beneath it) */
+static int beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] || (n == 1 && dir[0] == '/'));
+}
+
+/* path has a component named name */
+static int has_component(const char *path, const char *name)
+{
+	size_t n = strlen(name);
+	const char *s;
+
+	for (s = path; (s = strchr(s, '/')); s++)
+		if (!strncmp(s + 1, name, n) && (s[1 + n] == '/' || !s[1 + n]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Why granting dir would be more than the run likely means, or NULL.
+ * The fix is raw text, escaped where it is shown like every other field.
+ * Granting a place that holds credentials or configuration lets every
+ * later step change them: say so rather than suggest it blindly.
+ */
+static const char *sensitive(const char *dir)
+{
+	const char *home = getenv("HOME");
+	size_t h;
+
+	if (has_component(dir, ".ssh") || has_component(dir, ".gnupg"))
+		return "it holds keys";
+	if (has_component(dir, ".git"))
+		return "it is inside a git repository's own .git";
+	if (beneath(dir, "/etc"))
+		return "it is system configuration";
+	if (home && home[0] == '/' && home[1]) {
+		h = strlen(home);
+		while (h > 1 && home[h - 1] == '/')
+			h--;
+		if (!strncmp(dir, home, h) && !dir[h])
+			return "it is the whole home directory";
+		if (!strncmp(dir, home, h) && dir[h] == '/' && dir[h + 1] == '.')
+			return "it is a dotfile directory of the home directory";
+	}
+	return NULL;
+}
+
+/* The nearest existing directory that holds path (its parent or above), in out; 0 for / or none. */
+static int nearest_dir(const char *path, char *out, size_t n)
+{
+	struct stat st;
+	size_t k = strlen(path);
+	char *slash;
+
+	if (path[0] != '/' || k >= n)
+		return 0;
+	memcpy(out, path, k + 1);
+	while ((slash = strrchr(out, '/')) && slash > out) {
+		*slash = '\0';
+		if (!stat(out, &st) && S_ISDIR(st.st_mode))
+			return 1;
+	}
+	return 0;
+}
+
+/* The deny subtree of the policy that holds path, or NULL. */
+static const char *deny_of(const struct fa_denial_view *v, const char *path)
+{
+	int i;
+
+	if (!v->policy || !path)
+		return NULL;
+	for (i = 0; i < fa_policy_ndeny(v->policy); i++)
+		if (beneath(path, fa_policy_deny(v->policy, i)) ||
+		    beneath(fa_policy_deny(v->policy, i), path))
+			return fa_policy_deny(v->policy, i);
+	return NULL;
+}
+
+static void put_root_fix(struct fa_buf *b, const struct fa_denial_view *v, const char *judged)
+{
+	char dir[PATH_MAX];
+	const char *why;
+
+	if (!judged || !nearest_dir(judged, dir, sizeof(dir))) {
+		fa_puts(b, "nothing short of / holds it: allow no such write");
+		return;
+	}
+	why = sensitive(dir);
+	if (why) {
+		fa_puts(b, "think twice: ");
+		fa_puts(b, dir);
+		fa_puts(b, " is a sensitive place (");
+		fa_puts(b, why);
+		fa_puts(b, "); if the write is really meant, ");
+	}
+	if (v->from_context) {
+		fa_puts(b, "add ");
+		fa_puts(b, dir);
+		fa_puts(b, " to mk_audit([...])'s roots");
+	} else {
+		fa_puts(b, "add -w ");
+		fa_puts(b, dir);
+		fa_puts(b, " to fa-run");
+	}
+}
+
+static int rule_is(const struct fa_denial_view *v, const char *name)
+{
+	return v->rule && !strcmp(v->rule, name);
+}
+
+int fa_denial_fix(struct fa_buf *b, const struct fa_denial_view *v)
+{
+	const char *judged = v->resolved2 ? v->resolved2 : v->resolved, *d, *base;
+	size_t start = b->len;
+
+	if (rule_is(v, "outside-roots") || rule_is(v, "no-roots")) {
+		put_root_fix(b, v, judged);
+	} else if (rule_is(v, "deny-subtree") || rule_is(v, "protects-deny")) {
+		d = deny_of(v, judged);
+		fa_puts(b, "a deny subtree covers it");
+		if (d) {
+			fa_puts(b, " (");
+			fa_puts(b, d);
+			fa_putc(b, ')');
+		}
+		fa_puts(b, v->from_context ? ": drop it from the context's deny list" :
+					     ": drop that --deny from fa-run");
+	} else if (rule_is(v, "link-target")) {
+		fa_puts(b, v->from_context ? "pass allow_outside_symlinks=True to mk_audit()" :
+					     "add --allow-outside-symlinks to fa-run");
+	} else if (rule_is(v, "symlink")) {
+		fa_puts(b, v->from_context ? "use a symlink mode that follows this link, or write to "
+					     "where it leads" :
+					     "use --symlinks=trust, or write to where the link leads");
+	} else if (rule_is(v, "exec-denied") || rule_is(v, "exec-not-listed")) {
+		base = v->resolved ? v->resolved : v->path;
+		fa_puts(b, "exec is denied: add --allow-exec ");
+		fa_puts(b, base ? base : "PROG");
+		fa_puts(b, " to fa-run");
+	} else if (rule_is(v, "exec-in-context")) {
+		fa_puts(b, "exec is denied in the audit context: approve it from the host "
+			   "(before_deny returning True, or a tool started through track_call)");
+	} else if (rule_is(v, "floor")) {
+		fa_puts(b, "the kernel floor refused what the policy allows: fa-run --landlock=off");
+	}
+	return b->len > start;
 }
 
 /* The record's fields and the view's, paired: one list for both directions. */
@@ -279,7 +443,8 @@ void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v)
 	X(call, call, -1) X(op, op, -1) X(why, rule, -1) \
 	X(reason, reason, FA_DENIAL_CUT_REASON) X(path, path, FA_DENIAL_CUT_PATH) \
 	X(resolved, resolved, FA_DENIAL_CUT_RESOLVED) X(path2, path2, FA_DENIAL_CUT_PATH2) \
-	X(resolved2, resolved2, FA_DENIAL_CUT_RESOLVED2) X(caller, caller, FA_DENIAL_CUT_CALLER)
+	X(resolved2, resolved2, FA_DENIAL_CUT_RESOLVED2) X(caller, caller, FA_DENIAL_CUT_CALLER) \
+	X(fix, fix, FA_DENIAL_CUT_FIX)
 
 static const char *present(const char *s)
 {

@@ -30,6 +30,8 @@ struct fa_denial_view {
 	int from_context;                /* the audit context's policy, not the process's */
 	int enforced;                    /* 0: report-only, the call went through */
 	const char *caller;
+	const char *fix;                 /* the smallest change that would allow it, or NULL */
+	const char *approved_by;         /* not a denial: what let it through ("allow-exec", "host") */
 	/*
 	 * The roots of the policy that denied, when they say something (a
 	 * path was judged, the policy has a path restriction): taken from the
@@ -84,6 +86,17 @@ void fa_denial_json(struct fa_buf *b, const struct fa_denial_view *v);
  * for report-only. Every string is shown through fa_put_shown().
  */
 void fa_denial_text(struct fa_buf *b, const struct fa_denial_view *v);
+
+/*
+ * The smallest change that would have allowed v, in the terms of whoever
+ * set the policy: fa-run's options for the process policy, mk_audit()'s
+ * arguments for a context's. Write roots are suggested as the nearest
+ * existing directory holding the judged path (never /), and called out
+ * when they lie in a place that is rarely meant to be writable ($HOME
+ * itself or its dotfiles, /etc, a .git). Writes into b; 0 when no change
+ * of policy allows it (a path that escapes, a magic link).
+ */
+int fa_denial_fix(struct fa_buf *b, const struct fa_denial_view *v);
 
 /* The view of a bridge record (its strings are borrowed). */
 void fa_denial_view_of(struct fa_denial_view *v, const struct fa_denial *d);

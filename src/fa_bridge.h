@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 3
+#define FA_BRIDGE_VERSION 4
 
 /*
  * A compile-time fingerprint of the engine's data layout: both sides must
@@ -81,11 +81,12 @@ struct fa_denial {
 	char resolved2[PATH_MAX];  /* what the engine judged for path2, if known */
 	char caller[PATH_MAX];     /* the object that made the call (the executable's real path for the program) */
 	char roots[PATH_MAX];      /* each root and its NUL, then an empty string */
+	char fix[PATH_MAX + 256];  /* the smallest change that would allow it, or "" */
 };
 
 enum { FA_DENIAL_CUT_PATH, FA_DENIAL_CUT_RESOLVED, FA_DENIAL_CUT_PATH2,
        FA_DENIAL_CUT_RESOLVED2, FA_DENIAL_CUT_CALLER, FA_DENIAL_CUT_REASON,
-       FA_DENIAL_CUT_ROOTS };
+       FA_DENIAL_CUT_ROOTS, FA_DENIAL_CUT_FIX };
 
 struct fa_bridge {
 	uint32_t version;          /* FA_BRIDGE_VERSION */

@@ -549,7 +549,7 @@ static int linked_to_noted(PyObject *exc)
 int fa_bridge_note(PyObject *exc)
 {
 	struct fa_denial *d;
-	PyObject *text;
+	PyObject *text, *libc;
 	uint64_t n, seq;
 	int rc;
 
@@ -577,9 +577,15 @@ int fa_bridge_note(PyObject *exc)
 	}
 	seq = d->seq;
 	text = denial_text(d);
-	PyMem_Free(d);
 	rc = text ? append_note(exc, text) : -1;
 	Py_XDECREF(text);
+	/* the guard's attribute says who refused, whatever the library raised */
+	libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
+	if (!libc || fa_set_guard_attr(exc, libc, d->why[0] ? d->why : NULL,
+				       d->fix[0] ? d->fix : NULL) < 0)
+		rc = -1;
+	Py_XDECREF(libc);
+	PyMem_Free(d);
 	if (rc < 0) {
 		PyErr_Clear();
 		return 0;

@@ -20,7 +20,8 @@
 
 #include "denial.h"
 
-static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_event, *s_layer, *s_libc;
+static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_event, *s_layer, *s_libc,
+	*s_fix, *s_fastaudit, *s_hook;
 
 #define NRECENT 32
 
@@ -28,7 +29,7 @@ struct recent {
 	unsigned long long seq;
 	struct timespec when;
 	int tid;
-	PyObject *event, *msg, *path;   /* owned */
+	PyObject *event, *msg, *path, *fix;   /* owned; fix may be NULL */
 	const char *rule, *op;          /* static strings */
 };
 
@@ -48,17 +49,23 @@ static int names(void)
 	s_event = PyUnicode_InternFromString("event");
 	s_layer = PyUnicode_InternFromString("layer");
 	s_libc = PyUnicode_InternFromString("libc");
+	s_fix = PyUnicode_InternFromString("fix");
+	s_fastaudit = PyUnicode_InternFromString("fastaudit");
+	s_hook = PyUnicode_InternFromString("hook");
 	return s_notes && s_path && s_resolved && s_rule && s_op && s_roots && s_event && s_layer &&
-	       s_libc ? 0 : -1;
+	       s_libc && s_fix && s_fastaudit && s_hook ? 0 : -1;
 }
 
-static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
+		     PyObject *fix)
 {
 	struct recent *r = &ring[nrecent % NRECENT];
 
 	Py_XDECREF(r->event);
 	Py_XDECREF(r->msg);
 	Py_XDECREF(r->path);
+	Py_XDECREF(r->fix);
+	r->fix = fix && fix != Py_None ? Py_NewRef(fix) : NULL;
 	r->seq = ++nrecent;
 	clock_gettime(CLOCK_REALTIME, &r->when);
 	r->tid = (int)gettid();
@@ -113,13 +120,77 @@ static int set_str(PyObject *exc, PyObject *name, const char *s)
 	return rc;
 }
 
-/* Raise PermissionError(msg) for event; returns -1 (always). */
-int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+/*
+ * exc.fastaudit: what a program (or a model driving one) reads to know
+ * that the guard refused the call, by which rule, and what would allow
+ * it; the same keys for both layers. Set once: the first layer to
+ * explain an exception is the one that refused.
+ */
+int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule, const char *fix)
 {
-	PyObject *exc, *notes;
+	PyObject *d, *v;
+	int rc = -1;
 
 	if (names() < 0)
 		return -1;
+	d = PyObject_GetAttr(exc, s_fastaudit);
+	if (d) {
+		Py_DECREF(d);
+		return 0;
+	}
+	if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+		return -1;
+	PyErr_Clear();
+	d = PyDict_New();
+	if (!d)
+		return -1;
+	if (PyDict_SetItem(d, s_layer, layer) < 0)
+		goto out;
+	v = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
+	if (!v || PyDict_SetItem(d, s_rule, v) < 0) {
+		Py_XDECREF(v);
+		goto out;
+	}
+	Py_DECREF(v);
+	v = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
+	if (!v || PyDict_SetItem(d, s_fix, v) < 0) {
+		Py_XDECREF(v);
+		goto out;
+	}
+	Py_DECREF(v);
+	rc = PyObject_SetAttr(exc, s_fastaudit, d);
+out:
+	Py_DECREF(d);
+	return rc;
+}
+
+/* The fix of a hook-layer denial, by the one rule of fixes (denial.c); 0: none. */
+static int hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
+{
+	struct fa_denial_view v;
+
+	memset(&v, 0, sizeof(v));
+	v.rule = dd->rule;
+	v.resolved = dd->resolved;
+	v.from_context = 1;
+	v.policy = dd->policy;
+	return fa_denial_fix(b, &v);
+}
+
+/* Raise PermissionError(msg) for event; returns -1 (always). */
+int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+{
+	PyObject *exc, *notes, *fixnote = NULL;
+	static const char lead[] = "; to allow: ";
+	char note[sizeof(lead) - 1 + PATH_MAX + 256], *fix = note + sizeof(lead) - 1;
+	struct fa_buf fb = { fix, 0, sizeof(note) - (sizeof(lead) - 1) };
+	int hasfix = 0;
+
+	if (names() < 0)
+		return -1;
+	memcpy(note, lead, sizeof(lead) - 1);
+	if (dd)
+		hasfix = hook_fix(&fb, dd) && fa_buf_fits(&fb);
 	exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
 	if (!exc)
 		return -1;
@@ -131,24 +202,58 @@ int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail 
 		    set_const(exc, s_op, dd->op) < 0 ||
 		    PyObject_SetAttr(exc, s_roots, dd->roots ? dd->roots : Py_None) < 0)
 			goto fail;
-		if (dd->note) {
-			notes = PyList_New(1);
-			if (!notes)
+		if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0 ||
+		    fa_set_guard_attr(exc, s_hook, dd->rule, hasfix ? fix : NULL) < 0)
+			goto fail;
+		/* one note, ending as the shim's line does: "...; to allow: FIX" */
+		if (dd->note && hasfix) {
+			PyObject *tail = PyUnicode_DecodeFSDefault(note);
+
+			fixnote = tail ? PyUnicode_Concat(dd->note, tail) : NULL;
+			Py_XDECREF(tail);
+			if (!fixnote)
 				goto fail;
-			PyList_SET_ITEM(notes, 0, Py_NewRef(dd->note));
+		}
+		if (dd->note) {
+			notes = PyList_New(0);
+			if (!notes || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0) {
+				Py_XDECREF(notes);
+				goto fail;
+			}
 			if (PyObject_SetAttr(exc, s_notes, notes) < 0) {
 				Py_DECREF(notes);
 				goto fail;
 			}
 			Py_DECREF(notes);
 		}
+	} else {
+		/* an event the context blocks outright: only the host can let it through */
+		PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: approve it from the "
+						   "host (before_deny returning True, or a tool "
+						   "started through track_call)", event);
+		const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
+
+		if (!u || PyObject_SetAttr(exc, s_fix, f) < 0 ||
+		    fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0) {
+			Py_XDECREF(f);
+			goto fail;
+		}
+		Py_DECREF(f);
 	}
-	remember(event, msg, dd);
+	{
+		PyObject *f = PyObject_GetAttr(exc, s_fix);
+
+		PyErr_Clear();
+		remember(event, msg, dd, f);
+		Py_XDECREF(f);
+	}
 	PyErr_SetObject(PyExc_PermissionError, exc);
 	Py_DECREF(exc);
+	Py_XDECREF(fixnote);
 	return -1;
 fail:
 	Py_DECREF(exc);
+	Py_XDECREF(fixnote);
 	return -1;
 }
 
@@ -159,10 +264,11 @@ static PyObject *hook_item(const struct recent *r)
 	struct fa_buf b = FA_BUF_INIT(small);
 
 	fa_put_time(&b, &r->when);
-	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z}",
+	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z,s:O}",
 			     "layer", "hook", "seq", r->seq, "time", b.p, (Py_ssize_t)b.len,
 			     "tid", r->tid, "event", r->event, "message", r->msg,
-			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op);
+			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op,
+			     "fix", r->fix ? r->fix : Py_None);
 }
 
 static PyObject *sort_key;

@@ -167,6 +167,7 @@ struct fa_deny_detail {
 	const char *op;          /* the operation class ("write", "remove"), or NULL */
 	PyObject *roots;         /* the context's roots */
 	PyObject *note;          /* one sentence for the exception's notes, or NULL */
+	const fa_policy *policy; /* the context's policy, to name the fix; NULL: not known */
 };
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	    const struct fa_deny_detail *dd);
@@ -195,6 +196,8 @@ int fa_bridge_note(PyObject *exc);
 /* ---- denial.c --------------------------------------------------------- */
 
 int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd);
+/* exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an exception set. */
+int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule, const char *fix);
 PyObject *fa_all_denials(void);
 
 /* ---- monitor.c --------------------------------------------------------- */

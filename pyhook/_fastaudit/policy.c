@@ -301,6 +301,7 @@ static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct
 	dd.rule = root ? "root-itself" : fa_why_name(d->why);
 	dd.op = fa_op_name(op);
 	dd.roots = e->cfg->pol->roots;
+	dd.policy = e->cfg->pol->policy;
 	/* os.open() of a relative path without the shim: its dir_fd, if any, is unknown */
 	dd.note = path_note(a, d, op, root,
 			    !strcmp(event, "open") && PyTuple_GET_SIZE(args) > 1 &&
@@ -361,7 +362,8 @@ static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
 
 static int not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
 {
-	struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL, e->cfg->pol->roots, NULL};
+	struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL, e->cfg->pol->roots, NULL,
+				      e->cfg->pol->policy};
 	PyObject *msg;
 	int rc;
 

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,12 +78,22 @@ static void usage(FILE *f)
 "                          auto (default): on where the kernel has it;\n"
 "                          on: fail (125) where it cannot be had; off\n"
 "      --verbose           say which kernel floor applies\n"
-"      --log FILE          append one JSON line per denial to FILE\n"
-"      --quiet             no message on stderr for a denial\n"
+"      --log FILE          append one JSON line per denial to FILE; its \"fix\"\n"
+"                          says what would have allowed it\n"
+"      --log-approvals     also log what an approval let through: a program\n"
+"                          of --allow-exec started, a write or exec a Python\n"
+"                          host approved (\"approved_by\"); needs --log\n"
+"      --quiet             no message on stderr for a denial, and no summary\n"
+"                          at exit\n"
 "      --help              show this help and exit\n"
 "      --version           show the version and exit\n"
 "\n"
-"A denied call fails with EACCES (Permission denied) and changes nothing.\n"
+"A denied call fails with EACCES (Permission denied) and changes nothing;\n"
+"its message ends with the smallest change that would have allowed it\n"
+"(\"; to allow: add -w DIR to fa-run\"). When anything was denied, fa-run\n"
+"(which stays the command's parent) says at exit how many calls were, in\n"
+"the command and all its children:\n"
+"  fa-run: 3 denials (2 paths, 1 exec); see FILE\n"
 "Environment: FA_SHIM overrides the shim to preload.\n"
 "Exit status: COMMAND's; 125 if fa-run fails; 126 if COMMAND cannot be\n"
 "run; 127 if COMMAND is not found.\n");
@@ -237,9 +249,45 @@ static char *log_path(const char *given)
 	return abs;
 }
 
+/*
+ * The run's tally (counts.h), unless --quiet wants no summary: a memfd
+ * the command inherits (FA_COUNTS names the descriptor), moved up out of
+ * the low numbers that shells and scripts use for themselves; the preload
+ * keeps it from close() as it keeps its pinned roots. Under the
+ * kernel floor no process of the run may reach fa-run's own /proc entry,
+ * so inheriting is the one way in.
+ */
+static struct fa_counts *make_counts(void)
+{
+	char num[16];
+	struct fa_counts *c;
+	int fd = memfd_create("fa-run-counts", MFD_CLOEXEC), high, want = 960;
+	struct rlimit rl;
+
+	if (fd < 0 || ftruncate(fd, sizeof(*c)) < 0)
+		die(EXIT_FAIL, "cannot make the denial counter: %s", strerror(errno));
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		die(EXIT_FAIL, "cannot map the denial counter: %s", strerror(errno));
+	c->magic = FA_COUNTS_MAGIC;
+	/* below the roots the preload pins, which it places at the top (policy.c) */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1100)
+		want = rl.rlim_cur > 96 ? (int)rl.rlim_cur - 64 : 10;
+	high = fcntl(fd, F_DUPFD, want);
+	if (high < 0)
+		high = fcntl(fd, F_DUPFD, 3);
+	if (high < 0)
+		die(EXIT_FAIL, "cannot pass the denial counter on: %s", strerror(errno));
+	close(fd);
+	snprintf(num, sizeof(num), "%d", high);
+	set("FA_COUNTS", num);
+	return c;
+}
+
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
 	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
+	OPT_LOG_APPROVALS,
 };
 
 static const struct option options[] = {
@@ -252,6 +300,7 @@ static const struct option options[] = {
 	{ "allow-outside-symlinks", no_argument, NULL, OPT_OUTSIDE_SYMLINKS },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-approvals", no_argument, NULL, OPT_LOG_APPROVALS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -267,9 +316,10 @@ int main(int argc, char **argv)
 	size_t allowlen = 0;
 	const char *exec_mode = NULL, *sym_given = NULL, *shim;
 	enum fa_symlinks sym = FA_SYM_TRUST;
-	int nroots = 0, report = 0, quiet = 0, allow_static = 0, c, r, fd;
+	int nroots = 0, report = 0, quiet = 0, allow_static = 0, log_approvals = 0, c, r, fd;
 	enum fa_floor_mode landlock = FA_FLOOR_AUTO;
 	struct fa_floor floor;
+	struct fa_watch watch = { 0 };
 	int floor_on, verbose = 0;
 	fa_policy *p;
 	ssize_t n;
@@ -344,6 +394,9 @@ int main(int argc, char **argv)
 		case OPT_QUIET:
 			quiet = 1;
 			break;
+		case OPT_LOG_APPROVALS:
+			log_approvals = 1;
+			break;
 		case OPT_LANDLOCK:
 			if (fa_floor_mode_parse(optarg, &landlock) < 0)
 				die(EXIT_FAIL, "--landlock=%s: expected auto, on or off", optarg);
@@ -365,6 +418,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		die(EXIT_FAIL, "no command given\nTry 'fa-run --help'.");
+	if (log_approvals && !logfile)
+		die(EXIT_FAIL, "--log-approvals needs --log FILE to write to");
 	/* --allow-exec is an allow list: with --exec=deny it means itself; --exec=allow contradicts it. */
 	if (allow && exec_mode && !strcmp(exec_mode, "allow"))
 		die(EXIT_FAIL, "--exec=allow contradicts --allow-exec: give one");
@@ -445,6 +500,8 @@ int main(int argc, char **argv)
 	unsetenv("FA_LOG");
 	unsetenv("FA_ALLOW_STATIC");
 	unsetenv("FA_FLOOR");
+	unsetenv("FA_COUNTS");
+	unsetenv("FA_LOG_APPROVALS");
 	set("FA_POLICY", text);
 	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
 	if (allow)
@@ -455,6 +512,8 @@ int main(int argc, char **argv)
 		set("FA_QUIET", "1");
 	if (logfile)
 		set("FA_LOG", logfile);
+	if (log_approvals)
+		set("FA_LOG_APPROVALS", "1");
 	if (allow_static)
 		set("FA_ALLOW_STATIC", "1");
 	if (floor_on)
@@ -466,9 +525,14 @@ int main(int argc, char **argv)
 #endif
 	fa_policy_free(p);
 	free(text);
+	watch.quiet = quiet;
+	watch.log = logfile;
 
-	if (floor_on)
-		fa_floor_run(&floor, argv + optind, quiet);
+	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */
+	if (!quiet)
+		watch.counts = make_counts();
+	if (floor_on || !quiet)
+		fa_floor_run(floor_on ? &floor : NULL, argv + optind, &watch);
 	execvp(argv[optind], argv + optind);
 	r = errno;
 	die(r == ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(r));

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counts.h"
 #include "fa_policy.h"
 
 struct fa_floor {
@@ -72,13 +73,22 @@ int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy 
 		   const char *command, const char *allow, const char *log, char *why,
 		   size_t len);
 
+/* What fa-run watches for while the command runs. */
+struct fa_watch {
+	int quiet;                 /* no exit notes */
+	struct fa_counts *counts;  /* the run's tally (counts.h), or NULL */
+	const char *log;           /* the --log file, for the summary, or NULL */
+};
+
 /*
- * Start argv[0] (found on PATH) under the floor and wait for it: fa-run
- * stays the parent, outside the floor, passes signals sent to it on, and
- * exits with the command's status (dying of the same signal). Unless
- * quiet, says at exit, when the command failed, that the floor may have
- * refused calls no preload saw.
+ * Start argv[0] (found on PATH), under the floor f unless f is NULL, and
+ * wait for it: fa-run stays the parent, outside any floor, passes signals
+ * sent to it on, and exits with the command's status (dying of the same
+ * signal). Unless quiet, says at exit how many calls were denied in the
+ * run, and, when the command failed under a floor, that the floor may
+ * have refused calls no preload saw.
  */
-__attribute__((noreturn)) void fa_floor_run(struct fa_floor *f, char **argv, int quiet);
+__attribute__((noreturn)) void fa_floor_run(struct fa_floor *f, char **argv,
+					    const struct fa_watch *w);
 
 #endif

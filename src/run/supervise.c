@@ -1,9 +1,11 @@
 /*
- * supervise.c - fa-run as the parent of a command under the kernel floor.
+ * supervise.c - fa-run as the parent of its command.
  *
- * The floor is applied in the child just before the exec, so fa-run itself
- * stays outside it and outlives the command: it can pass the command's
- * status on and, at exit, say what only it can know. Refusals the kernel
+ * The floor, when there is one, is applied in the child just before the
+ * exec, so fa-run itself stays outside it and outlives the command: it can
+ * pass the command's status on and, at exit, say what only it can know:
+ * how many calls the preload denied in the whole run (the tally every
+ * process of the run adds to, counts.h), and, under the floor, this: Refusals the kernel
  * makes for code the preload cannot see (a static program, a system call
  * made without libc) reach the program as EACCES and nobody else: when the
  * command fails, the failure may be one of them, and fa-run says so once.
@@ -42,7 +44,32 @@ static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT,
 };
 
-void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
+/* One line when anything was denied: how much, of which kind, and where to read more. */
+static void summary(const struct fa_watch *w)
+{
+	uint64_t paths, execs, reported, all;
+
+	if (!w->counts)
+		return;
+	paths = __atomic_load_n(&w->counts->paths, __ATOMIC_ACQUIRE);
+	execs = __atomic_load_n(&w->counts->execs, __ATOMIC_ACQUIRE);
+	reported = __atomic_load_n(&w->counts->reported, __ATOMIC_ACQUIRE);
+	all = paths + execs;
+	if (!all)
+		return;
+	fprintf(stderr, "fa-run: %llu %s (%llu path%s, %llu exec%s)",
+		(unsigned long long)all,
+		reported == all ? (all == 1 ? "call would be denied" : "calls would be denied") :
+				  (all == 1 ? "denial" : "denials"),
+		(unsigned long long)paths, paths == 1 ? "" : "s",
+		(unsigned long long)execs, execs == 1 ? "" : "s");
+	if (w->log)
+		fprintf(stderr, "; see %s\n", w->log);
+	else
+		fputs("; --log FILE keeps them as JSON lines\n", stderr);
+}
+
+void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 {
 	struct sigaction sa;
 	char msg[512];
@@ -62,12 +89,14 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 		exit(125);
 	}
 	if (pid == 0) {
-		struct fa_floor mine = *f; /* the parent's copy stays as it is */
+		struct fa_floor mine; /* the parent's copy stays as it is */
 
 		/* Killing fa-run kills the command, as when fa-run became it. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
 			_exit(125);
-		if (fa_floor_enforce(&mine, msg, sizeof(msg)) < 0) {
+		if (f)
+			mine = *f;
+		if (f && fa_floor_enforce(&mine, msg, sizeof(msg)) < 0) {
 			(void)!write(2, "fa-run: ", 8);
 			(void)!write(2, msg, strlen(msg));
 			(void)!write(2, "\n", 1);
@@ -79,8 +108,10 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 		(void)!write(2, msg, strlen(msg));
 		_exit(err == ENOENT ? 127 : 126);
 	}
-	close(f->ruleset);
-	f->ruleset = -1;
+	if (f) {
+		close(f->ruleset);
+		f->ruleset = -1;
+	}
 	/*
 	 * Hold no pipe open behind the command's back: a reader of its stdout
 	 * (or of any descriptor it inherited) must see the end when the command
@@ -93,6 +124,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 		if (null > 2)
 			close(null);
 	}
+	/* The tally stays mapped; its descriptor is the command's now. */
 	(void)close_range(3, ~0U, 0);
 	child = pid;
 	memset(&sa, 0, sizeof(sa));
@@ -106,8 +138,10 @@ void fa_floor_run(struct fa_floor *f, char **argv, int quiet)
 			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 			exit(125);
 		}
+	if (!w->quiet)
+		summary(w);
 	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
-	if (!quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
+	if (f && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
 		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
 			"not see (static programs, direct system calls, io_uring) may have been "
 			"refused by the kernel with EACCES and no message\n", argv[0]);

@@ -219,6 +219,55 @@ static void read_policy(void)
 	}
 }
 
+/*
+ * fa-run's tally: a descriptor inherited from fa-run, kept open (and kept
+ * from close(), like the pinned roots) so that children inherit it too.
+ * The number must be a number; a descriptor that is no longer the tally
+ * (closed by a raw system call before an exec) only means that this
+ * process and its children go uncounted (their denials are still printed
+ * and logged).
+ */
+static void read_counts(void)
+{
+	const char *v = getenv("FA_COUNTS"), *s;
+	struct fa_counts *c;
+	struct stat st;
+	long fd = 0;
+	void *m;
+
+	if (!v)
+		return;
+	for (s = v; *s >= '0' && *s <= '9' && fd < 0x7fffffff; s++)
+		fd = fd * 10 + (*s - '0');
+	if (!*v || *s || fd > 0x7fffffff)
+		invalid("FA_COUNTS", "expected a descriptor number");
+	if (fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(struct fa_counts))
+		return;
+	m = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	c = m;
+	if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != FA_COUNTS_MAGIC) {
+		munmap(m, sizeof(*c));
+		return;
+	}
+	fa_proc.counts = c;
+	fa_proc.counts_fd = (int)fd;
+	/* kept from close() and close_range() with the pinned roots (fd.c) */
+	if (!fa_proc.npinned) {
+		fa_proc.pin_lo = (unsigned)fd;
+		fa_proc.pin_span = 0;
+	} else {
+		unsigned lo = fa_proc.pin_lo, hi = fa_proc.pin_lo + fa_proc.pin_span;
+
+		lo = (unsigned)fd < lo ? (unsigned)fd : lo;
+		hi = (unsigned)fd > hi ? (unsigned)fd : hi;
+		fa_proc.pin_lo = lo;
+		fa_proc.pin_span = hi - lo;
+	}
+}
+
 /* What children get back whatever environment they are started with. */
 static void snapshot_env(void)
 {
@@ -264,6 +313,7 @@ void fa_init(void)
 	fa_proc.floor = flag_var("FA_FLOOR");
 	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC") | fa_proc.floor;
 	fa_proc.log = getenv("FA_LOG");
+	fa_proc.log_approvals = flag_var("FA_LOG_APPROVALS");
 	if (fa_proc.log) {
 		if (fa_proc.log[0] != '/')
 			invalid("FA_LOG", "the log file must be an absolute path");
@@ -271,6 +321,7 @@ void fa_init(void)
 		if (fa_report_log_unusable())
 			invalid("FA_LOG", fa_report_log_unusable());
 	}
+	read_counts();
 	if (fa_proc.active)
 		snapshot_env();
 	__atomic_store_n(&fa_init_state, 2, __ATOMIC_RELEASE);

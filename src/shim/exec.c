@@ -257,6 +257,8 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 			       "not in the exec allow list", 0, ra);
 		if (rc)
 			goto out;
+	} else if (fa_proc.exec == FA_EXEC_LIST) {
+		fa_report_approval("exec", shown, canon, "allow-exec");
 	}
 	if (!fa_proc.allow_static) {
 		kind = fa_prog_check(fd, path, argv, cwd, culprit, sizeof(culprit));

@@ -7,7 +7,8 @@
  * the number: the engine would then resolve beneath the wrong directory.
  * close/dup2/dup3 (KEEPFD lines of symbols.def) and close_range refuse
  * those fds (EBADF, as for a closed fd) or step around them; the test is
- * one compare on a range.
+ * one compare on a range. fa-run's denial tally (FA_COUNTS) is kept the
+ * same way, so that the children of such a program are still counted.
  */
 #include "config.h"
 
@@ -21,6 +22,9 @@ int fa_is_root_fd(int fd)
 	const fa_policy *p = fa_proc.policy;
 	int i;
 
+	/* fa-run's tally, inherited by every child: kept like the roots */
+	if (fa_proc.counts && fd == fa_proc.counts_fd)
+		return 1;
 	if (!p || fd < 0)
 		return 0;
 	for (i = 0; i < fa_policy_nroots(p); i++)
@@ -36,7 +40,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	unsigned int lo = fa_proc.pin_lo, hi = fa_proc.pin_lo + fa_proc.pin_span, fd, from;
 	int rc;
 
-	if (FA_LIKELY(!fa_proc.npinned || last < lo || first > hi))
+	if (FA_LIKELY((!fa_proc.npinned && !fa_proc.counts) || last < lo || first > hi))
 		return FA_REAL(close_range)(first, last, flags);
 	from = first;
 	for (fd = first > lo ? first : lo; fd <= hi && fd <= last; fd++) {
@@ -53,7 +57,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 
 void closefrom(int lowfd)
 {
-	if (FA_LIKELY(!fa_proc.npinned)) {
+	if (FA_LIKELY(!fa_proc.npinned && !fa_proc.counts)) {
 		FA_REAL(closefrom)(lowfd);
 		return;
 	}

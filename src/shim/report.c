@@ -292,12 +292,47 @@ const char *fa_report_log_unusable(void)
 	return why;
 }
 
+void fa_report_approval(const char *op, const char *path, const char *resolved,
+			const char *by)
+{
+	struct fa_denial_view v;
+	int saved = errno, rc;
+
+	if (!fa_proc.log || !fa_proc.log_approvals)
+		return;
+	/* Not a denial: no seq of the denials' order, no rule, no fix. */
+	memset(&v, 0, sizeof(v));
+	clock_gettime(CLOCK_REALTIME, &v.when);
+	v.pid = (int)getpid();
+	v.tid = (int)gettid();
+	v.op = op;
+	v.path = present(path);
+	v.resolved = present(resolved);
+	v.flags = v.mode = -1;
+	v.from_context = !strcmp(by, "host");
+	v.approved_by = by;
+	rc = write_log(&v);
+	if (rc)
+		log_failed(-rc);
+	errno = saved;
+}
+
 int fa_report(const struct fa_event *ev)
 {
 	struct fa_denial_view v;
+	char fix[PATH_MAX + 256];
+	struct fa_buf fb = FA_BUF_INIT(fix);
 	int saved = errno, log_rc = 0;
 
 	build(&v, ev);
+	if (fa_denial_fix(&fb, &v))
+		v.fix = fix;
+	if (fa_proc.counts) {
+		__atomic_add_fetch(strcmp(v.op, "exec") ? &fa_proc.counts->paths :
+							  &fa_proc.counts->execs, 1, __ATOMIC_RELAXED);
+		if (!v.enforced)
+			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
+	}
 	ring_put(&v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);

@@ -26,6 +26,7 @@
 #include <utmp.h>
 #include <utmpx.h>
 
+#include "counts.h"
 #include "fa_bridge.h"
 #include "fa_policy.h"
 #include "json.h"
@@ -74,6 +75,9 @@ struct fa_proc {
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
 	const char *log;          /* FA_LOG, or NULL */
+	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
+	struct fa_counts *counts; /* FA_COUNTS mapped: fa-run's tally of the run, or NULL */
+	int counts_fd;            /* its descriptor, kept (and kept from close) for children */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
 	const char *ld_preload;   /* "LD_PRELOAD=..." as the process got it, shim included */
@@ -211,6 +215,12 @@ static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
 FA_HIDDEN int fa_report(const struct fa_event *ev);
 FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
+/*
+ * An operation an approval let through (by: "allow-exec" for fa-run's
+ * list, "host" for a Python host's): a log line when FA_LOG_APPROVALS.
+ */
+FA_HIDDEN void fa_report_approval(const char *op, const char *path, const char *resolved,
+				  const char *by);
 FA_HIDDEN uint64_t fa_ndenials(void);
 
 /* Read once at start-up what reports need later (the program's own path). */

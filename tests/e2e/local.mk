@@ -21,7 +21,8 @@ E2E_TESTS += \
 	%D%/order.sh \
 	%D%/outside_symlinks.sh \
 	%D%/deep.sh \
-	%D%/roots.sh
+	%D%/roots.sh \
+	%D%/explain.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
 

@@ -57,6 +57,9 @@ import sys
 err = open(sys.argv[1], 'rb').read()
 n = sum(1 for _ in open(sys.argv[2]))
 lines = err.split(b'\n')[:-1]
+# the summary at exit counts them all
+summary = lines.pop()
+assert summary.startswith(b'fa-run: %d denials (%d paths, 0 execs); see ' % (n, n)), summary
 assert len(lines) == n, (len(lines), n)
 for l in lines:
     assert l.startswith(b'fa-run: denied '), l
@@ -117,6 +120,8 @@ assert d['path'] == src.decode('utf-8', 'latin1byte'), 'path cut'
 assert d['path2'] == dst.decode('utf-8', 'latin1byte'), 'path2 cut'
 assert len(lines[0]) > 4 * 4095, len(lines[0])
 e = open(err, 'rb').read().split(b'\n')
+assert e[1].startswith(b'fa-run: 1 denial (1 path, 0 execs)'), e[1][:200]
+del e[1]
 assert len(e) == 2 and e[1] == b'' and e[0].startswith(b'fa-run: denied '), e[:1]
 esc = {10: '\\n', 9: '\\t', 13: '\\r', 34: '\\"', 92: '\\\\'}
 shown = lambda b: ''.join(esc.get(c) or ('\\x%02x' % c if c < 0x20 or c >= 0x7f else chr(c))
