@@ -1,6 +1,6 @@
 # The shim microbenchmark: not a test. "make bench-shim" prints the table.
 noinst_PROGRAMS += bench/shim/bench-shim
-bench_shim_bench_shim_SOURCES = bench/shim/bench.c
+bench_shim_bench_shim_SOURCES = bench/shim/bench_shim.c
 EXTRA_DIST += bench/shim/run.sh
 # The kernel floor alone, for the floor columns of bench-shim and bench-jobs.
 noinst_PROGRAMS += bench/shim/floor-exec

@@ -1,6 +1,6 @@
 # The Workspace benchmark: not a test. "make bench-workspace" prints the tables.
 noinst_PROGRAMS += bench/workspace/bench-workspace
-bench_workspace_bench_workspace_SOURCES = bench/workspace/bench.c
+bench_workspace_bench_workspace_SOURCES = bench/workspace/bench_workspace.c
 bench_workspace_bench_workspace_LDADD = src/workspace/libfaworkspace.la
 EXTRA_DIST += bench/workspace/bench.py
 

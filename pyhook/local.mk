@@ -4,14 +4,14 @@ fastauditdir = $(pyexecdir)/fastaudit
 fastaudit_LTLIBRARIES = pyhook/_fastaudit.la
 pyhook__fastaudit_la_SOURCES = \
 	pyhook/_fastaudit/parts.h \
-	pyhook/_fastaudit/module.c \
+	pyhook/_fastaudit/fastaudit_module.c \
 	pyhook/_fastaudit/hook.c \
 	pyhook/_fastaudit/events.c \
 	pyhook/_fastaudit/ctx.c \
-	pyhook/_fastaudit/policy.c \
+	pyhook/_fastaudit/py_policy.c \
 	pyhook/_fastaudit/monitor.c \
-	pyhook/_fastaudit/bridge.c \
-	pyhook/_fastaudit/denial.c \
+	pyhook/_fastaudit/py_bridge.c \
+	pyhook/_fastaudit/py_denial.c \
 	pyhook/_fastaudit/text.c
 pyhook__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 pyhook__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -5,7 +5,7 @@ fawspydir = $(pyexecdir)/fastaudit
 fawspy_LTLIBRARIES = pyhook/fastaudit/_workspace.la
 pyhook_fastaudit__workspace_la_SOURCES = \
 	pyhook/_workspace/wsmodule.h \
-	pyhook/_workspace/module.c \
+	pyhook/_workspace/workspace_module.c \
 	pyhook/_workspace/object.c
 pyhook_fastaudit__workspace_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 pyhook_fastaudit__workspace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

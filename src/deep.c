@@ -4,7 +4,7 @@
  * The kernel lets a program work below PATH_MAX's depth through relative
  * paths (rm -rf walks a deep tree with openat/unlinkat on directory fds),
  * but neither getcwd nor /proc/self/fd can name such a directory, so the
- * string route of check.c has nothing to match. Here the directory is
+ * string route of judge.c has nothing to match. Here the directory is
  * judged by what it is: it is opened (O_PATH), and its ancestors are
  * climbed by ".." until one has a path that can be read. That ancestor's
  * path says which root holds it, by the usual string match; the levels

@@ -153,7 +153,7 @@ ssize_t fa__fd_path(int fd, char *buf, size_t len);
 /* Flags openat2 accepts (it refuses unknown bits, unlike openat). */
 int fa__openat2_flags(int flags);
 
-/* ---- cwd.c ---- */
+/* ---- cwd_cache.c ---- */
 struct fa__cwdv {
 	const char *path;	/* the thread's copy: valid until the next call */
 	size_t len;
@@ -203,11 +203,11 @@ struct fa__rule;
 int fa__deep_pin(struct fa__jctx *c, const struct fa__rule *rule, int dirfd, const char *path,
 		 struct fa_decision *d, const char **name);
 
-/* ---- check.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
+/* ---- judge.c: the judge shared by fa_check*, fa_openat, fa_pin_parent ---- */
 
 /*
  * Per-call state: the policy and the current directory, read at most once
- * (into cwdbuf, or taken from the per-thread copy of cwd.c when 'cached'
+ * (into cwdbuf, or taken from the per-thread copy of cwd_cache.c when 'cached'
  * allows it).
  */
 struct fa__jctx {

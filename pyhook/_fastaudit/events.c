@@ -5,7 +5,7 @@
  * across versions, and the version-specific argument shapes (os.open's
  * missing dir_fd, open(fd), fchmod's int path, 3.12's start_new_thread vs
  * 3.13's start_joinable_thread) are handled where the arguments are read,
- * in policy.c and hook.c. The hook consults it only while a context is
+ * in py_policy.c and hook.c. The hook consults it only while a context is
  * live.
  */
 #include "parts.h"

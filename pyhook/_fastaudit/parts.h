@@ -77,7 +77,7 @@ const struct fa_evinfo *fa_event_lookup(const char *event);
 int fa_setattr_allowed(const char *name);
 int fa_env_sensitive(const char *key);
 
-/* ---- policy.c ---------------------------------------------------------- */
+/* ---- py_policy.c ------------------------------------------------------- */
 
 /* A compiled, sealed set of roots, shared by the snapshots of one mk_audit. */
 typedef struct {
@@ -175,7 +175,7 @@ PyObject *fa_event_message(const char *event, PyObject *args);
 /* Drop what is left of imports a denial broke (called when a context is left). */
 void fa_purge_failed_imports(void);
 
-/* ---- bridge.c (libfashim.so, when preloaded) ---------------------------- */
+/* ---- py_bridge.c (libfashim.so, when preloaded) ------------------------ */
 
 void fa_bridge_init(void);
 int fa_native_on(void);
@@ -193,7 +193,7 @@ PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);
 
-/* ---- denial.c --------------------------------------------------------- */
+/* ---- py_denial.c ------------------------------------------------------- */
 
 int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd);
 /* exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an exception set. */

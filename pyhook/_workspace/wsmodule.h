@@ -16,7 +16,7 @@ typedef struct {
     PyObject *root;     /* str */
 } WorkspaceObject;
 
-/* Process-wide: the module supports a single interpreter (see module.c). */
+/* Process-wide: the module supports a single interpreter (see workspace_module.c). */
 extern PyTypeObject *fa__ws_type;
 extern PyObject *fa__ws_escape_error;
 

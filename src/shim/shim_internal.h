@@ -103,7 +103,7 @@ FA_HIDDEN int fa_is_root_fd(int fd);
 FA_HIDDEN void *fa_arena_alloc(size_t n);
 FA_HIDDEN char *fa_arena_strdup(const char *s);
 
-/* ---- per-thread state (bridge.c) ---- */
+/* ---- per-thread state (shim_bridge.c) ---- */
 struct fa_approval {
 	int op;                   /* enum fa_op, or -1 for exec */
 	uint32_t len;
@@ -228,7 +228,7 @@ FA_HIDDEN void fa_report_init(void);
 /* NULL when fa_proc.log can be appended to now, else why not (start-up only). */
 FA_HIDDEN const char *fa_report_log_unusable(void);
 
-/* ---- checking helpers (check.c) ----
+/* ---- checking helpers (shim_judge.c) ----
  *
  * The one contract of every helper below: it returns 0 to go on, or -1
  * with errno set (EACCES for a denial, which has been reported, or the

@@ -6,7 +6,7 @@
  * symbols.def route each number to the wrapper of its libc twin, or to a
  * short function here where the kernel's form has no libc twin. chdir and
  * fchdir by number are told to the engine's cwd cache like the libc calls
- * (cwd.c). Inline system call instructions and io_uring remain out of
+ * (chdir.c). Inline system call instructions and io_uring remain out of
  * reach of any preload.
  */
 #include "config.h"
@@ -202,7 +202,7 @@ static long fa_mq_unlink_nr(void *ra, const char *call, long nr, const long *a)
 	return mq_nr(ra, call, FA_OP_REMOVE, nr, a);
 }
 
-/* A change of directory by number: the engine's cwd copy is held off meanwhile (cwd.c). */
+/* A change of directory by number: the engine's cwd copy is held off meanwhile (chdir.c). */
 static long fa_cwd_nr(long nr, const long *a)
 {
 	long r;

@@ -4,7 +4,7 @@
  *
  *  - The fast path is one load and one predictable branch (FA_GATE_OPEN),
  *    then the real function: no syscall, no TLS, errno untouched.
- *  - The slow path leaves errno to the checking helpers (check.c): the
+ *  - The slow path leaves errno to the checking helpers (shim_judge.c): the
  *    real call sees the caller's errno, a denial is the type's failure
  *    value with EACCES.
  *  - A real function needed before the constructor ran is resolved on the

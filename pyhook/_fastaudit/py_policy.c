@@ -1,5 +1,5 @@
 /*
- * policy.c - roots compiled into the engine's fa_policy, and path events
+ * py_policy.c - roots compiled into the engine's fa_policy, and path events
  * judged by it.
  *
  * The engine is the only place path rules live: nothing here resolves or

@@ -1,5 +1,5 @@
 /*
- * denial.c - the PermissionError a denial raises, and the recent denials
+ * py_denial.c - the PermissionError a denial raises, and the recent denials
  * of every layer as Python sees them.
  *
  * The message is exactly the seed's ("os.remove '/p' not in ('/r',)",
@@ -164,7 +164,7 @@ out:
 	return rc;
 }
 
-/* The fix of a hook-layer denial, by the one rule of fixes (denial.c); 0: none. */
+/* The fix of a hook-layer denial, by the one rule of fixes (src/denial.c); 0: none. */
 static int hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 {
 	struct fa_denial_view v;

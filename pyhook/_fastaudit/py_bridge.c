@@ -1,5 +1,5 @@
 /*
- * bridge.c - telling libfashim.so, when it is preloaded, which audit
+ * py_bridge.c - telling libfashim.so, when it is preloaded, which audit
  * context the code on each thread runs in.
  *
  * Three sources keep the shim's per-thread answer right:

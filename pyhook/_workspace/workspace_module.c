@@ -1,5 +1,5 @@
 /*
- * fastaudit._workspace: the Workspace API for Python.
+ * workspace_module.c - fastaudit._workspace: the Workspace API for Python.
  *
  * A thin binding: every decision and every system call is made by the C
  * library in src/workspace/; this file converts arguments and errors and

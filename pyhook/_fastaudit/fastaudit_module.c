@@ -1,5 +1,5 @@
 /*
- * module.c - fastaudit._fastaudit: mk_audit(), audit_state() and the
+ * fastaudit_module.c - fastaudit._fastaudit: mk_audit(), audit_state() and the
  * module definition (PEP 489 multi-phase init).
  *
  * The enforcement state is process-wide (see hook.c), so the module is

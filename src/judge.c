@@ -1,5 +1,5 @@
 /*
- * check.c - the judge: which path is checked for an operation, how it is
+ * judge.c - which path is checked for an operation, how it is
  * resolved under the symlink mode, and the verdict.
  *
  * The common case costs one system call. The path is made absolute

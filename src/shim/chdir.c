@@ -1,5 +1,5 @@
 /*
- * cwd.c - changes of directory, told to the engine's cwd cache.
+ * chdir.c - changes of directory, told to the engine's cwd cache.
  *
  * With a process policy, a write-open by a path relative to the current
  * directory is judged on the engine's per-thread copy of the cwd's path,

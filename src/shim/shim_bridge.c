@@ -1,5 +1,5 @@
 /*
- * bridge.c - what the host (the fastaudit extension) tells the shim about
+ * shim_bridge.c - what the host (the fastaudit extension) tells the shim about
  * the code running on each thread, and what the shim tells it back.
  *
  * Each thread has a slot with its audit context. A count of the threads

@@ -1,5 +1,5 @@
 /*
- * cwd.c - the current directory, kept per thread so that a relative call
+ * cwd_cache.c - the current directory, kept per thread so that a relative call
  * need not ask the kernel for it every time.
  *
  * Off unless a caller that sees every change of directory in the process

@@ -1,5 +1,5 @@
 /*
- * check.c - one call judged under every policy that applies to it.
+ * shim_judge.c - one call judged under every policy that applies to it.
  *
  * Two policies can apply at once: the process policy (fa-run) and the
  * audit context of the calling thread. Both must allow. The first one
