@@ -100,13 +100,17 @@ static int file_dir(const char *file, char *abs, char *dir, size_t len)
 /* A path value: "~" as the engine expands it; relative from the file's directory. */
 static int value_path(const char *v, const char *dir, char *out, size_t len)
 {
+	char joined[PATH_MAX];
+
 	if (v[0] == '/' || v[0] == '~') {
 		if (strlen(v) >= len)
 			return -ENAMETOOLONG;
 		strcpy(out, v);
 		return 0;
 	}
-	return fa__join(dir, strlen(dir), v, out, len) < 0 ? -ENAMETOOLONG : 0;
+	if (fa__join(dir, strlen(dir), v, joined, sizeof joined) < 0)
+		return -ENAMETOOLONG;
+	return fa__fold_abs(joined, out, len) < 0 ? -ENAMETOOLONG : 0;
 }
 
 static int add_exec(struct fa_policy_file *pf, const char *v)
@@ -158,7 +162,12 @@ static int one_line(fa_policy *p, struct fa_policy_file *pf, const struct where 
 		return err_at(w, kcol, -EINVAL, "unknown key '%.31s...'", k);
 	memcpy(key, k, kl);
 	key[kl] = '\0';
-	if (!*v && strcmp(key, "outside-symlinks"))
+	if (strcmp(key, "root") && strcmp(key, "deny") && strcmp(key, "symlinks") &&
+	    strcmp(key, "outside-symlinks") && strcmp(key, "exec") && strcmp(key, "allow-exec"))
+		return err_at(w, kcol, -EINVAL,
+			      "unknown key '%s': expected root, deny, symlinks, outside-symlinks, exec "
+			      "or allow-exec", key);
+	if (!*v)
 		return err_at(w, vcol, -EINVAL, "'%s' needs a value", key);
 
 	if (!strcmp(key, "root") || !strcmp(key, "deny")) {
@@ -206,7 +215,7 @@ static int one_line(fa_policy *p, struct fa_policy_file *pf, const struct where 
 		pf->exec_set = 1;
 		pf->exec = m;
 		*exec_line = w->line;
-	} else if (!strcmp(key, "allow-exec")) {
+	} else {
 		if (pf->exec_set && pf->exec == FA_EXEC_ALLOW)
 			return err_at(w, kcol, -EINVAL,
 				      "allow-exec contradicts 'exec allow' on line %d: give one", *exec_line);
@@ -215,10 +224,6 @@ static int one_line(fa_policy *p, struct fa_policy_file *pf, const struct where 
 			return err_at(w, vcol, -ENAMETOOLONG, "path too long");
 		if (add_exec(pf, strchr(v, '/') ? path : v) < 0)
 			return err_at(w, vcol, -ENOMEM, "out of memory");
-	} else {
-		return err_at(w, kcol, -EINVAL,
-			      "unknown key '%s': expected root, deny, symlinks, outside-symlinks, exec "
-			      "or allow-exec", key);
 	}
 	return 0;
 }
