@@ -141,7 +141,9 @@ static void take(struct needs *nd, const struct fa_learn *l, const char *op, con
 		add(&nd->other, "a path with a line break in it");
 	} else if (!strcmp(op, "exec")) {
 		add(&nd->execs, path);
-	} else if (!strcmp(rule, "outside-roots") || !strcmp(rule, "no-roots")) {
+	} else if (!strcmp(rule, "outside-roots") || !strcmp(rule, "no-roots") ||
+		   (!strcmp(rule, "link-target") && strcmp(op, "symlink"))) {
+		/* A hard link's source must lie inside a root: its directory is needed. */
 		add(&nd->dirs, fa_place_holder(path, dir, sizeof(dir)) ? dir : "/");
 	} else if (!strcmp(rule, "deny-subtree") || !strcmp(rule, "protects-deny")) {
 		for (i = 0; i < fa_policy_ndeny(l->policy); i++)
@@ -196,8 +198,17 @@ static void policy_lines(struct list *out, const struct fa_learn *l, const struc
 	const char *a, *e;
 	int i;
 
-	for (i = 0; i < fa_policy_nroots(l->policy); i++)
-		addf(out, "root ", fa_policy_root(l->policy, i));
+	for (i = 0; i < fa_policy_nroots(l->policy); i++) {
+		const char *r = fa_policy_root(l->policy, i);
+		int j;
+
+		/* A root the learned ones hold is one line too many. */
+		for (j = 0; j < nsug; j++)
+			if (!sug[j].sensitive && within(r, sug[j].path))
+				break;
+		if (j == nsug)
+			addf(out, "root ", r);
+	}
 	for (i = 0; i < nsug; i++)
 		if (!sug[i].sensitive)
 			addf(out, "root ", sug[i].path);
