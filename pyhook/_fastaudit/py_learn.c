@@ -46,7 +46,8 @@ PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symli
 			return NULL;
 		}
 	}
-	r = fa_policy_from_roots(roots, outside_symlinks, p);
+	/* The keyword adds to the file, as fa-run's option does; it never takes away. */
+	r = fa_policy_from_roots(roots, outside_symlinks || fa_policy_outside_symlinks(p), p);
 	Py_XDECREF(none);
 	return r;
 }

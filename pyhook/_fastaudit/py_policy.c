@@ -65,8 +65,10 @@ PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy 
 	int i, n, r;
 
 	self = PyObject_New(FaPolicyObject, &FaPolicy_Type);
-	if (!self)
+	if (!self) {
+		fa_policy_free(base);
 		return NULL;
+	}
 	self->policy = base; /* ours from here on, whatever happens */
 	self->roots = NULL;
 	self->roots_repr = NULL;

@@ -363,7 +363,8 @@ int fa_report(const struct fa_event *ev)
 			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
 	}
 	ring_put(&v);
-	if (fa_proc.learn)
+	/* What fa-run's policy would deny; a Python context's refusals are the host's own. */
+	if (fa_proc.learn && !v.from_context)
 		write_learn(&v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);

@@ -34,12 +34,19 @@ def test_policy_file_roots_and_deny(mk, tmp_path, root, outside):
     assert os.listdir(root / 'keep') == [] and os.listdir(outside) == []
 
 
-def test_policy_file_alone_gives_the_roots(tmp_path, root):
+def test_policy_file_alone_gives_the_roots(tmp_path, root, outside):
     pol = write_policy(tmp_path / 'p', 'root %s\nsymlinks nofollow\n' % root)
     ap = mk_audit(policy=pol, monitor_calls=False)
     with ap():
         assert audit_state()['roots'] == (str(root),)
         open(root / 'x', 'w').close()
+        with pytest.raises(PermissionError):
+            os.symlink(str(outside), root / 'out')
+    # the file's outside-symlinks stays, allow_outside_symlinks=False takes nothing away
+    pol = write_policy(tmp_path / 'q', 'root %s\noutside-symlinks allow\n' % root)
+    with mk_audit(policy=pol, allow_outside_symlinks=False, monitor_calls=False)():
+        os.symlink(str(outside), root / 'out')
+    assert os.readlink(root / 'out') == str(outside)
 
 
 @pytest.mark.parametrize('text,where,says', [
