@@ -173,13 +173,16 @@ static int one_line(fa_policy *p, struct fa_policy_file *pf, const struct where 
 	if (!strcmp(key, "root") || !strcmp(key, "deny")) {
 		if (value_path(v, dir, path, sizeof path) < 0)
 			return err_at(w, vcol, -ENAMETOOLONG, "path too long");
+		int before = fa_policy_ndeny(p);
+
 		r = key[0] == 'r' ? fa_policy_add_root(p, path, sub, sizeof sub)
 				  : fa_policy_add_deny(p, path, sub, sizeof sub);
 		if (r < 0)
 			return err_at(w, vcol, r, "%s", sub);
 		if (key[0] == 'r') {
 			pf->nroots++;
-		} else if (*ndeny < FA__MAX_DENY) {
+		} else if (fa_policy_ndeny(p) > before && *ndeny < FA__MAX_DENY) {
+			/* a subtree named again is the same entry: checked once, at its first line */
 			deny_line[*ndeny] = w->line;
 			deny_col[*ndeny] = vcol;
 			(*ndeny)++;

@@ -78,6 +78,7 @@ static void grants_what_it_says(void **state)
 	(void)state;
 	assert_int_equal(parse("# a comment\n\n  root build   \n"
 			       "deny build/secret\n"
+			       "deny ../proj/build/secret\n"
 			       "symlinks beneath\n"
 			       "allow-exec make\n"
 			       "allow-exec ./tools/gen\n", &p, &pf, msg, sizeof(msg)), 0);
