@@ -199,7 +199,7 @@ int fa_place_holder(const char *path, char *out, size_t len);
  * Why granting dir as a write root is more than a run likely means, or
  * NULL: keys (~/.ssh, ~/.gnupg), $HOME itself and its dotfiles, system
  * places (/, /etc, /usr), a ".git" that is not inside project (NULL
- * project: any ".git").
+ * project: any ".git"), a directory above project.
  */
 const char *fa_place_sensitive(const char *dir, const char *project);
 

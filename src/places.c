@@ -76,6 +76,11 @@ const char *fa_place_sensitive(const char *dir, const char *project)
 	if (h) {
 		if (!strncmp(dir, home, h) && !dir[h])
 			return "it is the whole home directory";
+	}
+	/* A root above the project grants what lies beside it too: other projects. */
+	if (project && beneath(project, dir) && strcmp(project, dir))
+		return "it holds the project and what lies beside it";
+	if (h) {
 		if (!strncmp(dir, home, h) && dir[h] == '/' && dir[h + 1] == '.')
 			return "it is a dotfile directory of the home directory";
 	}

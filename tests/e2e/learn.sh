@@ -138,6 +138,12 @@ grep -q "^# not granted: $HOME/.config (it is a dotfile directory" "$T/dot.pol" 
 grep -q "^# not granted: $HOME/.ssh (it holds keys)" "$T/dot.pol" && pass ||
 	fail "keys: $(cat "$T/dot.pol")"
 
+# ---- never a root above the project ----
+(cd "$P" && "$FA_RUN" --learn="$T/up.pol" -- sh -c 'echo x > ../beside') >/dev/null 2>&1
+check "above the project: roots" "$P" "$(roots "$T/up.pol")"
+grep -q "^# not granted: $T (it holds the project and what lies beside it)" "$T/up.pol" && pass ||
+	fail "above the project: $(cat "$T/up.pol")"
+
 # ---- a deny subtree the run wrote in is dropped, and said ----
 mkdir -p "$P/keep"
 (cd "$P" && "$FA_RUN" --deny keep --learn="$T/deny.pol" -- sh -c 'echo x > keep/x') \

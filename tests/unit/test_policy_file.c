@@ -232,6 +232,9 @@ static void sensitive_places(void **state)
 	assert_non_null(fa_place_sensitive("/usr/lib", NULL));
 	assert_non_null(fa_place_sensitive(at("home"), NULL));
 	assert_null(fa_place_sensitive("/tmp", NULL));
+	/* above the project: named, not granted; the project itself is fine */
+	assert_non_null(fa_place_sensitive(at("proj"), at("proj/src")));
+	assert_null(fa_place_sensitive(at("proj/src"), at("proj/src")));
 }
 
 static void holder(void **state)
