@@ -377,14 +377,17 @@ int main(int argc, char **argv)
 			if (fa_policy_add_deny(p, optarg, msg, sizeof(msg)) < 0)
 				die(EXIT_FAIL, "--deny %s: %s", optarg, msg);
 			break;
-		case OPT_EXEC:
-			if (strcmp(optarg, "allow") && strcmp(optarg, "deny"))
+		case OPT_EXEC: {
+			enum fa_exec_mode m;
+
+			if (fa_exec_mode_parse(optarg, &m) < 0 || m == FA_EXEC_LIST)
 				die(EXIT_FAIL, "--exec=%s: expected allow or deny", optarg);
 			if (exec_mode && strcmp(exec_mode, optarg))
 				die(EXIT_FAIL, "--exec=%s contradicts --exec=%s: give one", optarg,
 				    exec_mode);
 			exec_mode = optarg;
 			break;
+		}
 		case OPT_ALLOW_EXEC:
 			allow_program(&allow, &allowlen, optarg, "--allow-exec");
 			break;
@@ -565,7 +568,8 @@ int main(int argc, char **argv)
 	unsetenv("FA_COUNTS");
 	unsetenv("FA_LOG_APPROVALS");
 	set("FA_POLICY", text);
-	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
+	set("FA_EXEC", allow ? fa_exec_mode_name(FA_EXEC_LIST) : exec_mode ? exec_mode :
+		    fa_exec_mode_name(FA_EXEC_ALLOW));
 	if (allow)
 		set("FA_EXEC_ALLOW", allow);
 	if (report)
