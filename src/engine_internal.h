@@ -41,6 +41,12 @@ struct fa_policy {
 	int outside_symlinks;	/* symlinks may be created whatever their target */
 	int nroots;
 	int ndeny;
+	/*
+	 * mk_audit(learn=True): judged as usual, but libfashim.so reports a
+	 * refusal and lets the call through. In what was padding on 64-bit
+	 * targets, so that the layout a shim and an extension share is unchanged.
+	 */
+	int learning;
 	size_t mapsize;
 	size_t used;
 	struct fa__ent roots[FA__MAX_ROOTS];

@@ -796,6 +796,8 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	if (fa_notes_exit() < 0)
 		m = -1;
 	fa_purge_failed_imports();
+	if (self->perms->cfg->learner && fa_learn_native(self->perms->cfg->learner) < 0)
+		m = -1;
 	if (m < 0)
 		return NULL;
 	Py_RETURN_FALSE;

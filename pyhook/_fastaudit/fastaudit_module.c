@@ -81,8 +81,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
 	fa_notes_install();
-	pol = policy != Py_None ? fa_policy_from_file(policy, roots, outside_symlinks)
-				: fa_policy_from_roots(roots, outside_symlinks, NULL);
+	pol = fa_policy_for(policy, roots, outside_symlinks, learn);
 	if (!pol)
 		return NULL;
 	if (learn && !(learner = fa_learner_new())) {

@@ -228,7 +228,9 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 
 	if (fa_policy_unrestricted(wide))
 		return 1;
-	if (fa_policy_unrestricted(narrow) || fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
+	/* A learning policy lets everything through: only wide's own check stands. */
+	if (fa_policy_unrestricted(narrow) || fa_policy_learning(narrow) ||
+	    fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
 		return 0;
 	for (i = 0; i < fa_policy_nroots(narrow); i++) {
 		const char *r = fa_policy_root(narrow, i);
