@@ -176,6 +176,17 @@ static const char *present(const char *s)
 	return s && *s ? s : NULL;
 }
 
+/* The context's policy: a refused program start names none, the thread's context has it. */
+static const fa_policy *context_policy(const struct fa_event *ev)
+{
+	struct fa_pols pp;
+
+	if (ev->policy)
+		return ev->policy;
+	fa_pols_get(&pp, FA_OP_WRITE, NULL);
+	return pp.ctx;
+}
+
 static void build(struct fa_denial_view *v, const struct fa_event *ev)
 {
 	memset(v, 0, sizeof(*v));
@@ -195,7 +206,7 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->reason = present(ev->text);
 	v->from_context = ev->from_context;
 	/* fa-run --report/--learn let fa-run's refusals through; a learning context, its own. */
-	v->enforced = ev->from_context ? !fa_policy_learning(ev->policy) : !fa_proc.report;
+	v->enforced = ev->from_context ? !fa_policy_learning(context_policy(ev)) : !fa_proc.report;
 	v->caller = caller_of(ev->ra);
 	/* Roots explain a judged path; an unrestricted policy has none to show. */
 	if (ev->d && ev->policy && !fa_policy_unrestricted(ev->policy))

@@ -147,6 +147,7 @@ def test_learn_lets_the_shim_through(native_mods, root, outside):
 NATIVE_WRITES = '''
     import ctypes, sqlite3
     libc_open = ctypes.CDLL(None, use_errno=True).open   # found before the context
+    libc_system = ctypes.CDLL(None).system
     def c_open(path):
         fd = libc_open(path.encode(), os.O_WRONLY | os.O_CREAT, 0o644)
         return os.close(fd) if fd >= 0 else 'refused'
@@ -164,26 +165,31 @@ NATIVE_WRITES = '''
     with ap():
         res['ctypes'] = repr(c_open(out + '/c/made'))
         res['vacuum'] = repr(vacuum_into(out + '/v/copy.db'))
+        res['system'] = libc_system(b'true')
     if LEARN:
         lrn = ap.learned()
         res['records'] = [list(r) for r in lrn.records]
         res['roots'] = lrn.suggested_roots()
         res['lost'] = lrn.lost
+        res['events'] = lrn.events()
 '''
 
 
 @pytest.mark.parametrize('learn', [True, False])
 def test_learn_native_writes_the_hook_never_sees(native_mods, root, outside, learn):
-    """A C library's own open() (ctypes, sqlite's VACUUM INTO) is let through and learned."""
+    """A C library's own open() (ctypes, sqlite's VACUUM INTO) and system() are let
+    through and learned; without learn=True the shim refuses them."""
     (outside / 'c').mkdir()
     (outside / 'v').mkdir()
     r = run(native_mods, root, outside, textwrap.dedent(NATIVE_WRITES).replace('LEARN', repr(learn)))
     if not learn:
         assert r['ctypes'] == "'refused'", r
         assert r['vacuum'].startswith("'refused"), r
+        assert r['system'] != 0, r
         assert os.listdir(outside / 'c') == [] and os.listdir(outside / 'v') == []
         return
-    assert r['ctypes'] == r['vacuum'] == 'None', r
+    assert r['ctypes'] == r['vacuum'] == 'None' and r['system'] == 0, r
+    assert 'libc.system' in r['events'], r
     assert os.listdir(outside / 'c') == ['made'] and 'copy.db' in os.listdir(outside / 'v')
     native = {(e, p, rule) for e, p, op, rule in r['records'] if e.startswith('libc.')}
     assert ('libc.open', str(outside / 'c' / 'made'), 'outside-roots') in native, r
