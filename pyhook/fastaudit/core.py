@@ -12,10 +12,10 @@ from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import audit_state, mk_audit, recent_denials
+from ._fastaudit import UNCONFINED, audit_state, mk_audit, recent_denials
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
-           'CallTracker', 'recent_denials']
+           'CallTracker', 'recent_denials', 'UNCONFINED']
 
 TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
 
