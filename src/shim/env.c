@@ -320,7 +320,7 @@ static int apply_floor(void)
 	char why[PATH_MAX + 128];
 	int r;
 
-	if (!flag_var("FA_FLOOR_APPLY") || !fa_proc.policy)
+	if (!flag_var("FA_FLOOR_APPLY") || !fa_proc.policy || fa_policy_unrestricted(fa_proc.policy))
 		return 0;
 	fa_tls.guard++;
 	r = fa_floor_build(&f, FA_FLOOR_AUTO, fa_proc.policy, 0, NULL, NULL, fa_proc.log, why,

@@ -297,7 +297,9 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 		if (rc)
 			goto out;
 	}
-	fa_tls.child_ctx = confine;
+	/* a context without roots has nothing to carry: the process policy goes on */
+	fa_tls.child_ctx = confine && !fa_policy_unrestricted(confine) ? confine : NULL;
+	confine = fa_tls.child_ctx;
 	if (!fa_proc.active && !confine)
 		goto out;
 	if (!fa_proc.active) {
