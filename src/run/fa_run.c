@@ -526,6 +526,7 @@ int main(int argc, char **argv)
 	fa_policy_free(p);
 	free(text);
 	watch.quiet = quiet;
+	watch.verbose = verbose;
 	watch.log = logfile;
 
 	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */

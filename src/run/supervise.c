@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "run/audit_log.h"
 #include "run/landlock.h"
 
 static volatile pid_t child;
@@ -69,14 +70,63 @@ static void summary(const struct fa_watch *w)
 		fputs("; --log FILE keeps them as JSON lines\n", stderr);
 }
 
+/*
+ * The floor's refusals by name, where the kernel's audit records can be
+ * read: listening starts before the command does. 1 when listening.
+ */
+static int floor_records(struct fa_audit *au, const struct fa_floor *f,
+			 const struct fa_watch *w)
+{
+	char why[256];
+	int on;
+
+	au->fd = -1;
+	if (!f)
+		return 0;
+	on = fa_audit_open(au, f->abi, why, sizeof(why));
+	au->quiet = w->quiet;
+	au->log = w->log;
+	if (w->verbose)
+		fprintf(stderr, on ? "fa-run: the kernel floor's refusals are named from the "
+				     "audit log\n" :
+				     "fa-run: the kernel floor's refusals cannot be named: %s\n",
+			why);
+	return on;
+}
+
+/* Every descriptor from 3 on is the command's, but the audit log's. */
+static void close_all_but(int keep)
+{
+	if (keep < 3) {
+		(void)close_range(3, ~0U, 0);
+		return;
+	}
+	if (keep > 3)
+		(void)close_range(3, (unsigned)keep - 1, 0);
+	(void)close_range((unsigned)keep + 1, ~0U, 0);
+}
+
+/* waitpid(pid, status, 0), naming the floor's refusals meanwhile when au listens. */
+static int wait_command(struct fa_audit *au, pid_t pid, int *status)
+{
+	if (au->fd >= 0)
+		return fa_audit_wait(au, pid, status);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
 void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 {
+	struct fa_audit au;
 	struct sigaction sa;
 	char msg[512];
 	size_t i;
 	int status, err, null;
 	pid_t pid, self = getpid();
 
+	floor_records(&au, f, w);
 	fflush(NULL);
 	/*
 	 * vfork: the child only makes system calls on its own credentials
@@ -125,7 +175,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 			close(null);
 	}
 	/* The tally stays mapped; its descriptor is the command's now. */
-	(void)close_range(3, ~0U, 0);
+	close_all_but(au.fd);
 	child = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -133,15 +183,15 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
-			exit(125);
-		}
+	if (wait_command(&au, pid, &status) < 0) {
+		fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
+		exit(125);
+	}
 	if (!w->quiet)
 		summary(w);
 	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
-	if (f && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
+	if (f && au.fd < 0 && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 &&
+	    WEXITSTATUS(status) < 125)
 		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
 			"not see (static programs, direct system calls, io_uring) may have been "
 			"refused by the kernel with EACCES and no message\n", argv[0]);
