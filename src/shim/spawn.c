@@ -59,6 +59,8 @@ static int spawn_exec_check(void *ra, const char *call, const char *path,
 	char dir[PATH_MAX];
 	int dirfd = AT_FDCWD, cwd, rc;
 
+	/* set again by the judging of the program, when it is judged */
+	fa_tls.child_ctx = NULL;
 	rc = fa_spawn_actions_cwd(fa, &dirfd, dir, sizeof(dir));
 	if (rc == 0)
 		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
