@@ -17,7 +17,7 @@ import pytest
 
 BUILD = os.environ.get('FA_BUILDDIR', '')
 SHIM = os.environ.get('FA_SHIM') or os.path.join(BUILD, 'src', '.libs', 'libfashim.so')
-FA_RUN = os.path.join(BUILD, 'fa-run')
+FA_RUN = os.environ.get('FA_RUN') or os.path.join(BUILD, 'fa-run')
 FLOOR = os.path.join(BUILD, 'tests', 'e2e', 'floor')
 
 pytestmark = pytest.mark.skipif(not os.path.exists(SHIM), reason='libfashim.so not built')
