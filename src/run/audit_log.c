@@ -37,6 +37,7 @@
 #define REC_LANDLOCK_DOMAIN 1424
 #define REC_SYSCALL 1300
 #define REC_EOE 1320
+#define REC_LISTENER 1335
 /* The longest record the kernel sends (its MAX_AUDIT_MESSAGE_LENGTH). */
 #define RECORD_MAX 8970
 
@@ -50,82 +51,86 @@ static struct event {
 	char path[PATH_MAX];
 	int pid;
 	char exe[PATH_MAX];
+	int succeeded;              /* the system call's record says it succeeded */
 } ev;
 
 int fa_audit_open(struct fa_audit *a, int abi, char *why, size_t len)
 {
 	struct sockaddr_nl me = { .nl_family = AF_NETLINK, .nl_groups = AUDIT_NLGRP_READLOG };
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	a->enabled = -1;
+	memset(&ev, 0, sizeof(ev));
+	if (abi < 7) {
+		snprintf(a->why, sizeof(a->why), "Landlock ABI %d writes no audit records (7 does)", abi);
+		goto no;
+	}
+	a->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (a->fd < 0) {
+		snprintf(a->why, sizeof(a->why), "no audit log to read: %s", strerror(errno));
+		goto no;
+	}
+	if (bind(a->fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+		snprintf(a->why, sizeof(a->why), "reading the audit log needs CAP_AUDIT_READ (%s)",
+			 strerror(errno));
+		close(a->fd);
+		a->fd = -1;
+		goto no;
+	}
+	return 1;
+no:
+	a->enabled = 0;
+	snprintf(why, len, "%s", a->why);
+	return 0;
+}
+
+/*
+ * With the subsystem off the kernel writes no record at all: ask. The
+ * kernel answers from a thread it starts for the purpose, which takes
+ * milliseconds, so the question is sent once the command runs and the
+ * answer read with its records.
+ */
+void fa_audit_ask(struct fa_audit *a)
+{
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct {
 		struct nlmsghdr h;
 		struct audit_status st;
 	} req;
-	char buf[RECORD_MAX];
-	struct nlmsghdr *h;
-	struct pollfd p;
-	ssize_t n;
 
-	memset(a, 0, sizeof(*a));
-	a->fd = -1;
-	memset(&ev, 0, sizeof(ev));
-	if (abi < 7) {
-		snprintf(why, len, "Landlock ABI %d writes no audit records (7 does)", abi);
-		return 0;
-	}
-	a->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-	if (a->fd < 0) {
-		snprintf(why, len, "no audit log to read: %s", strerror(errno));
-		return 0;
-	}
-	if (bind(a->fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
-		snprintf(why, len, "reading the audit log needs CAP_AUDIT_READ (%s)", strerror(errno));
-		goto no;
-	}
-	/* With the subsystem off the kernel writes no record at all. */
+	if (a->fd < 0)
+		return;
 	memset(&req, 0, sizeof(req));
 	req.h.nlmsg_len = sizeof(req);
 	req.h.nlmsg_type = AUDIT_GET;
 	req.h.nlmsg_flags = NLM_F_REQUEST;
 	if (sendto(a->fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-		snprintf(why, len, "cannot ask whether the audit subsystem is on: %s", strerror(errno));
-		goto no;
+		snprintf(a->why, sizeof(a->why), "cannot ask whether the audit subsystem is on: %s",
+			 strerror(errno));
+		a->enabled = 0;
 	}
-	p.fd = a->fd;
-	p.events = POLLIN;
-	for (;;) {
-		if (poll(&p, 1, 1000) <= 0) {
-			snprintf(why, len, "the audit subsystem does not answer");
-			goto no;
-		}
-		n = recv(a->fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < (ssize_t)NLMSG_HDRLEN)
-			goto broken;
-		h = (struct nlmsghdr *)buf;
-		if (h->nlmsg_type == NLMSG_ERROR) {
-			struct nlmsgerr *e = NLMSG_DATA(h);
+}
 
-			snprintf(why, len, "cannot ask whether the audit subsystem is on: %s",
-				 strerror(-e->error));
-			goto no;
-		}
-		if (h->nlmsg_type == AUDIT_GET)
-			break;
+/* The kernel's answer to fa_audit_ask(), or its refusal. */
+static void answer(struct fa_audit *a, const struct nlmsghdr *h)
+{
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(h);
+
+		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)) || !e->error)
+			return;
+		snprintf(a->why, sizeof(a->why), "cannot ask whether the audit subsystem is on: %s",
+			 strerror(-e->error));
+		a->enabled = 0;
+		return;
 	}
 	if (h->nlmsg_len < NLMSG_LENGTH(offsetof(struct audit_status, enabled) + 4))
-		goto broken;
-	if (!((struct audit_status *)NLMSG_DATA(h))->enabled) {
-		snprintf(why, len, "the audit subsystem is off (auditctl -e 1 turns it on)");
-		goto no;
-	}
-	return 1;
-broken:
-	snprintf(why, len, "the audit subsystem's answer cannot be read");
-no:
-	close(a->fd);
-	a->fd = -1;
-	return 0;
+		return;
+	a->enabled = ((const struct audit_status *)NLMSG_DATA(h))->enabled != 0;
+	if (!a->enabled)
+		snprintf(a->why, sizeof(a->why),
+			 "the audit subsystem is off (auditctl -e 1 turns it on)");
 }
 
 /* The value of key= in a record: quoted text, or hex for text with unusual bytes. */
@@ -255,7 +260,12 @@ static void name(struct fa_audit *a)
 
 static void end_event(struct fa_audit *a)
 {
-	if (ev.access && known(a, ev.domain))
+	/*
+	 * A check the kernel makes and then ignores is recorded too: O_CREAT on
+	 * a file that exists (through /dev/fd/N, say) asks for make_reg in its
+	 * directory, and the open succeeds. Only what failed is a refusal.
+	 */
+	if (ev.access && known(a, ev.domain) && !ev.succeeded)
 		name(a);
 	memset(&ev, 0, sizeof(ev));
 }
@@ -304,9 +314,17 @@ void fa_audit_record(struct fa_audit *a, int type, const char *text, size_t len)
 		}
 		break;
 	}
+	case REC_LISTENER:
+		/* fa-run's own second listener: everything queued before it has come */
+		if (field(rest, len, "pid", val, sizeof(val)) && atol(val) == (long)getpid() &&
+		    field(rest, len, "op", val, sizeof(val)) && !strcmp(val, "connect"))
+			a->barrier = 1;
+		break;
 	case REC_SYSCALL:
 		if (field(rest, len, "pid", val, sizeof(val)))
 			ev.pid = atoi(val);
+		if (field(rest, len, "success", val, sizeof(val)))
+			ev.succeeded = !strcmp(val, "yes");
 		if (field(rest, len, "exe", ev.exe, sizeof(ev.exe)) && !strstr(rest, "exe=\""))
 			unhex(ev.exe);
 		break;
@@ -335,6 +353,10 @@ static void drain(struct fa_audit *a)
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
 			size_t tl = h->nlmsg_len - NLMSG_HDRLEN;
 
+			if (h->nlmsg_type == AUDIT_GET || h->nlmsg_type == NLMSG_ERROR) {
+				answer(a, h);
+				continue;
+			}
 			if (tl > RECORD_MAX)
 				continue;
 			memcpy(rec, NLMSG_DATA(h), tl);
@@ -383,17 +405,30 @@ int fa_audit_wait(struct fa_audit *a, pid_t pid, int *status)
 	}
 	/*
 	 * The kernel sends records from a thread of its own: those of the last
-	 * refusals may come after the exit. A domain that refused is followed
-	 * to its end (its last process gone); otherwise a short look is enough.
+	 * refusals may come after the exit. A second listener joining makes
+	 * the kernel queue a record of its own behind them; when it arrives,
+	 * everything before it has. (Bounded, should the kernel drop it.)
 	 */
 	p[0].fd = a->fd;
 	p[0].events = POLLIN;
-	for (waited = 0; waited < 2000; waited += 50) {
-		r = poll(p, 1, 50);
-		if (r > 0)
+	for (waited = 0; a->enabled < 0 && waited < 2000; waited += 50)
+		if (poll(p, 1, 50) > 0)
 			drain(a);
-		else if (!a->live)
-			break;
+	if (a->enabled == 1) {
+		struct sockaddr_nl me = { .nl_family = AF_NETLINK, .nl_groups = AUDIT_NLGRP_READLOG };
+		int second = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+
+		a->barrier = 0;
+		if (second >= 0 && bind(second, (struct sockaddr *)&me, sizeof(me)) == 0)
+			for (waited = 0; !a->barrier && waited < 2000; waited += 50)
+				if (poll(p, 1, 50) > 0)
+					drain(a);
+		if (second >= 0)
+			close(second);
+	}
+	if (a->enabled < 0) {
+		snprintf(a->why, sizeof(a->why), "the audit subsystem did not answer");
+		a->enabled = 0;
 	}
 	end_event(a);
 	return 0;

@@ -19,6 +19,9 @@ struct fa_audit {
 	uint64_t domains[FA_AUDIT_NDOMAINS];
 	int ndomains, live;         /* domains seen, and not yet deallocated */
 	unsigned long named;        /* refusals named so far */
+	int enabled;                /* the audit subsystem is on: 1, off: 0, not known yet: -1 */
+	int barrier;                /* fa-run's own marker record has come */
+	char why[160];              /* when the records cannot be read: why */
 	int quiet;                  /* no stderr lines (the log still gets them) */
 	const char *log;            /* the --log file, or NULL */
 };
@@ -26,15 +29,17 @@ struct fa_audit {
 /*
  * Start listening, before the command starts (a record it causes at once
  * must not be missed). 1: listening; 0: the records cannot be read here,
- * and why says why (Landlock ABI before 7, the audit subsystem off, no
- * CAP_AUDIT_READ).
+ * and why says why (Landlock ABI before 7, no CAP_AUDIT_READ).
  */
 int fa_audit_open(struct fa_audit *a, int abi, char *why, size_t len);
+/* Ask whether the audit subsystem is on, once the command has started. */
+void fa_audit_ask(struct fa_audit *a);
 
 /*
  * Wait for pid like waitpid(pid, status, 0), naming on stderr and in the
  * log each refusal the floor makes in the command meanwhile; then read
  * what the kernel still has queued for it. Returns 0, or -1 with errno.
+ * Afterwards enabled says whether the records could be read (why, if not).
  */
 int fa_audit_wait(struct fa_audit *a, pid_t pid, int *status);
 

@@ -81,17 +81,27 @@ static int floor_records(struct fa_audit *au, const struct fa_floor *f,
 	int on;
 
 	au->fd = -1;
+	au->enabled = 0;
 	if (!f)
 		return 0;
 	on = fa_audit_open(au, f->abi, why, sizeof(why));
 	au->quiet = w->quiet;
 	au->log = w->log;
-	if (w->verbose)
-		fprintf(stderr, on ? "fa-run: the kernel floor's refusals are named from the "
-				     "audit log\n" :
-				     "fa-run: the kernel floor's refusals cannot be named: %s\n",
-			why);
 	return on;
+}
+
+/* Under --verbose, at exit: were the floor's refusals named, or why not. */
+static void floor_records_said(const struct fa_audit *au, const struct fa_floor *f,
+			       const struct fa_watch *w)
+{
+	if (!f || !w->verbose)
+		return;
+	if (au->enabled == 1)
+		fprintf(stderr, "fa-run: the kernel floor's refusals were named from the audit log "
+			"(%lu)\n", au->named);
+	else
+		fprintf(stderr, "fa-run: the kernel floor's refusals could not be named: %s\n",
+			au->why);
 }
 
 /* Every descriptor from 3 on is the command's, but the audit log's. */
@@ -183,14 +193,16 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
+	fa_audit_ask(&au);
 	if (wait_command(&au, pid, &status) < 0) {
 		fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 		exit(125);
 	}
 	if (!w->quiet)
 		summary(w);
+	floor_records_said(&au, f, w);
 	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
-	if (f && au.fd < 0 && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 &&
+	if (f && au.enabled != 1 && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 &&
 	    WEXITSTATUS(status) < 125)
 		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
 			"not see (static programs, direct system calls, io_uring) may have been "

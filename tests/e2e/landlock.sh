@@ -187,7 +187,7 @@ done
 # elsewhere one note at exit, only when the command failed.
 : >"$T/log"
 far --verbose --landlock=on --log "$T/log" -w "$R" -- "$STATIC" "$O/static"
-if grep -q "refusals are named from the audit log" "$T/e"; then
+if grep -q "refusals were named from the audit log" "$T/e"; then
 	says "a floor refusal, named" 'fa-run: denied fs.make_reg("'"$O"'"): refused by the kernel floor'
 	says "a floor refusal, its rule and fix" "[landlock]; to allow: add -w $O to fa-run"
 	if grep -q '^{"layer":"landlock",.*"call":"fs.make_reg","op":null,"path":"'"$O"'"' "$T/log"; then
@@ -197,7 +197,7 @@ if grep -q "refusals are named from the audit log" "$T/e"; then
 	fi
 	silent_on "a refusal named: no vague note" "may have been refused"
 else
-	says "why the floor's refusals cannot be named" "the kernel floor's refusals cannot be named: "
+	says "why the floor's refusals cannot be named" "the kernel floor's refusals could not be named: "
 	says "a failure under the floor" "may have been refused by the kernel"
 	check "the note, once" 1 "$(grep -c 'may have been refused' "$T/e")"
 	check "no floor line in the log" 0 "$(grep -c '"layer":"landlock"' "$T/log")"

@@ -90,6 +90,14 @@ static void names_the_command_refusals(void **state)
 	event(&a, 12, "99", 1, "fs.write_file", "path=\"/etc/passwd\"");
 	assert_int_equal(a.named, 1);
 
+	/* a check the kernel ignored (O_CREAT of a file that exists): the call succeeded */
+	feed(&a, 1423, "audit(1796194287.500:15): domain=147b3117a blockers=fs.make_reg "
+	     "path=\"/proc/1/fd\" dev=\"proc\" ino=4");
+	feed(&a, 1300, "audit(1796194287.500:15): arch=c000003e syscall=257 success=yes exit=3 "
+	     "pid=%ld comm=\"sh\" exe=\"/bin/sh\"", (long)getpid());
+	feed(&a, 1320, "audit(1796194287.500:15): ");
+	assert_int_equal(a.named, 1);
+
 	/* a path with unusual bytes comes hex-encoded; the known domain needs no new record */
 	snprintf(want, sizeof want, "%s/a b", dir);
 	for (i = 0; want[i]; i++)
