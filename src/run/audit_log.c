@@ -86,12 +86,13 @@ no:
 }
 
 /*
- * With the subsystem off the kernel writes no record at all: ask. The
- * kernel answers from a thread it starts for the purpose, which takes
- * milliseconds, so the question is sent once the command runs and the
- * answer read with its records.
+ * With the subsystem off the kernel writes no record at all. Joining the
+ * log group is itself recorded when it is on, so fa-run's own record
+ * says so; without it, only the kernel can say, and it answers from a
+ * thread it starts for the purpose, which takes milliseconds: asked only
+ * when the answer matters (below).
  */
-void fa_audit_ask(struct fa_audit *a)
+static void ask(struct fa_audit *a)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct {
@@ -101,6 +102,7 @@ void fa_audit_ask(struct fa_audit *a)
 
 	if (a->fd < 0)
 		return;
+	a->asked = 1;
 	memset(&req, 0, sizeof(req));
 	req.h.nlmsg_len = sizeof(req);
 	req.h.nlmsg_type = AUDIT_GET;
@@ -112,7 +114,7 @@ void fa_audit_ask(struct fa_audit *a)
 	}
 }
 
-/* The kernel's answer to fa_audit_ask(), or its refusal. */
+/* The kernel's answer to ask(), or its refusal. */
 static void answer(struct fa_audit *a, const struct nlmsghdr *h)
 {
 	if (h->nlmsg_type == NLMSG_ERROR) {
@@ -315,10 +317,17 @@ void fa_audit_record(struct fa_audit *a, int type, const char *text, size_t len)
 		break;
 	}
 	case REC_LISTENER:
-		/* fa-run's own second listener: everything queued before it has come */
+		/*
+		 * fa-run's own joining: the first says the subsystem is on; the
+		 * second listener's, that everything queued before it has come.
+		 */
 		if (field(rest, len, "pid", val, sizeof(val)) && atol(val) == (long)getpid() &&
-		    field(rest, len, "op", val, sizeof(val)) && !strcmp(val, "connect"))
-			a->barrier = 1;
+		    field(rest, len, "op", val, sizeof(val)) && !strcmp(val, "connect")) {
+			if (a->armed)
+				a->barrier = 1;
+			else
+				a->enabled = 1;
+		}
 		break;
 	case REC_SYSCALL:
 		if (field(rest, len, "pid", val, sizeof(val)))
@@ -408,10 +417,17 @@ int fa_audit_wait(struct fa_audit *a, pid_t pid, int *status)
 	 * refusals may come after the exit. A second listener joining makes
 	 * the kernel queue a record of its own behind them; when it arrives,
 	 * everything before it has. (Bounded, should the kernel drop it.)
+	 * Whether the subsystem is on is asked only when fa-run's own record
+	 * has not come and the answer changes what fa-run says: the command
+	 * failed (the note at exit), or --verbose.
 	 */
 	p[0].fd = a->fd;
 	p[0].events = POLLIN;
-	for (waited = 0; a->enabled < 0 && waited < 2000; waited += 50)
+	drain(a);
+	if (a->enabled < 0 && (a->verbose || (WIFEXITED(*status) && WEXITSTATUS(*status) > 0 &&
+					      WEXITSTATUS(*status) < 125)))
+		ask(a);
+	for (waited = 0; a->enabled < 0 && a->asked && waited < 2000; waited += 50)
 		if (poll(p, 1, 50) > 0)
 			drain(a);
 	if (a->enabled == 1) {
@@ -419,6 +435,7 @@ int fa_audit_wait(struct fa_audit *a, pid_t pid, int *status)
 		int second = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
 
 		a->barrier = 0;
+		a->armed = 1;
 		if (second >= 0 && bind(second, (struct sockaddr *)&me, sizeof(me)) == 0)
 			for (waited = 0; !a->barrier && waited < 2000; waited += 50)
 				if (poll(p, 1, 50) > 0)
@@ -426,7 +443,7 @@ int fa_audit_wait(struct fa_audit *a, pid_t pid, int *status)
 		if (second >= 0)
 			close(second);
 	}
-	if (a->enabled < 0) {
+	if (a->enabled < 0 && a->asked) {
 		snprintf(a->why, sizeof(a->why), "the audit subsystem did not answer");
 		a->enabled = 0;
 	}

@@ -21,6 +21,8 @@ struct fa_audit {
 	unsigned long named;        /* refusals named so far */
 	int enabled;                /* the audit subsystem is on: 1, off: 0, not known yet: -1 */
 	int barrier;                /* fa-run's own marker record has come */
+	int armed, asked;           /* the marker is awaited; the kernel was asked */
+	int verbose;                /* --verbose: the answer is wanted in any case */
 	char why[160];              /* when the records cannot be read: why */
 	int quiet;                  /* no stderr lines (the log still gets them) */
 	const char *log;            /* the --log file, or NULL */
@@ -32,14 +34,13 @@ struct fa_audit {
  * and why says why (Landlock ABI before 7, no CAP_AUDIT_READ).
  */
 int fa_audit_open(struct fa_audit *a, int abi, char *why, size_t len);
-/* Ask whether the audit subsystem is on, once the command has started. */
-void fa_audit_ask(struct fa_audit *a);
 
 /*
  * Wait for pid like waitpid(pid, status, 0), naming on stderr and in the
  * log each refusal the floor makes in the command meanwhile; then read
  * what the kernel still has queued for it. Returns 0, or -1 with errno.
- * Afterwards enabled says whether the records could be read (why, if not).
+ * Afterwards enabled says whether the records could be read (why, if not;
+ * -1: not known, the command succeeded and nothing was recorded).
  */
 int fa_audit_wait(struct fa_audit *a, pid_t pid, int *status);
 

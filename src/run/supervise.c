@@ -87,6 +87,7 @@ static int floor_records(struct fa_audit *au, const struct fa_floor *f,
 	on = fa_audit_open(au, f->abi, why, sizeof(why));
 	au->quiet = w->quiet;
 	au->log = w->log;
+	au->verbose = w->verbose;
 	return on;
 }
 
@@ -193,7 +194,6 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
-	fa_audit_ask(&au);
 	if (wait_command(&au, pid, &status) < 0) {
 		fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 		exit(125);
