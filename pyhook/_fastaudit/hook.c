@@ -324,6 +324,13 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	Py_ssize_t i, n;
 	int truth, rc = -1;
 
+	/*
+	 * A learning context refuses nothing: it records, and approves; the
+	 * programs it lets start are not confined either.
+	 */
+	approved_unconfined = e->cfg->learner != NULL;
+	if (e->cfg->learner)
+		return fa_learn_record(e->cfg->learner, event, args, dd);
 	note = fa_origin_note(e);
 	if (!note && PyErr_Occurred())
 		return -1;
@@ -331,7 +338,6 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	Py_XDECREF(note);
 	if (!full)
 		return -1;
-	approved_unconfined = 0;
 	ev = PyUnicode_FromString(event);
 	if (!ev)
 		goto out;

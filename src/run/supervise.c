@@ -27,6 +27,7 @@
 
 #include "run/audit_log.h"
 #include "run/landlock.h"
+#include "run/learn.h"
 
 static volatile pid_t child;
 
@@ -105,16 +106,26 @@ static void floor_records_said(const struct fa_audit *au, const struct fa_floor 
 			au->why);
 }
 
-/* Every descriptor from 3 on is the command's, but the audit log's. */
-static void close_all_but(int keep)
+/*
+ * Close every descriptor above stderr but keep and keep2 (-1: none): the
+ * one --learn's record arrives in, and the floor's audit records.
+ */
+static void keep_only(int keep, int keep2)
 {
-	if (keep < 3) {
-		(void)close_range(3, ~0U, 0);
-		return;
+	int lo = keep < keep2 ? keep : keep2, hi = keep < keep2 ? keep2 : keep;
+	unsigned from = 3;
+
+	if (lo >= 3) {
+		if (lo > 3)
+			(void)close_range(3, (unsigned)lo - 1, 0);
+		from = (unsigned)lo + 1;
 	}
-	if (keep > 3)
-		(void)close_range(3, (unsigned)keep - 1, 0);
-	(void)close_range((unsigned)keep + 1, ~0U, 0);
+	if (hi >= 3 && hi != lo) {
+		if ((unsigned)hi > from)
+			(void)close_range(from, (unsigned)hi - 1, 0);
+		from = (unsigned)hi + 1;
+	}
+	(void)close_range(from, ~0U, 0);
 }
 
 /* waitpid(pid, status, 0), naming the floor's refusals meanwhile when au listens. */
@@ -186,7 +197,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 			close(null);
 	}
 	/* The tally stays mapped; its descriptor is the command's now. */
-	close_all_but(au.fd);
+	keep_only(w->learn ? w->learn->fd : -1, au.fd);
 	child = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -198,7 +209,9 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 		fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 		exit(125);
 	}
-	if (!w->quiet)
+	if (w->learn)
+		fa_learn_report(w->learn);
+	else if (!w->quiet)
 		summary(w);
 	floor_records_said(&au, f, w);
 	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */

@@ -56,7 +56,12 @@ def start(api, argv):
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 res = []
-with mk_audit(cfg['roots'], before_deny=before_deny, monitor_calls=False)():
+kw = dict(monitor_calls=False, policy=cfg.get('policy'))
+if cfg.get('learn'):
+    kw['learn'] = True
+else:
+    kw['before_deny'] = before_deny
+with mk_audit(cfg['roots'], **kw)():
     for argv in cfg['runs']:
         try:
             res.append(start(cfg['api'], argv))
@@ -68,7 +73,7 @@ print(json.dumps(res))
 APIS = ['subprocess', 'posix_spawn', 'system', 'exec', 'pty']
 
 
-def host(roots, runs, api='subprocess', unconfined=False, preload=True, under=None):
+def host(roots, runs, api='subprocess', unconfined=False, preload=True, under=None, **more):
     env = dict(os.environ)
     env.pop('LD_PRELOAD', None)
     for k in list(env):
@@ -77,7 +82,7 @@ def host(roots, runs, api='subprocess', unconfined=False, preload=True, under=No
     if preload:
         env['LD_PRELOAD'] = SHIM
     env['PYTHONPATH'] = os.pathsep.join(sys.path)
-    cfg = dict(roots=[str(r) for r in roots], runs=runs, api=api, unconfined=unconfined)
+    cfg = dict(roots=[str(r) for r in roots], runs=runs, api=api, unconfined=unconfined, **more)
     cmd = [sys.executable, '-c', textwrap.dedent(HOST), json.dumps(cfg)]
     if under:
         if not os.path.exists(FA_RUN):
@@ -162,6 +167,28 @@ def test_process_policy_meets_context(tmp_path, root, outside):
     assert os.listdir(secret) == [] and os.listdir(wide) == [] and os.listdir(outside) == []
     assert sorted(os.listdir(root)) == ['ok', 'secret']
     assert 'deny-subtree' in err, err
+
+
+def test_context_deny_subtree_and_symlinks_hold_in_child(tmp_path, root, outside):
+    """A context from a policy file: its deny subtrees and symlink mode go to the child."""
+    (root / 'keep').mkdir()
+    (root / 'sub').mkdir()
+    os.symlink('sub', root / 'in_link')
+    pol = tmp_path / 'fa.policy'
+    pol.write_text(f'root {root}\ndeny {root}/keep\nsymlinks nofollow\n')
+    r, err = host([], [['sh', '-c', f'echo x > {root}/keep/c'], ['sh', '-c', f'echo x > {root}/ok'],
+                       ['sh', '-c', f'echo x > {root}/in_link/l']], policy=str(pol))
+    # a link inside the root, to a directory inside it: only the nofollow mode refuses it
+    assert r[0] != 0 and r[1] == 0 and r[2] != 0, (r, err)
+    assert os.listdir(root / 'keep') == [] and os.listdir(root / 'sub') == []
+    assert 'deny-subtree' in err and '[symlink, audit context]' in err, err
+
+
+def test_learning_context_refuses_nothing(root, outside):
+    """mk_audit(learn=True) refuses nothing: the programs it lets start are not confined."""
+    r, err = host([root], [['sh', '-c', f'echo x > {outside}/l']], learn=True)
+    assert r == [0], (r, err)
+    assert os.listdir(outside) == ['l']
 
 
 def _landlock_abi():
