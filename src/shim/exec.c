@@ -251,7 +251,15 @@ static int refuse_kind(const char *call, const char *shown, const char *canon,
 		fa_puts(&b, culprit);
 		fa_puts(&b, ", a ");
 	}
-	fa_puts(&b, fa_prog_text(kind));
+	if (from_context) {
+		/* the way out is the host's, not fa-run's option */
+		const char *t = fa_prog_text(kind), *opt = strstr(t, " (--allow-static");
+
+		fa_putn(&b, t, opt ? (size_t)(opt - t) : strlen(t));
+		fa_puts(&b, " (before_deny returning fastaudit.UNCONFINED starts it unconfined)");
+	} else {
+		fa_puts(&b, fa_prog_text(kind));
+	}
 	text[b.len < sizeof(text) ? b.len : sizeof(text) - 1] = '\0';
 	return exec_deny(call, shown, canon, fa_prog_rule(kind), text, from_context, ra);
 }

@@ -238,6 +238,7 @@ def test_static_child_refused(root, outside):
     r, err = host([root], [[static, 'raw', str(outside / 's')]])
     assert r == ['PermissionError'], (r, err)
     assert '[static-binary, audit context]' in err and os.listdir(outside) == []
+    assert 'fastaudit.UNCONFINED starts it unconfined' in err and '--allow-static' not in err
 
 
 def test_without_the_shim(root, outside):
