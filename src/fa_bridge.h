@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 4
+#define FA_BRIDGE_VERSION 5
 
 /*
  * A compile-time fingerprint of the engine's data layout: both sides must
@@ -116,6 +116,12 @@ struct fa_bridge {
 	 * FA_RESOLVE_SHARED); policy NULL: such threads are not checked.
 	 */
 	void (*set_shared)(const struct fa_thread_ctx *ctx);
+	/*
+	 * Like approve_exec, but the program starts as the host process would
+	 * without the context (approve_exec starts it under the context's
+	 * policy, carried in its environment).
+	 */
+	void (*approve_exec_unconfined)(const char *path);
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);

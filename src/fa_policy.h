@@ -139,6 +139,13 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
  */
 ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len);
 int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen);
+/*
+ * The policy that allows only what both a and b allow, in the same text:
+ * the deeper of each pair of nested roots, every deny subtree of either
+ * that lies in one of them, the stricter symlink mode. A NULL or
+ * unrestricted side leaves the other. With buf NULL, only the length.
+ */
+ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf, size_t len);
 
 /* Inspection, for audit_state(), fa-check and messages. */
 int fa_policy_nroots(const fa_policy *p);

@@ -16,4 +16,4 @@ dist_man_MANS += doc/fa-check.1
 # fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
 FA_RUN_FLOOR_SOURCES = src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h \
 	src/run/learn.c src/run/learn.h \
-	src/run/supervise.c
+	src/run/supervise.c src/run/audit_log.c src/run/audit_log.h

@@ -200,6 +200,8 @@ static int exec_module(PyObject *m)
 	fa_bridge_init();
 	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
 		return -1;
+	if (!fa_unconfined() || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)
+		return -1;
 	return 0;
 }
 

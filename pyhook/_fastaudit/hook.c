@@ -276,6 +276,47 @@ void fa_purge_failed_imports(void)
 	PyErr_Restore(et, ev, tb);
 }
 
+/*
+ * fastaudit.UNCONFINED: what before_deny (or a packaged audit hook)
+ * returns to let a process start outside the context's policy. Any other
+ * true answer starts it under the context's roots (the shim carries them
+ * into the child's environment).
+ */
+static PyObject *unconfined;
+/* The last approval fa_deny() gave was UNCONFINED. */
+static int approved_unconfined;
+
+static PyObject *unconfined_repr(PyObject *self)
+{
+	(void)self;
+	return PyUnicode_FromString("fastaudit.UNCONFINED");
+}
+
+static PyType_Slot unconfined_slots[] = {
+	{Py_tp_repr, (void *)unconfined_repr},
+	{Py_tp_doc, (void *)"before_deny's answer for a process start that is to run outside the "
+			    "context's roots, as the host process would."},
+	{0, NULL},
+};
+
+static PyType_Spec unconfined_spec = {
+	"fastaudit.Unconfined", 0, 0, Py_TPFLAGS_DEFAULT, unconfined_slots,
+};
+
+PyObject *fa_unconfined(void)
+{
+	PyObject *t;
+
+	if (!unconfined) {
+		t = PyType_FromSpec(&unconfined_spec);
+		if (!t)
+			return NULL;
+		unconfined = PyObject_CallNoArgs(t);
+		Py_DECREF(t);
+	}
+	return unconfined;
+}
+
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	    const struct fa_deny_detail *dd)
 {
@@ -283,7 +324,11 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	Py_ssize_t i, n;
 	int truth, rc = -1;
 
-	/* A learning context refuses nothing: it records, and approves. */
+	/*
+	 * A learning context refuses nothing: it records, and approves; the
+	 * programs it lets start are not confined either.
+	 */
+	approved_unconfined = e->cfg->learner != NULL;
 	if (e->cfg->learner)
 		return fa_learn_record(e->cfg->learner, event, args, dd);
 	note = fa_origin_note(e);
@@ -309,6 +354,7 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 			r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full, e->cfg->data, calls, NULL);
 			if (!r)
 				goto out;
+			approved_unconfined = unconfined && r == unconfined;
 			truth = PyObject_IsTrue(r);
 			Py_DECREF(r);
 			if (truth < 0)
@@ -340,7 +386,7 @@ static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
 	rc = fa_deny(e, event, args, msg, NULL);
 	Py_DECREF(msg);
 	if (rc == 0)
-		fa_bridge_approve_exec(event, args);
+		fa_bridge_approve_exec(event, args, approved_unconfined);
 	return rc;
 }
 
@@ -372,7 +418,7 @@ static int check_event(FaEntryObject *e, const char *event, PyObject *args)
 		    ev->cls != FA_EV_SETATTR)
 			fa_approve_event((PyObject *)e, ev, args);
 		else
-			fa_bridge_approve_exec(event, args);
+			fa_bridge_approve_exec(event, args, 0);
 		return 0;
 	}
 	switch (ev->cls) {

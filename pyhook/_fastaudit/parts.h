@@ -193,7 +193,9 @@ void fa_bridge_changed(void);
 /* An entry of policy (a FaPolicyObject) was born (+1) or died (-1). */
 void fa_bridge_live(PyObject *policy, int delta);
 void fa_bridge_approve(enum fa_op op, const char *path);
-void fa_bridge_approve_exec(const char *event, PyObject *args);
+/* unconfined: the host answered fastaudit.UNCONFINED (fa_unconfined()). */
+void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined);
+PyObject *fa_unconfined(void);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);

@@ -89,7 +89,8 @@ static void usage(FILE *f)
 "      --landlock=MODE     the kernel floor under the preload (Landlock):\n"
 "                          auto (default): on where the kernel has it;\n"
 "                          on: fail (125) where it cannot be had; off\n"
-"      --verbose           say which kernel floor applies\n"
+"      --verbose           say which kernel floor applies, and whether its\n"
+"                          refusals can be named from the kernel's audit log\n"
 "      --log FILE          append one JSON line per denial to FILE; its \"fix\"\n"
 "                          says what would have allowed it\n"
 "      --log-approvals     also log what an approval let through: a program\n"
@@ -615,6 +616,7 @@ int main(int argc, char **argv)
 	free(text);
 	fa_policy_file_free(&pf);
 	watch.quiet = quiet;
+	watch.verbose = verbose;
 	watch.log = logfile;
 
 	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */

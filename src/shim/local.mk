@@ -4,7 +4,7 @@ src_libfashim_la_SOURCES = src/shim/symbols.def src/shim/wrap.h src/shim/shim_in
 	src/shim/env.c src/shim/shim_bridge.c src/shim/report.c src/shim/shim_judge.c \
 	src/shim/open.c src/shim/generated.c src/shim/dirent.c src/shim/attr.c \
 	src/shim/tmp.c src/shim/utmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/spawn_actions.c src/shim/elf.c \
-	src/shim/syscall.c src/shim/fd.c src/shim/chdir.c
+	src/shim/syscall.c src/shim/fd.c src/shim/chdir.c src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
 	-Wl,--version-script=src/shim/libfashim.map

@@ -73,6 +73,7 @@ struct fa_proc {
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
+	int from_context;         /* FA_FROM_CONTEXT=1: the policy is an audit context's (exec.c) */
 	const char *log;          /* FA_LOG, or NULL */
 	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
 	const char *learn;        /* FA_LEARN: fa-run --learn's record of would-be denials, or NULL */
@@ -105,12 +106,15 @@ FA_HIDDEN char *fa_arena_strdup(const char *s);
 
 /* ---- per-thread state (shim_bridge.c) ---- */
 struct fa_approval {
-	int op;                   /* enum fa_op, or -1 for exec */
+	int op;                   /* enum fa_op, or FA_APPR_EXEC* */
 	uint32_t len;
 	uint64_t hash;
 };
 
 #define FA_NAPPROVALS 8
+/* A start of the program: in the context's policy, or as the host is. */
+#define FA_APPR_EXEC (-1)
+#define FA_APPR_EXEC_UNCONFINED (-2)
 
 /* A call as the caller made it, when its operation alone cannot say what the kernel looks up first. */
 enum fa_whole_kind { FA_WHOLE_RENAME, FA_WHOLE_LINK, FA_WHOLE_UNLINK };
@@ -131,6 +135,11 @@ struct fa_tls {
 	int call_op;              /* that call's operation + 1, named in its reports */
 	const char *call_path2;   /* its second path, shown when the first is refused */
 	const struct fa_whole *call_whole; /* a rename, link or unlink, for the kernel's order */
+	/*
+	 * Set by the judging of a program start for the start that follows:
+	 * the context policy the child is to carry, or NULL.
+	 */
+	const fa_policy *child_ctx;
 };
 /*
  * initial-exec: the shim is loaded with the program (LD_PRELOAD), so its
@@ -162,7 +171,7 @@ static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 	pp->ctx = NULL;
 	pp->ctx_exec_denied = 0;
 }
-FA_HIDDEN int fa_ctx_exec_denied(const char *path);
+FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
 /*
  * A call made of several checks (rename, link, symlink) takes its one
  * approval, named by its first path, before the first check.
@@ -210,7 +219,8 @@ static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
 	ev->why = fa_why_name(d->why);
 	ev->text = fa_why_text(d->why);
 	ev->policy = p;
-	ev->from_context = from_context;
+	/* a context's approved child: its process policy is that context's */
+	ev->from_context = from_context || (p && p == fa_proc.policy && fa_proc.from_context);
 }
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
 FA_HIDDEN int fa_report(const struct fa_event *ev);

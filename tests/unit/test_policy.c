@@ -170,6 +170,46 @@ static void format_parse(void **state)
 	fa_policy_free(q);
 }
 
+/* What a context's child carries: only what both policies allow. */
+static void format_meet(void **state)
+{
+	char msg[256], a[8192], want[8192];
+	fa_policy *p = fa_policy_new(), *q = fa_policy_new(), *r = fa_policy_new();
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, tp("outside"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_deny(p, tp("root/proj/.git"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_deny(p, tp("root/sub"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_seal(p, 0, msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(q, tp("root/proj"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(q, "/nonexistent-fa-meet", msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_cwd_root(q), 0);
+	fa_policy_set_symlinks(q, FA_SYM_BENEATH);
+	fa_policy_set_outside_symlinks(q, 1);
+	assert_int_equal(fa_policy_seal(q, 0, msg, sizeof msg), 0);
+	snprintf(want, sizeof want, "symlinks beneath\nroot %s\ndeny %s\n", tp("root/proj"),
+		 tp("root/proj/.git"));
+	/* the deeper root; the deny inside it; no cwd root, no root only one side has */
+	n = fa_policy_format_meet(p, q, a, sizeof a);
+	assert_string_equal(a, want);
+	assert_int_equal(n, (ssize_t)strlen(want));
+	assert_int_equal(fa_policy_format_meet(q, p, NULL, 0), n);
+	/* it parses back, as the child reads it */
+	assert_int_equal(fa_policy_parse(r, a, msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_nroots(r), 1);
+	assert_int_equal(fa_policy_ndeny(r), 1);
+	assert_int_equal(fa_policy_format_meet(p, q, a, 10), -ENAMETOOLONG);
+	/* with no process policy the context's is the child's whole policy */
+	assert_true(fa_policy_format_meet(NULL, q, a, sizeof a) > 0);
+	assert_true(fa_policy_format(q, want, sizeof want) > 0);
+	assert_string_equal(a, want);
+	fa_policy_free(p);
+	fa_policy_free(q);
+	fa_policy_free(r);
+}
+
 static void parse_fails_closed(void **state)
 {
 	static const char *const bad[] = {
@@ -361,6 +401,7 @@ int main(void)
 		cmocka_unit_test(fd_alias),
 		cmocka_unit_test(portable_names),
 		BOTH(format_parse),
+		cmocka_unit_test(format_meet),
 		cmocka_unit_test(parse_fails_closed),
 		BOTH(build_errors),
 		BOTH(missing_root),
