@@ -25,6 +25,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,24 @@ static char *folded(const char *abs)
 	return model_fold(abs, 1, out, sizeof out) < 0 ? NULL : strdup(out);
 }
 
+/*
+ * A name longer than NAME_MAX: sealing refuses it (ENAMETOOLONG) when the
+ * directory above it exists, and keeps it beneath one that does not, so
+ * "/fz/../tmp/LONG" seals and its fold "/tmp/LONG" does not.
+ */
+static int long_name(const char *path)
+{
+	size_t n;
+
+	for (; *path; path += n) {
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (n > NAME_MAX)
+			return 1;
+	}
+	return 0;
+}
+
 static enum verdict path_line(struct model *m, int root, const char *v)
 {
 	char cmd[PATH_MAX + 8], msg[PATH_MAX + 64];
@@ -100,7 +119,7 @@ static enum verdict path_line(struct model *m, int root, const char *v)
 		return UNSURE;
 	}
 	/* near the limit, folding decides which road fits */
-	if (strlen(cmd) >= PATH_MAX - 8)
+	if (strlen(cmd) >= PATH_MAX - 8 || long_name(cmd))
 		return UNSURE;
 	if ((root ? fa_policy_add_root : fa_policy_add_deny)(m->q, cmd, msg, sizeof msg) < 0)
 		return UNSURE;
