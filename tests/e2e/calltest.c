@@ -735,9 +735,17 @@ static int openat2_in_root(long nr, const char *dir, const char *path, int flags
 	struct { unsigned long long flags, mode, resolve; } how = {
 		(unsigned)flags, flags & O_CREAT ? 0644 : 0, 0x10 /* RESOLVE_IN_ROOT */ };
 	int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int i, fd;
 
-	errno = SENTINEL;
-	return fd_result((int)syscall(nr, d, path, &how, sizeof how));
+	/* The kernel answers EAGAIN when any rename in the system races a ".."
+	 * walk; callers are meant to retry, and a loaded machine renames a lot. */
+	for (i = 0; i < 1000; i++) {
+		errno = SENTINEL;
+		fd = (int)syscall(nr, d, path, &how, sizeof how);
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd_result(fd);
 }
 
 CASE(setmntent) { errno = SENTINEL; return file_result(setmntent(A(0), A(1))); }
