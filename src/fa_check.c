@@ -185,7 +185,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (fa_symlinks_parse(optarg, &mode) < 0) {
-				complain("--symlinks=", optarg, "not trust, beneath or nofollow");
+				char why[80] = "not ";
+
+				fa_symlinks_choices(why + 4, sizeof why - 4);
+				complain("--symlinks=", optarg, why);
 				return 2;
 			}
 			fa_policy_set_symlinks(p, mode);

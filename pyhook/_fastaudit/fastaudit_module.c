@@ -7,25 +7,31 @@
  * interpreter has its own hook.
  */
 #include "parts.h"
+#include "../py_symlinks.h"
 
 #include <string.h>
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", "allow_outside_symlinks", "native_calls", NULL,
+	"native", "allow_outside_symlinks", "native_calls", "symlinks", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
+	PyObject *symlinks_arg = NULL;
+	enum fa_symlinks symlinks;
 	const char *native = "auto", *native_calls = "audit";
 	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$sps:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$spsO:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports, &native, &outside_symlinks, &native_calls))
+					 &allow_imports, &native, &outside_symlinks, &native_calls,
+					 &symlinks_arg))
+		return NULL;
+	if (fa_py_symlinks(symlinks_arg, FA_SYM_TRUST, &symlinks) < 0)
 		return NULL;
 	if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
 		PyErr_Format(PyExc_ValueError, "native_calls must be 'audit' or 'libc', not '%s'",
@@ -70,7 +76,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
 	fa_notes_install();
-	pol = fa_policy_from_roots(roots, outside_symlinks);
+	pol = fa_policy_from_roots(roots, symlinks, outside_symlinks);
 	if (!pol)
 		return NULL;
 	if (allow_imports)

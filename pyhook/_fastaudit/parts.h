@@ -90,7 +90,7 @@ typedef struct {
 extern PyTypeObject FaPolicy_Type;
 
 /* outside_symlinks: symlinks may be created whatever their target. */
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks);
+PyObject *fa_policy_from_roots(PyObject *roots, enum fa_symlinks symlinks, int outside_symlinks);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);

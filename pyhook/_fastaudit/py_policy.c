@@ -57,7 +57,7 @@ static int add_root(fa_policy *p, PyObject *item)
 	return r < 0 ? -1 : 0;
 }
 
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks)
+PyObject *fa_policy_from_roots(PyObject *roots, enum fa_symlinks symlinks, int outside_symlinks)
 {
 	FaPolicyObject *self;
 	PyObject *it, *item, *s;
@@ -113,6 +113,7 @@ PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks)
 	Py_DECREF(it);
 	if (PyErr_Occurred())
 		goto fail;
+	fa_policy_set_symlinks(self->policy, symlinks);
 	fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
 	r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
 	if (r < 0) {

@@ -324,17 +324,8 @@ safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *k
     if (fa__ws_parse("safe_open", args, nargs, kwnames, names, 7, 2, a) < 0) {
         return NULL;
     }
-    if (a[7] != NULL && a[7] != Py_None) {
-        const char *s = PyUnicode_Check(a[7]) ? PyUnicode_AsUTF8(a[7]) : NULL;
-
-        if (s == NULL || fa_ws_symlinks_parse(s, &sym) < 0) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError,
-                             "symlinks must be 'trust', 'beneath' or 'nofollow', not %R",
-                             a[7]);
-            }
-            return NULL;
-        }
+    if (fa_py_symlinks(a[7], FA_SYM_BENEATH, &sym) < 0) {
+        return NULL;
     }
     if (a[8] != NULL) {
         int mounts = PyObject_IsTrue(a[8]);

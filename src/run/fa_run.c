@@ -31,7 +31,7 @@
 
 #include "fa_policy.h"
 #include "run/landlock.h"
-#include "shim/shim_internal.h"
+#include "shim/fa_shim_run.h"
 
 #define EXIT_FAIL 125
 #define EXIT_CANNOT 126
@@ -370,9 +370,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SYMLINKS: {
 			enum fa_symlinks m;
+			char modes[64];
 
+			fa_symlinks_choices(modes, sizeof modes);
 			if (fa_symlinks_parse(optarg, &m) < 0)
-				die(EXIT_FAIL, "--symlinks=%s: expected trust, beneath or nofollow", optarg);
+				die(EXIT_FAIL, "--symlinks=%s: expected %s", optarg, modes);
 			/* A second, different mode is a contradiction, not an override. */
 			if (sym_given && m != sym)
 				die(EXIT_FAIL, "--symlinks=%s contradicts --symlinks=%s: give one", optarg,
