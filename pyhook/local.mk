@@ -3,6 +3,7 @@ if WITH_PYTHON
 fastauditdir = $(pyexecdir)/fastaudit
 fastaudit_LTLIBRARIES = pyhook/_fastaudit.la
 pyhook__fastaudit_la_SOURCES = \
+	pyhook/py_symlinks.h \
 	pyhook/_fastaudit/parts.h \
 	pyhook/_fastaudit/fastaudit_module.c \
 	pyhook/_fastaudit/hook.c \
