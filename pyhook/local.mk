@@ -5,6 +5,7 @@ fastaudit_LTLIBRARIES = pyhook/_fastaudit.la
 pyhook__fastaudit_la_SOURCES = \
 	pyhook/py_symlinks.h \
 	pyhook/_fastaudit/parts.h \
+	pyhook/_fastaudit/cpython_private.h \
 	pyhook/_fastaudit/fastaudit_module.c \
 	pyhook/_fastaudit/hook.c \
 	pyhook/_fastaudit/events.c \

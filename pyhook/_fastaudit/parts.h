@@ -10,7 +10,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <frameobject.h>
+
+#include "cpython_private.h"
 
 #include "fa_policy.h"
 
