@@ -17,8 +17,13 @@
 
 static void usage(FILE *f)
 {
+	int i;
+
 	fputs("usage: fa-check --allow DIR [--allow DIR]... [--deny DIR]...\n"
-	      "                [--symlinks=trust|beneath|nofollow] [--portable] [--] PATH...\n"
+	      "                [--symlinks=", f);
+	for (i = 0; i < FA_SYM_NMODES; i++)
+		fprintf(f, "%s%s", i ? "|" : "", fa_symlinks_name((enum fa_symlinks)i));
+	fputs("] [--portable] [--] PATH...\n"
 	      "\n"
 	      "Judge each PATH against the write roots and print one JSON line per path:\n"
 	      "  {\"input\":...,\"decision\":\"allow\",\"path\":...,\"root\":...,\"rel\":...}\n"

@@ -6,21 +6,29 @@
  * fa_workspace.h (installed with it), so a Workspace user compiles against
  * the engine's own values. Each mode is one row of FA_SYMLINKS_MODES: the
  * enum, its name in every front end (fa-run --symlinks, fa-check, FA_POLICY,
- * mk_audit(symlinks=), Workspace(symlinks=)) and its parser all come from
- * that row. Rows go from the most lenient to the strictest: a mode refuses
- * every path an earlier one refuses.
+ * mk_audit(symlinks=), Workspace(symlinks=)), its parser, and what it
+ * refuses, which orders the modes (fa_symlinks_as_strict()), all come from
+ * that row.
  */
 #ifndef FA_ENUMS_H
 #define FA_ENUMS_H
 
-/* X(enumerator, name) */
-#define FA_SYMLINKS_MODES(X)                                                              \
-	X(FA_SYM_TRUST, "trust")       /* parent resolved like realpath, final link followed */ \
-	X(FA_SYM_BENEATH, "beneath")   /* whole path, final link included, stays beneath the root */ \
-	X(FA_SYM_NOFOLLOW, "nofollow") /* no symlink anywhere in the path */
+/* The links a mode refuses (its "refuses" column): a mode with more bits is stricter. */
+#define FA_SYML_ABSOLUTE 0x1u  /* an absolute link, wherever it points */
+#define FA_SYML_ESCAPING 0x2u  /* a relative link that leads out of the root */
+#define FA_SYML_INSIDE   0x4u  /* a relative link that stays beneath the root */
 
-#define FA__SYM_ENUMERATOR(id, name) id,
-#define FA__SYM_ONE(id, name) +1
+/* X(enumerator, name, refuses) */
+#define FA_SYMLINKS_MODES(X)                                                              \
+	/* parent resolved like realpath, final link followed, judged where it lands */       \
+	X(FA_SYM_TRUST, "trust", 0)                                                           \
+	/* whole path, final link included, stays beneath the root (openat2 RESOLVE_BENEATH) */ \
+	X(FA_SYM_BENEATH, "beneath", FA_SYML_ABSOLUTE | FA_SYML_ESCAPING)                     \
+	/* no symlink anywhere in the path */                                                 \
+	X(FA_SYM_NOFOLLOW, "nofollow", FA_SYML_ABSOLUTE | FA_SYML_ESCAPING | FA_SYML_INSIDE)
+
+#define FA__SYM_ENUMERATOR(id, name, refuses) id,
+#define FA__SYM_ONE(id, name, refuses) +1
 enum fa_symlinks { FA_SYMLINKS_MODES(FA__SYM_ENUMERATOR) };
 enum { FA_SYM_NMODES = 0 FA_SYMLINKS_MODES(FA__SYM_ONE) };
 #undef FA__SYM_ENUMERATOR

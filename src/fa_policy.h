@@ -134,6 +134,12 @@ int fa_policy_unrestricted(const fa_policy *p);
 const char *fa_symlinks_name(enum fa_symlinks mode);
 /* The mode named s: 0, or -EINVAL (s NULL or no mode's name). */
 int fa_symlinks_parse(const char *s, enum fa_symlinks *out);
+/*
+ * 1 if mode a refuses every link mode b refuses (by their rows' "refuses"
+ * column), so that a policy in mode a allows nothing more than one in b
+ * would, links considered; 0 otherwise, and for an unknown mode.
+ */
+int fa_symlinks_as_strict(enum fa_symlinks a, enum fa_symlinks b);
 /* "trust, beneath or nofollow", for messages; the length, truncated to fit. */
 size_t fa_symlinks_choices(char *buf, size_t len);
 

@@ -46,9 +46,14 @@ const char *fa_why_text(enum fa_why why)
 }
 
 #define NAME_ROW(id, name) [id] = name,
+#define SYM_NAME_ROW(id, name, refuses) [id] = name,
+#define SYM_REFUSES_ROW(id, name, refuses) [id] = (refuses),
 static const char *const op_names[] = { FA_OPS(NAME_ROW) };
-static const char *const symlinks_names[] = { FA_SYMLINKS_MODES(NAME_ROW) };
+static const char *const symlinks_names[] = { FA_SYMLINKS_MODES(SYM_NAME_ROW) };
+static const unsigned symlinks_refuses[] = { FA_SYMLINKS_MODES(SYM_REFUSES_ROW) };
 #undef NAME_ROW
+#undef SYM_NAME_ROW
+#undef SYM_REFUSES_ROW
 
 _Static_assert(sizeof op_names / sizeof op_names[0] == FA_OP_NCLASSES, "one name per class");
 _Static_assert(sizeof symlinks_names / sizeof symlinks_names[0] == FA_SYM_NMODES,
@@ -92,6 +97,17 @@ int fa_symlinks_parse(const char *s, enum fa_symlinks *out)
 		return -EINVAL;
 	*out = (enum fa_symlinks)i;
 	return 0;
+}
+
+int fa_symlinks_as_strict(enum fa_symlinks a, enum fa_symlinks b)
+{
+	unsigned ra, rb;
+
+	if ((unsigned)a >= FA_SYM_NMODES || (unsigned)b >= FA_SYM_NMODES)
+		return 0;
+	ra = symlinks_refuses[a];
+	rb = symlinks_refuses[b];
+	return (ra & rb) == rb;
 }
 
 size_t fa_symlinks_choices(char *buf, size_t len)

@@ -448,7 +448,10 @@ add_symlinks_constants(PyObject *m)
             return -1;
         }
         for (k = 9; name[k]; k++) {
-            name[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 'a' + 'A' : name[k]);
+            char ch = name[k];
+
+            /* "nofollow-last" would be SYMLINKS_NOFOLLOW_LAST */
+            name[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch == '-' ? '_' : ch);
         }
         if (PyModule_AddIntConstant(m, name, i) < 0) {
             return -1;
