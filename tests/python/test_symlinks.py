@@ -131,3 +131,24 @@ def test_anything_else_is_a_value_error_naming_the_modes(root, bad):
         mk_audit([str(root)], symlinks=bad, monitor_calls=False)
     assert all(mode in str(e.value) for mode in MODES), str(e.value)
     assert repr(bad) in str(e.value)
+
+
+def test_a_policy_files_mode_applies_and_the_keyword_must_agree(tree, tmp_path):
+    root, _ = tree
+    through_abs = os.path.join(root, 'absolute_dir_inside', 'f')
+    beneath = tmp_path / 'beneath.policy'
+    beneath.write_text(f'root {root}\nsymlinks beneath\n')
+    for ap in (mk_audit(policy=str(beneath), monitor_calls=False),
+               mk_audit(policy=str(beneath), symlinks='beneath', monitor_calls=False)):
+        with pytest.raises(PermissionError):
+            with ap():
+                open(through_abs, 'w').close()
+    with pytest.raises(ValueError, match="symlinks='trust' contradicts 'symlinks beneath'"):
+        mk_audit(policy=str(beneath), symlinks='trust', monitor_calls=False)
+    silent = tmp_path / 'silent.policy'
+    silent.write_text(f'root {root}\n')
+    with mk_audit(policy=str(silent), monitor_calls=False)():
+        open(through_abs, 'w').close()
+    with pytest.raises(PermissionError):
+        with mk_audit(policy=str(silent), symlinks='nofollow', monitor_calls=False)():
+            open(os.path.join(root, 'relative_dir_inside', 'f'), 'w').close()
