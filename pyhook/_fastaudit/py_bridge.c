@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "denial.h"
-#include "fa_bridge.h"
+#include "shim/fa_bridge.h"
 
 static const struct fa_bridge *br;
 static char reason[160] = "native checks not initialised";

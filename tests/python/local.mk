@@ -12,6 +12,9 @@ PY_TESTS += \
 	tests/python/test_exec_search.py \
 	tests/python/test_denials.py \
 	tests/python/test_explain.py \
+	tests/python/test_symlinks.py \
+	tests/python/test_bridge_abi.py \
+	tests/python/test_hook_reentry.py \
 	tests/python/test_learn.py \
 	tests/python/test_children.py \
 	tests/python/test_reference_suite.py
@@ -33,4 +36,5 @@ EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt tests/pytho
 	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \
 	tests/python/test_native.py tests/python/test_exec_search.py \
 	tests/python/test_denials.py tests/python/test_explain.py tests/python/test_children.py \
+	tests/python/test_symlinks.py tests/python/test_bridge_abi.py tests/python/test_hook_reentry.py \
 	tests/python/test_reference_suite.py
