@@ -20,6 +20,7 @@
 #include "parts.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -318,12 +319,18 @@ void fa_bridge_enter(PyObject *entry)
 /*
  * Native worker threads (library thread pools, threads whose creating
  * context ended) run no Python code of their own: nothing says for which
- * task they write. While entries are alive they are judged by the one
- * set of roots the live entries share; when live entries disagree, by a
- * policy with no roots (every write refused), so a write on behalf of an
- * audited task is never let through; with no entry alive they are free.
- * The policies published stay referenced for a while after they stop
- * being published: a worker may still be judging with one.
+ * task they write. While entries are alive they are judged under every
+ * live entry's policy at once: a write must be allowed by all of them,
+ * so a write on behalf of any audited task is never let through. With
+ * one policy alive that is the policy itself; with several it is their
+ * intersection, built once per change of the set: the roots of each that
+ * every other one allows, the deny subtrees of all, the strictest symlink
+ * rules. A cwd root (".") moves with the process's directory and cannot
+ * be intersected once: with several policies and a cwd root among them,
+ * or more distinct policies than the table holds, every write is refused.
+ * With no entry alive they are free. The policies published stay alive
+ * for a while after they stop being published: a worker may still be
+ * judging with one.
  */
 #define NLIVE 16
 static struct {
@@ -335,39 +342,120 @@ static fa_policy *no_roots;
 #define NKEEP 8
 static PyObject *kept[NKEEP];
 static int kept_next;
+static fa_policy *kept_meet[NKEEP];
+static int meet_next;
+
+static int has_cwd_root(const fa_policy *p)
+{
+	int i, n = fa_policy_nroots(p);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(fa_policy_root(p, i), "."))
+			return 1;
+	return 0;
+}
+
+/* root is a directory every policy in pols but 'self' lets code write into */
+static int all_allow(const fa_policy *const *pols, int n, int self, const char *root)
+{
+	struct fa_decision d;
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (j != self && fa_check(pols[j], FA_OP_DIR, AT_FDCWD, root, &d) != FA_ALLOW)
+			return 0;
+	return 1;
+}
+
+/* What n restricted policies (n >= 2, no cwd root) all allow, or NULL. */
+static fa_policy *meet(const fa_policy *const *pols, int n)
+{
+	fa_policy *p = fa_policy_new();
+	enum fa_symlinks sym = FA_SYM_TRUST;
+	int i, k, outside = 1;
+	char msg[256];
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < fa_policy_nroots(pols[i]); k++) {
+			const char *r = fa_policy_root(pols[i], k);
+
+			if (all_allow(pols, n, i, r) && fa_policy_add_root(p, r, msg, sizeof msg) < 0)
+				goto fail;
+		}
+		for (k = 0; k < fa_policy_ndeny(pols[i]); k++)
+			if (fa_policy_add_deny(p, fa_policy_deny(pols[i], k), msg, sizeof msg) < 0)
+				goto fail;
+		if (fa_policy_symlinks(pols[i]) > sym)
+			sym = fa_policy_symlinks(pols[i]);
+		outside &= fa_policy_outside_symlinks(pols[i]) != 0;
+	}
+	fa_policy_set_symlinks(p, sym);
+	fa_policy_set_outside_symlinks(p, outside);
+	if (fa_policy_seal(p, 0, msg, sizeof msg) < 0)
+		goto fail;
+	return p;
+fail:
+	fa_policy_free(p);
+	return NULL;
+}
+
+static const fa_policy *refuse_all(void)
+{
+	char msg[128];
+
+	if (!no_roots) {
+		no_roots = fa_policy_new();
+		if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
+			fa_policy_free(no_roots);
+			no_roots = NULL;
+		}
+	}
+	return no_roots;
+}
+
+static void keep(FaPolicyObject *one)
+{
+	Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
+	kept_next = (kept_next + 1) % NKEEP;
+}
 
 static void publish_shared(void)
 {
-	const fa_policy *p = NULL;
-	FaPolicyObject *one = NULL;
+	const fa_policy *pols[NLIVE], *p = NULL;
+	FaPolicyObject *objs[NLIVE];
 	struct fa_thread_ctx c;
-	int i, disagree = live_overflow;
+	int i, n = 0, cwd = 0;
 
-	for (i = 0; i < NLIVE && !disagree; i++) {
-		if (!live[i].pol)
-			continue;
-		if (!one)
-			one = live[i].pol;
-		else if (one->roots != live[i].pol->roots &&
-			 PyObject_RichCompareBool(one->roots, live[i].pol->roots, Py_EQ) != 1)
-			disagree = 1;
-	}
-	PyErr_Clear();
-	if (disagree) {
-		if (!no_roots) {
-			char msg[128];
-
-			no_roots = fa_policy_new();
-			if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
-				fa_policy_free(no_roots);
-				no_roots = NULL;
-			}
+	for (i = 0; i < NLIVE; i++) {
+		/* an unrestricted policy allows every path: it narrows nothing */
+		if (live[i].pol && !fa_policy_unrestricted(live[i].pol->policy)) {
+			objs[n] = live[i].pol;
+			pols[n++] = live[i].pol->policy;
+			cwd |= has_cwd_root(live[i].pol->policy);
+		} else if (live[i].pol && !p) {
+			p = live[i].pol->policy;
+			keep(live[i].pol);
 		}
-		p = no_roots;
-	} else if (one) {
-		p = one->policy;
-		Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
-		kept_next = (kept_next + 1) % NKEEP;
+	}
+	if (live_overflow) {
+		p = refuse_all();
+	} else if (n == 1) {
+		p = pols[0];
+		keep(objs[0]);
+	} else if (n > 1 && cwd) {
+		p = refuse_all();
+	} else if (n > 1) {
+		fa_policy *m = meet(pols, n);
+
+		if (m) {
+			if (kept_meet[meet_next])
+				fa_policy_free(kept_meet[meet_next]);
+			kept_meet[meet_next] = m;
+			meet_next = (meet_next + 1) % NKEEP;
+		}
+		p = m ? m : refuse_all();
 	}
 	memset(&c, 0, sizeof c);
 	c.policy = p;
