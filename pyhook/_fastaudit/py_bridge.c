@@ -633,13 +633,21 @@ static int linked_to_noted(PyObject *exc)
  * every exception gets the note until an OSError has it; after that, an
  * exception raised while handling the noted one (a library re-raising in
  * its own type) gets it too.
+ *
+ * The newest record is not always the one: the shim numbers a denial
+ * before its record is readable, so a worker refused a moment later (a
+ * pool's second thread trying the same mkdir) can hold the newest number
+ * while the exception for the first one is built. The newest readable
+ * record of this thread, or of a native worker, among the last few is
+ * taken instead.
  */
+#define NLOOK 4
 int fa_bridge_note(PyObject *exc)
 {
-	struct fa_denial *d;
+	struct fa_denial *d, *pick = NULL;
 	PyObject *text, *libc;
-	uint64_t n, seq;
-	int rc;
+	uint64_t n, seq, lower;
+	int rc, i, got, nread = 0;
 
 	if (!br || !exc || (const void *)exc == noted_exc)
 		return 0;
@@ -648,29 +656,35 @@ int fa_bridge_note(PyObject *exc)
 		return 0;
 	if (n == noted_seq && !linked_to_noted(exc))
 		return 0;
-	d = PyMem_Malloc(sizeof *d);
+	/* the noted denial again (a re-raise), or only newer ones */
+	lower = n == noted_seq ? noted_seq : noted_seq + 1;
+	d = PyMem_Malloc(NLOOK * sizeof *d);
 	if (!d) {
 		PyErr_Clear();
 		return 0;
 	}
-	if (br->recent_denials(d, 1) != 1 || d->seq < noted_seq ||
-	    (d->seq == noted_seq && n != noted_seq)) {
+	got = br->recent_denials(d, NLOOK);
+	for (i = got - 1; i >= 0 && d[i].seq >= lower; i--) {
+		if (d[i].seq <= n)
+			nread++;
+		if (!pick && (d[i].tid == (int)gettid() || (d[i].from_context && is_worker(d[i].tid))))
+			pick = &d[i];
+	}
+	if (!pick) {
+		/* all of them read and none ours: skip until the next denial */
+		if (n >= lower && (uint64_t)nread == n - lower + 1)
+			passed_seq = n;
 		PyMem_Free(d);
 		return 0;
 	}
-	if (d->tid != (int)gettid() && !(d->from_context && is_worker(d->tid))) {
-		passed_seq = d->seq;
-		PyMem_Free(d);
-		return 0;
-	}
-	seq = d->seq;
-	text = denial_text(d);
+	seq = pick->seq;
+	text = denial_text(pick);
 	rc = text ? append_note(exc, text) : -1;
 	Py_XDECREF(text);
 	/* the guard's attribute says who refused, whatever the library raised */
 	libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
-	if (!libc || fa_set_guard_attr(exc, libc, d->why[0] ? d->why : NULL,
-				       d->fix[0] ? d->fix : NULL) < 0)
+	if (!libc || fa_set_guard_attr(exc, libc, pick->why[0] ? pick->why : NULL,
+				       pick->fix[0] ? pick->fix : NULL) < 0)
 		rc = -1;
 	Py_XDECREF(libc);
 	PyMem_Free(d);
@@ -679,7 +693,7 @@ int fa_bridge_note(PyObject *exc)
 		return 0;
 	}
 	noted_exc = exc;
-	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError))
+	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError) && seq > noted_seq)
 		noted_seq = seq;
 	return 1;
 }

@@ -192,3 +192,30 @@ def test_executor_follows_contexts_without_the_shim(native_mods, root, outside):
     '''), preload=False)
     assert r == {'a_in': 'ok', 'a_out': 'PermissionError'}
     assert os.listdir(outside) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_note_when_a_later_denial_is_not_readable_yet(native_mods, root, outside):
+    """A native worker's denial is readable; another worker's denial is
+    numbered after it but held before its record is written (the loader's
+    lock, which the shim takes to name the caller, is held by a dlopen()).
+    The exception raised meanwhile still carries the first one's note."""
+    probe_dir = os.path.dirname(native_mods[0].__file__)
+    blocker = [f for f in os.listdir(probe_dir) if f.startswith('fa_blocker')][0]
+    r = run(native_mods, root, outside, f'''
+        fa_probe.prepare_hold({os.path.join(probe_dir, blocker)!r})
+        with mk_audit([root], monitor_calls=False)():
+            attempt('first', fa_probe.thread_write, out + '/first')
+            n = audit_state()['native_denial_count']
+            attempt('held', fa_probe.hold_loader_lock, out + '/second')
+            while audit_state()['native_denial_count'] == n:
+                pass                          # the second denial is numbered
+            try:
+                raise PermissionError(13, 'Permission denied', out + '/first')
+            except OSError as e:
+                res['notes'] = getattr(e, '__notes__', [])
+            attempt('released', fa_probe.release_loader_lock)
+    ''')
+    assert r['first'] == 'False' and r['held'] == 'ok' and r['released'] == 'ok'
+    assert len(r['notes']) == 1 and str(outside / 'first') in r['notes'][0], r
+    assert os.listdir(outside) == []
