@@ -127,8 +127,11 @@ POOL = '''
             res[key] = 'ok' if r is None else repr(r)
         except OSError as e:
             res[key] = 'PermissionError' if e.errno is None else 'errno %d' % e.errno
-    # the pool's threads start here, outside any context
-    pool.submit(lambda: None).result(); pool.submit(lambda: None).result()
+    # both of the pool's threads start here, outside any context (a thread
+    # start inside one is refused): two items that wait for each other
+    import threading
+    both = threading.Barrier(2)
+    [f.result() for f in [pool.submit(both.wait), pool.submit(both.wait)]]
 '''
 
 
