@@ -647,7 +647,7 @@ int fa_bridge_note(PyObject *exc)
 	struct fa_denial *d, *pick = NULL;
 	PyObject *text, *libc;
 	uint64_t n, seq, lower;
-	int rc, i, got, nread = 0;
+	int rc, i, got;
 
 	if (!br || !exc || (const void *)exc == noted_exc)
 		return 0;
@@ -664,15 +664,12 @@ int fa_bridge_note(PyObject *exc)
 		return 0;
 	}
 	got = br->recent_denials(d, NLOOK);
-	for (i = got - 1; i >= 0 && d[i].seq >= lower; i--) {
-		if (d[i].seq <= n)
-			nread++;
-		if (!pick && (d[i].tid == (int)gettid() || (d[i].from_context && is_worker(d[i].tid))))
+	for (i = got - 1; i >= 0 && d[i].seq >= lower && !pick; i--)
+		if (d[i].tid == (int)gettid() || (d[i].from_context && is_worker(d[i].tid)))
 			pick = &d[i];
-	}
 	if (!pick) {
-		/* all of them read and none ours: skip until the next denial */
-		if (n >= lower && (uint64_t)nread == n - lower + 1)
+		/* the newest were read and none is ours: skip until the next denial */
+		if (got > 0 && d[got - 1].seq >= n)
 			passed_seq = n;
 		PyMem_Free(d);
 		return 0;
