@@ -222,3 +222,22 @@ def test_note_when_a_later_denial_is_not_readable_yet(native_mods, root, outside
     assert r['first'] == 'False' and r['held'] == 'ok' and r['released'] == 'ok'
     assert len(r['notes']) == 1 and str(outside / 'first') in r['notes'][0], r
     assert os.listdir(outside) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='call monitoring is 3.12+')
+@pytest.mark.parametrize('preload', [True, False])
+def test_executor_work_meets_the_call_monitor(native_mods, root, outside, preload):
+    """An undeclared native function handed to a pool from a monitored
+    context is refused like a direct call to it (the seed's fastaudit.call),
+    though no CALL event announces it in the worker."""
+    r = run(native_mods, root, outside, dedent(POOL) + dedent('''
+        with mk_audit([root])():
+            attempt('direct', fa_probe.write_file, root + '/direct', 'x')
+            submit('pooled', fa_probe.write_file, root + '/pooled')
+            submit('python', py_write, root + '/python')
+        with mk_audit([root], on_call=lambda *a: False)():
+            submit('allowed', fa_probe.write_file, root + '/allowed')
+    '''), preload=preload)
+    assert r == {'direct': 'PermissionError', 'pooled': 'PermissionError', 'python': 'ok',
+                 'allowed': 'ok'}
+    assert sorted(os.listdir(root)) == ['allowed', 'python'] and os.listdir(outside) == []
