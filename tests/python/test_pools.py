@@ -115,6 +115,33 @@ def test_arrow_pool_judged_under_every_live_context(native_mods, root, outside, 
     assert sorted(os.listdir(b)) == ['after', 'warm']
 
 
+def test_arrow_pool_keeps_every_live_contexts_deny_subtrees(native_mods, root, outside, tmp_path):
+    """The other context's deny subtree (from its policy file) holds for the
+    pool though the writing context's own roots allow it."""
+    (root / 'keep').mkdir()
+    pol = tmp_path / 'fa.policy'
+    pol.write_text(f'root {root}\ndeny {root}/keep\n')
+    r = arrow(native_mods, root, outside, f'''
+        write('warm', out + '/warm')
+        entered, done = threading.Event(), threading.Event()
+        def other():
+            with mk_audit(policy={str(pol)!r}, monitor_calls=False)():
+                entered.set()
+                done.wait()
+        th = threading.Thread(target=other)
+        th.start()
+        entered.wait()
+        with mk_audit([root], monitor_calls=False)():
+            write('root', root + '/ds')
+            write('kept', root + '/keep/ds')
+        done.set()
+        th.join()
+    ''')
+    assert results(r) == {'warm': 'ok', 'root': 'ok', 'kept': 'refused'}
+    assert notes_ok(r), r
+    assert os.listdir(root / 'keep') == [] and sorted(os.listdir(root)) == ['ds', 'keep']
+
+
 POOL = '''
     from concurrent.futures import ThreadPoolExecutor
     pool = ThreadPoolExecutor(2)
