@@ -212,7 +212,7 @@ int fa_policy_add_cwd_root(fa_policy *p)
 
 void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode)
 {
-	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed && (unsigned)mode <= FA_SYM_NOFOLLOW)
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed && (unsigned)mode < FA_SYM_NMODES)
 		p->symlinks = mode;
 }
 
@@ -424,34 +424,6 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 bad:
 	unpin_all(p);
 	return r;
-}
-
-const char *fa_symlinks_name(enum fa_symlinks mode)
-{
-	switch (mode) {
-	case FA_SYM_TRUST:
-		return "trust";
-	case FA_SYM_BENEATH:
-		return "beneath";
-	case FA_SYM_NOFOLLOW:
-		return "nofollow";
-	}
-	return "unknown";
-}
-
-int fa_symlinks_parse(const char *s, enum fa_symlinks *out)
-{
-	if (!s)
-		return -EINVAL;
-	if (strcmp(s, "trust") == 0)
-		*out = FA_SYM_TRUST;
-	else if (strcmp(s, "beneath") == 0)
-		*out = FA_SYM_BENEATH;
-	else if (strcmp(s, "nofollow") == 0)
-		*out = FA_SYM_NOFOLLOW;
-	else
-		return -EINVAL;
-	return 0;
 }
 
 static int put(char *buf, size_t len, size_t *o, const char *a, const char *b)

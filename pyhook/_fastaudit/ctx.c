@@ -16,19 +16,9 @@
 
 static PyObject *str_name;
 
-static PyObject *globals_of(PyFrameObject *f)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-	return PyFrame_GetGlobals(f);
-#else
-	Py_XINCREF(f->f_globals);
-	return f->f_globals;
-#endif
-}
-
 static PyObject *module_of(PyFrameObject *f)
 {
-	PyObject *g = globals_of(f), *m = NULL;
+	PyObject *g = fa_py_frame_globals(f), *m = NULL;
 
 	if (g && PyDict_Check(g))
 		m = PyDict_GetItemWithError(g, str_name);
@@ -37,15 +27,6 @@ static PyObject *module_of(PyFrameObject *f)
 	if (!m && PyErr_Occurred())
 		PyErr_Clear();
 	return m ? m : Py_NewRef(Py_None);
-}
-
-static PyObject *qualname_of(PyCodeObject *c)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-	return c->co_qualname;
-#else
-	return c->co_name;
-#endif
 }
 
 static int ours(PyObject *mod)
@@ -71,15 +52,6 @@ struct cname {
 	int ours;
 };
 
-#if PY_VERSION_HEX >= 0x030C0000
-#define request_extra PyUnstable_Eval_RequestCodeExtraIndex
-#define get_extra PyUnstable_Code_GetExtra
-#define set_extra PyUnstable_Code_SetExtra
-#else
-#define request_extra _PyEval_RequestCodeExtraIndex
-#define get_extra _PyCode_GetExtra
-#define set_extra _PyCode_SetExtra
-#endif
 
 static Py_ssize_t cname_index = -1;
 
@@ -104,7 +76,7 @@ static PyObject *name_of(PyObject *mod, PyCodeObject *code)
 	else
 		fa_text_steal(&t, PyObject_Str(mod));
 	fa_text_lit(&t, ".");
-	fa_text_u(&t, qualname_of(code));
+	fa_text_u(&t, fa_py_code_qualname(code));
 	return fa_text_done(&t);
 }
 
@@ -113,7 +85,7 @@ static struct cname *code_name(PyObject *mod, PyCodeObject *code)
 {
 	struct cname *c = NULL;
 
-	if (get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
+	if (fa_py_code_get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
 		PyErr_Clear();
 		return NULL;
 	}
@@ -133,7 +105,7 @@ static struct cname *code_name(PyObject *mod, PyCodeObject *code)
 	c->mod = Py_NewRef(mod);
 	c->ours = ours(mod);
 	/* replacing an older entry frees it through cname_free */
-	if (set_extra((PyObject *)code, cname_index, c) < 0) {
+	if (fa_py_code_set_extra((PyObject *)code, cname_index, c) < 0) {
 		cname_free(c);
 		return NULL;
 	}
@@ -163,7 +135,7 @@ int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual)
 	PyObject *m = module_of(f);
 	PyCodeObject *c = PyFrame_GetCode(f);
 	const char *ms = PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
-	const char *qs = PyUnicode_AsUTF8(qualname_of(c));
+	const char *qs = PyUnicode_AsUTF8(fa_py_code_qualname(c));
 	int r = ms && qs && !strcmp(ms, mod) && !strcmp(qs, qual);
 
 	PyErr_Clear();
@@ -694,6 +666,145 @@ PyTypeObject FaPerms_Type = {
 	.tp_doc = "audit_perms(): a context manager that enforces this policy while active.",
 };
 
+/* ---- thread pool work --------------------------------------------------- */
+
+/*
+ * A concurrent.futures.ThreadPoolExecutor runs submitted work on threads
+ * of its own, each in a Context of its own: the submitter's ContextVar
+ * does not follow the work, and an audited task could hand its writes to
+ * the pool. Work submitted while an entry is active therefore runs in a
+ * copy of the submitter's Context (what asyncio.to_thread does by hand),
+ * and the shim is told before the work starts and after it ends: a
+ * worker's next call, with the GIL released, must not keep the last
+ * work item's answer.
+ */
+typedef struct {
+	PyObject_HEAD
+	PyObject *ctx;
+	PyObject *fn;
+} FaWorkObject;
+
+static void work_dealloc(FaWorkObject *self)
+{
+	Py_XDECREF(self->ctx);
+	Py_XDECREF(self->fn);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* the worker's Context changed: publish it, keeping the work's exception */
+static void work_switched(void)
+{
+	PyObject *et, *ev, *tb;
+
+	PyErr_Fetch(&et, &ev, &tb);
+	fa_bridge_switch();
+	PyErr_Restore(et, ev, tb);
+}
+
+static PyObject *work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	if (PyContext_Enter(self->ctx) < 0)
+		return NULL;
+	work_switched();
+	/* called from here, not from bytecode: the call monitor sees no CALL */
+	r = fa_monitor_call(self->fn) < 0 ? NULL : PyObject_Call(self->fn, args, kw);
+	if (PyContext_Exit(self->ctx) < 0)
+		Py_CLEAR(r);
+	work_switched();
+	return r;
+}
+
+static PyTypeObject FaWork_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "fastaudit._fastaudit.ContextWork",
+	.tp_basicsize = sizeof(FaWorkObject),
+	.tp_dealloc = (destructor)work_dealloc,
+	.tp_call = (ternaryfunc)work_call,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Work handed to a thread pool, run in its submitter's Context.",
+};
+
+static PyObject *pool_submit;   /* ThreadPoolExecutor.submit as it was */
+
+/* submit(self, fn, /, *args, **kwargs) */
+static PyObject *submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
+				   PyObject *kwnames)
+{
+	PyObject *entry, *r, *small[8], **a = small;
+	FaWorkObject *w;
+	Py_ssize_t total = n + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+
+	(void)mod;
+	entry = n >= 2 && fa_st.live_entries ? fa_current_entry() : NULL;
+	if (!entry) {
+		if (PyErr_Occurred())
+			return NULL;
+		return PyObject_Vectorcall(pool_submit, args, (size_t)n, kwnames);
+	}
+	Py_DECREF(entry);
+	w = PyObject_New(FaWorkObject, &FaWork_Type);
+	if (!w)
+		return NULL;
+	w->fn = Py_NewRef(args[1]);
+	w->ctx = PyContext_CopyCurrent();
+	if (!w->ctx) {
+		Py_DECREF(w);
+		return NULL;
+	}
+	if (total > (Py_ssize_t)(sizeof small / sizeof small[0]) &&
+	    !(a = PyMem_Malloc((size_t)total * sizeof *a))) {
+		Py_DECREF(w);
+		return PyErr_NoMemory();
+	}
+	memcpy(a, args, (size_t)total * sizeof *a);
+	a[1] = (PyObject *)w;
+	r = PyObject_Vectorcall(pool_submit, a, (size_t)n, kwnames);
+	if (a != small)
+		PyMem_Free(a);
+	Py_DECREF(w);
+	return r;
+}
+
+static PyMethodDef submit_def = {
+	"submit", (PyCFunction)(void (*)(void))submit_in_context, METH_FASTCALL | METH_KEYWORDS,
+	"Submit fn(*args, **kwargs); inside an audit context it runs in a copy of the "
+	"submitter's Context."};
+
+/* Once, at the first entry into any context (so before any code runs in one). */
+static void pools_follow_contexts(void)
+{
+	static int done;
+	PyObject *m = NULL, *cls = NULL, *orig = NULL, *name = NULL, *fn = NULL, *meth = NULL;
+
+	if (done)
+		return;
+	done = 1;
+	if (PyType_Ready(&FaWork_Type) < 0)
+		goto out;
+	m = PyImport_ImportModule("concurrent.futures.thread");
+	cls = m ? PyObject_GetAttrString(m, "ThreadPoolExecutor") : NULL;
+	orig = cls && PyType_Check(cls) ?
+		PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "submit") : NULL;
+	name = orig ? PyUnicode_InternFromString("fastaudit._fastaudit") : NULL;
+	fn = name ? PyCFunction_NewEx(&submit_def, NULL, name) : NULL;
+	meth = fn ? PyInstanceMethod_New(fn) : NULL;
+	if (!meth)
+		goto out;
+	pool_submit = Py_NewRef(orig);
+	if (PyObject_SetAttrString(cls, "submit", meth) < 0)
+		Py_CLEAR(pool_submit);
+out:
+	/* no executor to follow (an interpreter without threads): nothing to do */
+	PyErr_Clear();
+	Py_XDECREF(m);
+	Py_XDECREF(cls);
+	Py_XDECREF(name);
+	Py_XDECREF(fn);
+	Py_XDECREF(meth);
+}
+
 static void cm_dealloc(FaCMObject *self)
 {
 	Py_XDECREF(self->perms);
@@ -701,11 +812,17 @@ static void cm_dealloc(FaCMObject *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/*
+ * The configuration entered is the one audited: it is held from the start,
+ * because the audit hooks PySys_Audit runs are Python code that may replace
+ * perms->cfg (set_data, add_imports) and drop the old one.
+ */
 static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 {
-	FaCfgObject *cfg = self->perms->cfg;
-	PyObject *cur, *token;
-	FaEntryObject *e;
+	FaCfgObject *cfg;
+	PyObject *cur = NULL, *token = NULL, *r = NULL;
+	FaEntryObject *e = NULL;
+	int monitoring = 0;
 
 	(void)unused;
 	if (self->token) {
@@ -713,52 +830,53 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 				"this audit_perms() context is already entered; call audit_perms() again");
 		return NULL;
 	}
+	cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
+	pools_follow_contexts();
 	cur = fa_current_entry();
 	if (!cur && PyErr_Occurred())
-		return NULL;
+		goto done;
 	/* re-entering the active configuration is free; replacing it is a policy change */
-	if (!cur || ((FaEntryObject *)cur)->cfg != cfg) {
-		if (PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0) {
-			Py_XDECREF(cur);
-			return NULL;
-		}
+	if ((!cur || ((FaEntryObject *)cur)->cfg != cfg) &&
+	    PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0)
+		goto done;
+	if (self->token) {
+		/* a hook entered this same object meanwhile */
+		PyErr_SetString(PyExc_RuntimeError,
+				"this audit_perms() context is already entered; call audit_perms() again");
+		goto done;
 	}
-	Py_XDECREF(cur);
-	Py_INCREF(cfg);
 	e = entry_new(cfg);
-	if (!e) {
-		Py_DECREF(cfg);
-		return NULL;
-	}
+	if (!e)
+		goto done;
 	token = PyContextVar_Set(fa_st.var, (PyObject *)e);
 	fa_bridge_changed();
-	if (!token) {
-		Py_DECREF(e);
-		Py_DECREF(cfg);
-		return NULL;
+	if (!token)
+		goto done;
+	if (cfg->monitor_calls) {
+		if (fa_monitor_enter() < 0)
+			goto done;
+		monitoring = 1;
 	}
-	if (cfg->monitor_calls && fa_monitor_enter() < 0) {
-		PyContextVar_Reset(fa_st.var, token);
-		Py_DECREF(token);
-		Py_DECREF(e);
-		Py_DECREF(cfg);
-		return NULL;
-	}
-	if (fa_notes_enter() < 0) {
-		if (cfg->monitor_calls)
-			fa_monitor_exit();
-		PyContextVar_Reset(fa_st.var, token);
-		Py_DECREF(token);
-		Py_DECREF(e);
-		Py_DECREF(cfg);
-		return NULL;
-	}
+	if (fa_notes_enter() < 0)
+		goto done;
 	self->monitored = cfg->monitor_calls;
 	self->token = token;
+	token = NULL;
+	monitoring = 0;
 	fa_bridge_enter((PyObject *)e);
-	Py_DECREF(e);
+	r = Py_NewRef(Py_None);
+done:
+	if (monitoring)
+		fa_monitor_exit();
+	if (token) {
+		PyContextVar_Reset(fa_st.var, token);
+		fa_bridge_changed();
+		Py_DECREF(token);
+	}
+	Py_XDECREF(e);
+	Py_XDECREF(cur);
 	Py_DECREF(cfg);
-	Py_RETURN_NONE;
+	return r;
 }
 
 static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
@@ -827,7 +945,7 @@ int fa_ctx_init(void)
 	if (!str_name || !str_asyncio || !str_threading)
 		return -1;
 	if (cname_index < 0)
-		cname_index = request_extra(cname_free);
+		cname_index = fa_py_request_code_extra(cname_free);
 	if (cname_index < 0) {
 		PyErr_SetString(PyExc_RuntimeError, "fastaudit: no code object extra slot left");
 		return -1;

@@ -7,27 +7,36 @@
  * interpreter has its own hook.
  */
 #include "parts.h"
+#include "../py_symlinks.h"
 
 #include <string.h>
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", "allow_outside_symlinks", "native_calls", "policy", "learn", NULL,
+	"native", "allow_outside_symlinks", "native_calls", "policy", "learn", "symlinks", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *roots = NULL, *policy = Py_None, *learner = NULL, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
+	PyObject *symlinks_arg = NULL;
+	enum fa_symlinks mode;
+	int symlinks = -1;
 	const char *native = "auto", *native_calls = "audit";
 	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOp:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
 					 &allow_imports, &native, &outside_symlinks, &native_calls,
-					 &policy, &learn))
+					 &policy, &learn, &symlinks_arg))
 		return NULL;
+	if (symlinks_arg && symlinks_arg != Py_None) {
+		if (fa_py_symlinks(symlinks_arg, FA_SYM_TRUST, &mode) < 0)
+			return NULL;
+		symlinks = (int)mode;
+	}
 	/* roots may be left out only when a policy file gives them */
 	if (!roots && policy == Py_None) {
 		PyErr_SetString(PyExc_TypeError, "mk_audit() missing required argument 'roots' (pos 1)");
@@ -81,7 +90,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
 	fa_notes_install();
-	pol = fa_policy_for(policy, roots, outside_symlinks, learn);
+	pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn);
 	if (!pol)
 		return NULL;
 	if (learn && !(learner = fa_learner_new())) {
@@ -198,6 +207,12 @@ static int exec_module(PyObject *m)
 	if (fa_ctx_init() < 0)
 		return -1;
 	fa_bridge_init();
+#if PY_VERSION_HEX >= 0x030E0000
+	/* configure warns too, but pip shows a build's output only when it fails */
+	if (PyErr_WarnEx(PyExc_RuntimeWarning, "fastaudit-native is built and tested for CPython "
+			 "3.10-3.13; this CPython (" PY_VERSION ") is untested", 1) < 0)
+		return -1;
+#endif
 	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
 		return -1;
 	if (!fa_unconfined() || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)

@@ -10,7 +10,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <frameobject.h>
+
+#include "cpython_private.h"
 
 #include "fa_policy.h"
 
@@ -90,11 +91,12 @@ typedef struct {
 extern PyTypeObject FaPolicy_Type;
 
 /*
- * outside_symlinks: symlinks may be created whatever their target. base: a
- * policy already filled from a policy file (taken over, freed on failure),
- * or NULL.
+ * symlinks: the mode (enum fa_symlinks), or -1 when the caller named none
+ * (base's, or trust). outside_symlinks: symlinks may be created whatever
+ * their target. base: a policy already filled from a policy file (taken
+ * over, freed on failure), or NULL.
  */
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy *base);
+PyObject *fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks, fa_policy *base);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
@@ -213,7 +215,8 @@ PyObject *fa_all_denials(void);
  * The policy of mk_audit(): the policy file's (file not None) plus roots
  * (None: none more), or roots alone; in the engine's learn mode for learn=True.
  */
-PyObject *fa_policy_for(PyObject *file, PyObject *roots, int outside_symlinks, int learn);
+PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks,
+			int learn);
 /* A new fastaudit.core.Learner, or NULL with an exception. */
 PyObject *fa_learner_new(void);
 /* Hand the learner the shim's new records, if the shim has any: 0, or -1 with an exception. */
@@ -234,6 +237,8 @@ int fa_notes_exit(void);
 int fa_notes_tool(void);
 int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
+/* judge a call made from C as the CALL monitor would: 0, or -1 with the refusal raised */
+int fa_monitor_call(PyObject *fn);
 PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *policy_from_file(PyObject *file, PyObject *roots, int outside_symlinks,
-				  int learn)
+static PyObject *policy_from_file(PyObject *file, PyObject *roots, int symlinks,
+				  int outside_symlinks, int learn)
 {
 	struct fa_policy_file pf;
 	char msg[PATH_MAX + 256];
@@ -47,6 +47,16 @@ static PyObject *policy_from_file(PyObject *file, PyObject *roots, int outside_s
 		PyErr_Format(PyExc_ValueError, "mk_audit(policy=...): %s", msg);
 		return NULL;
 	}
+	/* As fa-run's --symlinks: the keyword and the file agree, or neither is guessed at. */
+	if (symlinks >= 0 && pf.symlinks_set && (int)pf.symlinks != symlinks) {
+		PyErr_Format(PyExc_ValueError,
+			     "mk_audit: symlinks='%s' contradicts 'symlinks %s' in %s: give one",
+			     fa_symlinks_name((enum fa_symlinks)symlinks), fa_symlinks_name(pf.symlinks),
+			     pf.path);
+		fa_policy_file_free(&pf);
+		fa_policy_free(p);
+		return NULL;
+	}
 	/* Exec rules are fa-run's: a context refuses process starts unless the host approves. */
 	fa_policy_file_free(&pf);
 	if (!roots) {
@@ -57,17 +67,18 @@ static PyObject *policy_from_file(PyObject *file, PyObject *roots, int outside_s
 		}
 	}
 	/* The keyword adds to the file, as fa-run's option does; it never takes away. */
-	r = fa_policy_from_roots(roots, outside_symlinks || fa_policy_outside_symlinks(p), p);
+	r = fa_policy_from_roots(roots, symlinks, outside_symlinks || fa_policy_outside_symlinks(p), p);
 	Py_XDECREF(none);
 	return r;
 }
 
-PyObject *fa_policy_for(PyObject *file, PyObject *roots, int outside_symlinks, int learn)
+PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks,
+			int learn)
 {
 	fa_policy *base = NULL;
 
 	if (file != Py_None)
-		return policy_from_file(file, roots, outside_symlinks, learn);
+		return policy_from_file(file, roots, symlinks, outside_symlinks, learn);
 	/* roots=None restricts no path: there is nothing for the shim to learn. */
 	if (learn && roots != Py_None) {
 		base = fa_policy_new();
@@ -75,7 +86,7 @@ PyObject *fa_policy_for(PyObject *file, PyObject *roots, int outside_symlinks, i
 			return PyErr_NoMemory();
 		fa_policy_set_learning(base);
 	}
-	return fa_policy_from_roots(roots, outside_symlinks, base);
+	return fa_policy_from_roots(roots, symlinks, outside_symlinks, base);
 }
 
 PyObject *fa_learner_new(void)

@@ -29,7 +29,7 @@
 
 #include "run/landlock.h"
 #include "run/landlock_abi.h"
-#include "shim/shim_internal.h"
+#include "shim/fa_shim_run.h"
 
 int fa_floor_abi(void)
 {

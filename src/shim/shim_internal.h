@@ -29,6 +29,7 @@
 #include "counts.h"
 #include "fa_bridge.h"
 #include "fa_policy.h"
+#include "fa_shim_run.h"
 #include "json.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
@@ -389,27 +390,7 @@ FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);
 FA_HIDDEN int fa_utime_at(int dirfd, const char *name, const void *times);
 
-/* ---- exec (exec.c, elf.c) ---- */
-enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN };
-/*
- * Can a preload follow the program open on fd, exec'd as 'path' with
- * argv from the directory cwd? Follows #! interpreters and the dynamic
- * loader run as a command (relative names from cwd, as the kernel does);
- * names the file at fault in 'culprit'. Never FA_PROG_UNKNOWN: what
- * cannot be read is left to the kernel.
- */
-FA_HIDDEN enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], int cwd,
-					  char *culprit, size_t len);
-/* Would the kernel start the file open on fd (regular, executable, not on noexec)? */
-FA_HIDDEN int fa_prog_runnable(int fd);
-/* Rule name and reason for a refused kind (NULL for FA_PROG_OK). */
-FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
-FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);
-/* The #! interpreter of the script open on fd, or "". */
-FA_HIDDEN void fa_prog_interp(int fd, char *out, size_t len);
-/* The dynamic loader this process runs under (its PT_INTERP), or NULL. */
-FA_HIDDEN const char *fa_prog_loader(void);
-
+/* ---- exec (exec.c; what a preload can follow: fa_shim_run.h, elf.c) ---- */
 /*
  * Judge an exec of the program at (dirfd, path) run with argv, from the
  * working directory cwd (AT_FDCWD, or a spawned child's): 0 or -EACCES
@@ -443,8 +424,5 @@ FA_HIDDEN int fa_child_env_ok(char *const envp[]);
 
 /* The one exported function besides the wrappers. */
 __attribute__((visibility("default"))) const struct fa_bridge *fa_bridge_v1(void);
-
-/* ---- raw helpers that call no wrapped function ---- */
-FA_HIDDEN ssize_t fa_fd_path(int fd, char *buf, size_t len);
 
 #endif
