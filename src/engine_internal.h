@@ -163,6 +163,15 @@ struct fa__cwdv {
 int fa__cwd_cached(struct fa__cwdv *v);
 /* 1 if the directory may have changed since *v was taken. */
 int fa__cwd_moved(const struct fa__cwdv *v);
+/* The generation copies are stamped with: 0 while off or while a change is under way. */
+unsigned long fa__cwd_generation(void);
+
+/* ---- dirfd_cache.c ---- */
+/*
+ * The absolute path the directory dirfd names (the thread's copy when it
+ * is current); length, or -errno with *why set (not a directory, removed).
+ */
+ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa_why *why);
 
 /* ---- policy.c ---- */
 int fa__policy_ok(const fa_policy *p);

@@ -120,27 +120,9 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 			return -ENAMETOOLONG;
 		memcpy(out, cwd, (size_t)n + 1);
 	} else {
-		int type = fa__sys_type(dirfd, "", 1);
-
-		if (type < 0 || type != S_IFDIR) {
-			*why = FA_WHY_BAD_FD;
-			return type < 0 ? type : -ENOTDIR;
-		}
-		n = fa__fd_path(dirfd, out, len);
-		if (n < 0) {
-			*why = n == -ENAMETOOLONG ? FA_WHY_TOO_LONG : FA_WHY_BAD_FD;
+		n = fa__dirfd_path(dirfd, out, len, why);
+		if (n < 0)
 			return n;
-		}
-		if (n > 10 && memcmp(out + n - 10, " (deleted)", 10) == 0) {
-			struct statx st;
-
-			/* Either a removed directory, or one really named "x (deleted)". */
-			if (fa__sys_statx(dirfd, "", AT_EMPTY_PATH, STATX_NLINK, &st) < 0 ||
-			    st.stx_nlink == 0) {
-				*why = FA_WHY_BAD_FD;
-				return -ENOENT;
-			}
-		}
 	}
 	if (*path)
 		n = fa__join(out, (size_t)n, path, out, len);
