@@ -9,6 +9,7 @@ pyhook__fastaudit_la_SOURCES = \
 	pyhook/_fastaudit/events.c \
 	pyhook/_fastaudit/ctx.c \
 	pyhook/_fastaudit/py_policy.c \
+	pyhook/_fastaudit/py_learn.c \
 	pyhook/_fastaudit/monitor.c \
 	pyhook/_fastaudit/py_bridge.c \
 	pyhook/_fastaudit/py_denial.c \

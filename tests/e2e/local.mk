@@ -24,6 +24,8 @@ E2E_TESTS += \
 	%D%/deep.sh \
 	%D%/roots.sh \
 	%D%/explain.sh \
+	%D%/learn.sh \
+	%D%/policy_file.sh \
 	%D%/fdcache.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)

@@ -12,6 +12,7 @@ PY_TESTS += \
 	tests/python/test_exec_search.py \
 	tests/python/test_denials.py \
 	tests/python/test_explain.py \
+	tests/python/test_learn.py \
 	tests/python/test_reference_suite.py
 else
 # One line instead of a failure per suite (configure found what is missing).
@@ -26,7 +27,7 @@ clean-local: reference-suite-clean
 reference-suite-clean:
 	-rm -rf tests/reference-suite
 .PHONY: reference-suite-clean
-EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt \
+EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt tests/python/test_learn.py \
 	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
 	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \
 	tests/python/test_native.py tests/python/test_exec_search.py \
