@@ -157,6 +157,9 @@ static FILE *freopen_slow(void *ra, const char *call, const char *path, const ch
 	int flags = fa_stdio_flags(mode) | extra;
 	FILE *f;
 
+	/* libc reopens into the stream's fd number where no wrapper sees it. */
+	if (stream)
+		fa_fd_forget(fileno(stream));
 	if (!fa_is_write(flags))
 		return real(path, mode, stream);
 	if (!path) {

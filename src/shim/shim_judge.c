@@ -316,9 +316,13 @@ static int open_call(const char *call, int dirfd, const char *path, int flags,
 	if (FA_LIKELY(!refused(fd, &d))) {
 		if (FA_UNLIKELY(fd == -EACCES) && fa_proc.floor)
 			floor_refused(call, op, path, flags, mode, &d, ra);
-		/* The process policy judged it (it opened it, or covers the context that did). */
+		/*
+		 * Judged a file inside a root by the process policy (which opened
+		 * it, or covers the context that did); a device or a reopened
+		 * descriptor (no root) stays judged by what it names.
+		 */
 		if (fd >= 0) {
-			if (pp.proc && !(flags & O_PATH))
+			if (pp.proc && d.root >= 0 && !(flags & O_PATH))
 				fa_fd_mark(fd);
 			else
 				fa_fd_forget(fd);

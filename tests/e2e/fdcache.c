@@ -1,7 +1,8 @@
 /*
  * fdcache.c - sequences that must defeat what the shim remembers about
  * descriptors: the path a dirfd names, and the fds it opened for writing
- * (whose fchmod/fchown/futimens it does not judge again). Each case prints
+ * (whose fchmod/fchown/futimens it does not judge again), and never
+ * remember a device. Each case prints
  * one line per step, "step: ok" or "step: ERRNONAME"; fdcache.sh compares.
  *
  *   fdcache CASE IN OUT     (IN inside the policy's root, OUT outside)
@@ -101,6 +102,19 @@ int main(int argc, char **argv)
 		if (!same("opendir out", fd, opened_outside_dir()))
 			return 1;
 		say("fchmod reused", fchmod(fd, 0700));
+	} else if (!strcmp(c, "freopen")) {
+		FILE *f;
+
+		fd = say("open in", wfile(at(in, "f")));
+		f = fdopen(fd, "w");
+		/* libc reopens into the same number, out of sight. */
+		f = freopen(at(out, "f"), "r", f);
+		say("freopen out", f ? 0 : -1);
+		say("fchmod reopened", fchmod(f ? fileno(f) : -1, 0600));
+	} else if (!strcmp(c, "device")) {
+		/* Opened for writing, but no file inside a root: judged by what it names. */
+		fd = say("open /dev/null", open("/dev/null", O_WRONLY));
+		say("fchmod device", fchmod(fd, 0666));
 	} else if (!strcmp(c, "dirfd-reuse")) {
 		say("mkdir", mkdir(at(in, "d1"), 0755));
 		dfd = say("open dir in", open(at(in, "d1"), O_RDONLY | O_DIRECTORY));

@@ -1,8 +1,9 @@
 #!/bin/sh
 # What the shim remembers about descriptors is forgotten when it must be
 # (fdcache.c): an fd it opened for writing, whose fchmod/fchown/futimens
-# it does not judge again, once that number is closed, replaced by dup2
-# or handed to stdio and then reused for a directory outside the roots;
+# it does not judge again, once that number is closed, replaced by dup2,
+# handed to stdio or reopened by freopen, and then reused outside the
+# roots; a device opened for writing is never remembered;
 # the path a dirfd names once the number is reused for another directory,
 # the directory is renamed by the process, or the process changes
 # directory. A directory another process moves out of the roots is seen
@@ -45,6 +46,15 @@ check "the file outside kept its mode" "644" "$(stat -c %a "$OUT/f")"
 check "an fd handed to stdio, closed by fclose, reused outside" "fchmod stream: ok
 fclose: ok
 fchmod reused: EACCES" "$(run stdio)"
+
+check "freopen into a remembered fd's number" "open in: ok
+freopen out: ok
+fchmod reopened: EACCES" "$(run freopen)"
+check "the file reopened outside kept its mode" "644" "$(stat -c %a "$OUT/f")"
+
+# The mode given is /dev/null's own: nothing changes even if it were allowed.
+check "a device opened for writing is not remembered" "open /dev/null: ok
+fchmod device: EACCES" "$(run device)"
 
 check "a dirfd's number reused for a directory outside" "mkdir: ok
 open dir in: ok
