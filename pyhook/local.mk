@@ -3,7 +3,9 @@ if WITH_PYTHON
 fastauditdir = $(pyexecdir)/fastaudit
 fastaudit_LTLIBRARIES = pyhook/_fastaudit.la
 pyhook__fastaudit_la_SOURCES = \
+	pyhook/py_symlinks.h \
 	pyhook/_fastaudit/parts.h \
+	pyhook/_fastaudit/cpython_private.h \
 	pyhook/_fastaudit/fastaudit_module.c \
 	pyhook/_fastaudit/hook.c \
 	pyhook/_fastaudit/events.c \

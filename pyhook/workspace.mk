@@ -4,6 +4,7 @@ if WITH_PYTHON
 fawspydir = $(pyexecdir)/fastaudit
 fawspy_LTLIBRARIES = pyhook/fastaudit/_workspace.la
 pyhook_fastaudit__workspace_la_SOURCES = \
+	pyhook/py_symlinks.h \
 	pyhook/_workspace/wsmodule.h \
 	pyhook/_workspace/workspace_module.c \
 	pyhook/_workspace/object.c

@@ -1,14 +1,21 @@
+# Whether a preload can follow a program (fa_shim_run.h): built once, linked
+# into the shim, fa-run and the floor benchmark.
+noinst_LTLIBRARIES += src/shim/libfaprog.la
+src_shim_libfaprog_la_SOURCES = src/shim/fa_shim_run.h src/shim/elf.c
+src_shim_libfaprog_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
+
 # libfashim.so: the LD_PRELOAD shim, and fa-run, which starts a command under it.
 lib_LTLIBRARIES += src/libfashim.la
 src_libfashim_la_SOURCES = src/shim/symbols.def src/shim/wrap.h src/shim/shim_internal.h \
+	src/shim/fa_bridge.h \
 	src/shim/env.c src/shim/shim_bridge.c src/shim/report.c src/shim/shim_judge.c \
 	src/shim/open.c src/shim/generated.c src/shim/dirent.c src/shim/attr.c \
-	src/shim/tmp.c src/shim/utmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/spawn_actions.c src/shim/elf.c \
-	src/shim/syscall.c src/shim/fd.c src/shim/chdir.c
+	src/shim/tmp.c src/shim/utmp.c src/shim/net.c src/shim/exec.c src/shim/spawn.c src/shim/spawn_actions.c \
+	src/shim/syscall.c src/shim/fd.c src/shim/chdir.c src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
 	-Wl,--version-script=src/shim/libfashim.map
-src_libfashim_la_LIBADD = src/libfaengine.la -ldl
+src_libfashim_la_LIBADD = src/shim/libfaprog.la src/libfaengine.la -ldl
 EXTRA_src_libfashim_la_DEPENDENCIES = src/shim/libfashim.map
 
 # The version script exports exactly the names of symbols.def that this
@@ -37,10 +44,10 @@ fa-shim-uninstall-hook:
 .PHONY: fa-shim-install-exec-hook fa-shim-uninstall-hook
 
 bin_PROGRAMS += fa-run
-fa_run_SOURCES = src/run/fa_run.c src/shim/elf.c $(FA_RUN_FLOOR_SOURCES)
+fa_run_SOURCES = src/run/fa_run.c $(FA_RUN_FLOOR_SOURCES)
 fa_run_CPPFLAGS = $(AM_CPPFLAGS) -DFA_LIBDIR='"$(libdir)"' \
 	-DFA_LIBDIR_FROM_BINDIR='"$(FA_LIBDIR_FROM_BINDIR)"'
-fa_run_LDADD = src/libfaengine.la
+fa_run_LDADD = src/shim/libfaprog.la src/libfaengine.la
 if FA_SANITIZERS
 # An ASan-built shim needs the ASan runtime first in LD_PRELOAD.
 fa_run_CPPFLAGS += -DFA_ASAN_LIB='"$(shell $(CC) -print-file-name=libasan.so)"'

@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	if (!fn || !top)
 		reexec(argv);
-	printf("1..24\n");
+	printf("1..26\n");
 	br = fn();
 	snprintf(A, sizeof(A), "%s/a", top);
 	snprintf(B, sizeof(B), "%s/b", top);
@@ -332,6 +332,21 @@ int main(int argc, char **argv)
 	   "that denial is the context's");
 	ok(spawn_open(at(A, "ctx"), O_WRONLY | O_CREAT, 0) == 0 && exists(at(A, "ctx")),
 	   "in a context, an open action inside its root is allowed");
+	/* Native code's starts carry the context's roots too, whatever the spawn path. */
+	{
+		char cmd[3 * PATH_MAX];
+		char *sargv[] = { (char *)"sh", (char *)"-c", cmd, NULL };
+		pid_t pid;
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "echo x > %s; echo y > %s", at(B, "nat1"), at(A, "nat1"));
+		ok(posix_spawn(&pid, "/bin/sh", NULL, NULL, sargv, environ) == 0 &&
+		   waitpid(pid, &st, 0) == pid && !exists(at(B, "nat1")) && exists(at(A, "nat1")),
+		   "a context's posix_spawn child writes inside its root only, though the process allows more");
+		snprintf(cmd, sizeof(cmd), "echo x > %s; echo y > %s", at(B, "nat2"), at(A, "nat2"));
+		ok(system(cmd) != -1 && !exists(at(B, "nat2")) && exists(at(A, "nat2")),
+		   "a context's system() shell writes inside its root only");
+	}
 
 	/*
 	 * A context that forbids starting programs: only a start the kernel

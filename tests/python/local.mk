@@ -12,7 +12,11 @@ PY_TESTS += \
 	tests/python/test_exec_search.py \
 	tests/python/test_denials.py \
 	tests/python/test_explain.py \
+	tests/python/test_symlinks.py \
+	tests/python/test_bridge_abi.py \
+	tests/python/test_hook_reentry.py \
 	tests/python/test_learn.py \
+	tests/python/test_children.py \
 	tests/python/test_reference_suite.py
 else
 # One line instead of a failure per suite (configure found what is missing).
@@ -31,4 +35,6 @@ EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt tests/pytho
 	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
 	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \
 	tests/python/test_native.py tests/python/test_exec_search.py \
-	tests/python/test_denials.py tests/python/test_explain.py tests/python/test_reference_suite.py
+	tests/python/test_denials.py tests/python/test_explain.py tests/python/test_children.py \
+	tests/python/test_symlinks.py tests/python/test_bridge_abi.py tests/python/test_hook_reentry.py \
+	tests/python/test_reference_suite.py

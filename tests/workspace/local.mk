@@ -8,7 +8,7 @@ C_TESTS += tests/workspace/ws_test
 endif
 if WITH_PYTHON
 if HAVE_PYTEST
-PY_TESTS += tests/workspace/test_workspace.py
+PY_TESTS += tests/workspace/test_workspace.py tests/workspace/test_module.py
 endif
 endif
-EXTRA_DIST += tests/workspace/test_workspace.py
+EXTRA_DIST += tests/workspace/test_workspace.py tests/workspace/test_module.py
