@@ -231,6 +231,8 @@ int fa_notes_exit(void);
 int fa_notes_tool(void);
 int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
+/* judge a call made from C as the CALL monitor would: 0, or -1 with the refusal raised */
+int fa_monitor_call(PyObject *fn);
 PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

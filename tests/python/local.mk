@@ -9,6 +9,7 @@ PY_TESTS += \
 	tests/python/test_monitor.py \
 	tests/python/test_imports.py \
 	tests/python/test_native.py \
+	tests/python/test_pools.py \
 	tests/python/test_exec_search.py \
 	tests/python/test_denials.py \
 	tests/python/test_explain.py \
@@ -34,7 +35,7 @@ reference-suite-clean:
 EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt tests/python/test_learn.py \
 	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
 	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \
-	tests/python/test_native.py tests/python/test_exec_search.py \
+	tests/python/test_native.py tests/python/test_pools.py tests/python/test_exec_search.py \
 	tests/python/test_denials.py tests/python/test_explain.py tests/python/test_children.py \
 	tests/python/test_symlinks.py tests/python/test_bridge_abi.py tests/python/test_hook_reentry.py \
 	tests/python/test_reference_suite.py
