@@ -263,7 +263,12 @@ void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r);
 void fa__resolve_parent(struct fa__jctx *c, const char *raw, struct fa__res *r,
 			const char **name, size_t *nlen);
 void fa__res_close(struct fa__res *r);
-/* The base fd (-1: none pinned) and *rel for opening path beneath root. */
+/* Where resolution beneath a root starts: the cwd (a live cwd root), its pinned fd, or -1. */
+static inline int fa__root_fd(const fa_policy *p, int root)
+{
+	return p->roots[root].cwd ? AT_FDCWD : p->roots[root].fd;
+}
+/* The base fd (fa__root_fd) and *rel for opening path beneath root. */
 int fa__root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen,
 		  const char **rel);
 /* in without '.' and empty components (keeping '..'): length or -ENAMETOOLONG. */

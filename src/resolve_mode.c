@@ -29,8 +29,6 @@ void fa__res_close(struct fa__res *r)
 int fa__root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen,
 		     const char **rel)
 {
-	const struct fa__ent *e = &c->p->roots[root];
-
 	*rel = path + rootlen;
 	if (rootlen == 1)
 		*rel = path + 1;	/* the root is "/" */
@@ -38,9 +36,7 @@ int fa__root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen
 		(*rel)++;
 	if (!**rel)
 		*rel = ".";
-	if (e->cwd)
-		return AT_FDCWD;
-	return e->fd;	/* -1: a root that did not exist when sealed */
+	return fa__root_fd(c->p, root);
 }
 
 /* Copy path without '.' and empty components (keeping '..'). */

@@ -208,16 +208,6 @@ void fa_unpin_call(struct fa_spin *s)
 	errno = saved;
 }
 
-/* 1 if 'inner' (a path of a sealed policy's root) lies within 'outer', by whole components. */
-static int path_within(const char *inner, const char *outer)
-{
-	size_t n = strlen(outer);
-
-	if (n == 1 && outer[0] == '/')
-		return inner[0] == '/';
-	return !strncmp(inner, outer, n) && (inner[n] == '/' || inner[n] == '\0');
-}
-
 /*
  * Does 'wide' allow everything 'narrow' can allow a write-open to reach?
  * Only roots that were resolved and pinned count: a root kept by its
@@ -232,7 +222,7 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 		return 1;
 	/* A learning policy lets everything through: only wide's own check stands. */
 	if (fa_policy_unrestricted(narrow) || fa_policy_learning(narrow) ||
-	    fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
+	    !fa_symlinks_as_strict(fa_policy_symlinks(narrow), fa_policy_symlinks(wide)))
 		return 0;
 	for (i = 0; i < fa_policy_nroots(narrow); i++) {
 		const char *r = fa_policy_root(narrow, i);
@@ -240,14 +230,14 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 		if (fa_policy_root_fd(narrow, i) < 0)
 			return 0;
 		for (j = 0; j < nw; j++)
-			if (fa_policy_root_fd(wide, j) >= 0 && path_within(r, fa_policy_root(wide, j)))
+			if (fa_policy_root_fd(wide, j) >= 0 && fa_path_within(r, fa_policy_root(wide, j)))
 				break;
 		if (j == nw)
 			return 0;
 		for (k = 0; k < nd; k++) {
 			const char *dd = fa_policy_deny(wide, k);
 
-			if (path_within(dd, r) || path_within(r, dd))
+			if (fa_path_within(dd, r) || fa_path_within(r, dd))
 				return 0;
 		}
 	}
@@ -551,7 +541,7 @@ static int deny_beneath(const fa_policy *p, const char *dir)
 	int k;
 
 	for (k = 0; p && k < fa_policy_ndeny(p); k++)
-		if (path_within(fa_policy_deny(p, k), dir))
+		if (fa_path_within(fa_policy_deny(p, k), dir))
 			return 1;
 	return 0;
 }
