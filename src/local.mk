@@ -1,18 +1,18 @@
 # The policy engine: a convenience library linked into everything else.
-noinst_LTLIBRARIES += src/libfaengine.la
-src_libfaengine_la_SOURCES = src/fa_policy.h src/fa_bridge.h src/why.c \
-	src/engine_internal.h src/sys.h src/sys.c src/match.c src/policy.c \
-	src/resolve.c src/resolve_openat2.c src/resolve_walk.c src/judge.c src/use.c \
-	src/cwd_cache.c src/order.c src/deep.c src/json.h src/json.c src/denial.h src/denial.c \
-	src/counts.h
-src_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
+noinst_LTLIBRARIES += %D%/libfaengine.la
+%C%_libfaengine_la_SOURCES = %D%/fa_policy.h %D%/fa_bridge.h %D%/why.c \
+	%D%/engine_internal.h %D%/sys.h %D%/sys.c %D%/match.c %D%/policy.c \
+	%D%/resolve.c %D%/resolve_openat2.c %D%/resolve_walk.c %D%/judge.c %D%/use.c \
+	%D%/cwd_cache.c %D%/order.c %D%/deep.c %D%/json.h %D%/json.c %D%/denial.h %D%/denial.c \
+	%D%/counts.h
+%C%_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 
 # fa-check: the engine as a path oracle for other languages.
 bin_PROGRAMS += fa-check
-fa_check_SOURCES = src/fa_check.c
-fa_check_LDADD = src/libfaengine.la
+fa_check_SOURCES = %D%/fa_check.c
+fa_check_LDADD = %D%/libfaengine.la
 dist_man_MANS += doc/fa-check.1
 
 # fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
-FA_RUN_FLOOR_SOURCES = src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h \
-	src/run/supervise.c
+FA_RUN_FLOOR_SOURCES = %D%/run/landlock.c %D%/run/landlock.h %D%/run/landlock_abi.h \
+	%D%/run/supervise.c

@@ -27,8 +27,8 @@ PRELOAD=$FA_SHIM
 if [ -n "$FA_SANITIZERS" ]; then
 	# An ASan-built shim must come after the ASan runtime in the preload
 	# list; foreign programs (sh, make) leak by design, so leak checks are off.
-	asan=$(${CC:-gcc} -print-file-name=libasan.so)
-	PRELOAD="$asan $FA_SHIM"
+	: "${FA_ASAN_LIB:?an ASan build names its runtime (configure sets FA_ASAN_LIB)}"
+	PRELOAD="$FA_ASAN_LIB $FA_SHIM"
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 	export ASAN_OPTIONS
 fi

@@ -47,12 +47,12 @@ for n in $names; do
 done
 
 # Every syscall() number the table judges is called by number in calls.sh
-# (chdir and fchdir, which are told to the cwd cache, in stack_test).
+# (chdir and fchdir, which are told to the cwd cache, in tests/shim/test_stack.c).
 nrs=$(sed -n 's/^FA_NR(\([a-z0-9_]*\),.*/\1/p' "$DEF")
 [ -n "$nrs" ] || fail "no FA_NR lines read from $DEF"
 for n in $nrs; do
 	if grep -Eq "syscall $n( |\$)|nr_both( [a-z0-9_]+)* $n( |\$)" "$FA_SRCDIR/tests/e2e/calls.sh" ||
-		grep -q "syscall(SYS_$n," "$FA_SRCDIR/src/shim/stack_test.c"; then
+		grep -q "syscall(SYS_$n," "$FA_SRCDIR/tests/shim/test_stack.c"; then
 		pass
 	else
 		fail "syscall($n) is judged by the shim but has no end-to-end case"

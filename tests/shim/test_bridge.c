@@ -1,8 +1,8 @@
 /*
- * bridge_test - the shim side of the bridge, driven the way a host does:
- * a context policy set on a thread, approvals, the denial ring, a
- * resolver, pthread_create inheritance. TAP output. The program re-runs
- * itself with the shim preloaded ($FA_SHIM) when it is not.
+ * The shim side of the bridge, driven the way a host does: a context
+ * policy set on a thread, approvals, the denial ring, a resolver,
+ * pthread_create inheritance, the count of threads holding a context.
+ * No process policy: outside a context nothing is judged.
  */
 #include "config.h"
 
@@ -21,72 +21,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fa_bridge.h"
-#include "fa_policy.h"
+#include "under_shim.h"
 
 extern char **environ;
 
-static int ntest, nfail;
-static char A[PATH_MAX], B[PATH_MAX];
-static const struct fa_bridge *br;
+/* The context every test here sets: its only root is T/a; T/b is outside. */
 static fa_policy *pol;
+/* The denial count before the three denials the tests below make. */
+static uint64_t before;
 
-static void ok(int cond, const char *what)
+static const char *fixture(void)
 {
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", ntest, what);
-	fflush(stdout);
-}
-
-static int exists(const char *dir, const char *name)
-{
-	char p[PATH_MAX + 64];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return lstat(p, &st) == 0;
-}
-
-/* open(dir/name, O_WRONLY|O_CREAT): 0, or the errno. */
-static int create(const char *dir, const char *name)
-{
-	char p[PATH_MAX + 64];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
-static void enter(int exec_allowed)
-{
-	struct fa_thread_ctx c = { .policy = pol, .exec_allowed = exec_allowed };
-
-	br->set_thread(&c);
-}
-
-static void *thread_writes(void *arg)
-{
-	int *res = arg;
-
-	res[0] = create(A, "t_in");
-	res[1] = create(B, "t_out");
+	mkdir(at("a"), 0755);
+	mkdir(at("b"), 0755);
 	return NULL;
-}
-
-static int resolved_calls;
-
-static int resolver(struct fa_thread_ctx *out)
-{
-	resolved_calls++;
-	out->policy = pol;
-	out->exec_allowed = 1;
-	return 1;
 }
 
 static int spawn_true(void)
@@ -99,6 +47,217 @@ static int spawn_true(void)
 		return rc;
 	waitpid(pid, &st, 0);
 	return 0;
+}
+
+static void bridge_agrees(void **state)
+{
+	(void)state;
+	assert_non_null(br);
+	assert_int_equal(br->version, FA_BRIDGE_VERSION);
+	assert_int_equal(br->size, sizeof(struct fa_bridge));
+	assert_int_equal(br->engine_abi, FA_ENGINE_ABI);
+}
+
+static void no_process_policy(void **state)
+{
+	(void)state;
+	assert_null(br->process_policy());
+}
+
+static void free_outside_context(void **state)
+{
+	(void)state;
+	assert_int_equal(create(at("b/free")), 0);
+}
+
+static void inside_root_allowed(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	before = br->denial_count();
+	assert_int_equal(create(at("a/in")), 0);
+}
+
+static void allowed_keeps_errno(void **state)
+{
+	int n, e;
+
+	(void)state;
+	enter(pol, 0);
+	errno = 1234;
+	n = create(at("a/in2"));
+	e = errno;
+	assert_int_equal(n, 0);
+	assert_int_equal(e, 1234);
+}
+
+static void outside_root_denied(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	assert_int_equal(create(at("b/out")), EACCES);
+	assert_false(exists(at("b/out")));
+}
+
+static void unlink_outside_denied(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	assert_int_equal(unlink(at("b/free")), -1);
+	assert_int_equal(errno, EACCES);
+	assert_true(exists(at("b/free")));
+}
+
+static void rename_out_denied(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	assert_int_equal(rename(at("a/in"), at("b/moved")), -1);
+	assert_int_equal(errno, EACCES);
+	assert_true(exists(at("a/in")));
+	assert_false(exists(at("b/moved")));
+}
+
+static void three_denials_counted(void **state)
+{
+	(void)state;
+	assert_int_equal(br->denial_count(), before + 3);
+}
+
+static void recent_denials_in_order(void **state)
+{
+	struct fa_denial dn[8];
+	int n = br->recent_denials(dn, 8);
+
+	(void)state;
+	assert_true(n >= 3);
+	assert_int_equal(dn[n - 1].from_context, 1);
+	assert_string_equal(dn[n - 1].call, "rename");
+	assert_int_equal(dn[n - 3].seq + 2, dn[n - 1].seq);
+}
+
+static void denial_has_path_and_pid(void **state)
+{
+	struct fa_denial dn[8];
+	int n = br->recent_denials(dn, 8);
+
+	(void)state;
+	assert_true(n >= 3);
+	assert_non_null(strstr(dn[n - 3].path, "/b/out"));
+	assert_int_equal(dn[n - 3].pid, getpid());
+}
+
+static void approval_once(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	br->approve(FA_OP_WRITE, at("b/out"));
+	assert_int_equal(create(at("b/out")), 0);
+	assert_true(exists(at("b/out")));
+}
+
+static void approval_names_one_path(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	assert_int_equal(create(at("b/out2")), EACCES);
+}
+
+static void approval_used_up(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	assert_int_equal(create(at("b/out")), EACCES);
+}
+
+static void clear_approvals(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	br->approve(FA_OP_WRITE, at("b/out"));
+	br->clear_approvals();
+	assert_int_equal(create(at("b/out")), EACCES);
+}
+
+static void no_exec_refuses_spawn(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	assert_int_equal(spawn_true(), EACCES);
+}
+
+static void approved_exec_starts(void **state)
+{
+	(void)state;
+	enter(pol, 0);
+	br->approve_exec("/bin/true");
+	assert_int_equal(spawn_true(), 0);
+}
+
+static void *thread_writes(void *arg)
+{
+	int *res = arg;
+
+	res[0] = create(at("a/t_in"));
+	res[1] = create(at("b/t_out"));
+	return NULL;
+}
+
+static void thread_inherits(void **state)
+{
+	pthread_t t;
+	int res[2] = { -1, -1 };
+
+	(void)state;
+	enter(pol, 0);
+	pthread_create(&t, NULL, thread_writes, res);
+	pthread_join(t, NULL);
+	assert_int_equal(res[0], 0);
+	assert_int_equal(res[1], EACCES);
+	assert_false(exists(at("b/t_out")));
+}
+
+static void free_after_leaving(void **state)
+{
+	(void)state;
+	enter(NULL, 0);
+	assert_int_equal(create(at("b/after")), 0);
+}
+
+static int resolved_calls;
+
+static int resolver(struct fa_thread_ctx *out)
+{
+	resolved_calls++;
+	out->policy = pol;
+	out->exec_allowed = 1;
+	return 1;
+}
+
+static void resolver_used(void **state)
+{
+	(void)state;
+	enter(NULL, 0);
+	br->set_resolver(resolver);
+	assert_int_equal(create(at("b/resolved")), EACCES);
+	assert_true(resolved_calls > 0);
+	br->set_resolver(NULL);
+}
+
+static void nothing_checked_without_either(void **state)
+{
+	(void)state;
+	br->set_resolver(NULL);
+	enter(NULL, 0);
+	assert_int_equal(create(at("b/free2")), 0);
+}
+
+static void exec_allowed_starts(void **state)
+{
+	(void)state;
+	enter(pol, 1);
+	assert_int_equal(spawn_true(), 0);
+	enter(NULL, 0);
 }
 
 /*
@@ -159,10 +318,17 @@ static int gate_now(void)
 	return __atomic_load_n(ctx_gate, __ATOMIC_SEQ_CST);
 }
 
+static void need_gate(void)
+{
+	ctx_gate = ctx_gate ? ctx_gate : find_ctx_gate();
+	if (!ctx_gate)
+		skip();
+}
+
 /* Enters a context and ends: arg 0 returns, 1 calls pthread_exit. */
 static void *thread_holds(void *arg)
 {
-	enter(0);
+	enter(pol, 0);
 	if (*(int *)arg)
 		pthread_exit(NULL);
 	return NULL;
@@ -183,177 +349,110 @@ static void *thread_waits(void *arg)
 	char c;
 
 	(void)arg;
-	enter(0);
+	enter(pol, 0);
 	if (write(ready_fd[1], "r", 1) != 1 || read(go_fd[0], &c, 1) != 1)
 		return NULL;
 	return NULL;
 }
 
-static void thread_exit_tests(void)
+static void ending_thread_gives_count_back(void **state)
 {
-	int g0, how, st;
 	pthread_t t;
-	pid_t pid;
-	char c;
+	int g0, how;
 
-	if (!ctx_gate) {
-		for (how = 0; how < 4; how++)
-			ok(1, "# SKIP the shim has no symbol table to read its counts from");
-		return;
-	}
+	(void)state;
+	need_gate();
 	g0 = gate_now();
 	for (how = 0; how < 2; how++) {
 		pthread_create(&t, NULL, thread_holds, &how);
 		pthread_join(t, NULL);
 	}
-	ok(gate_now() == g0, "a thread that returns or calls pthread_exit in a context gives its count back");
-	enter(0);
+	assert_int_equal(gate_now(), g0);
+}
+
+static void started_thread_gives_count_back(void **state)
+{
+	pthread_t t;
+	int g0;
+
+	(void)state;
+	need_gate();
+	g0 = gate_now();
+	enter(pol, 0);
 	pthread_create(&t, NULL, thread_exits, NULL);
 	pthread_join(t, NULL);
-	br->set_thread(NULL);
-	ok(gate_now() == g0, "a thread started in a context that calls pthread_exit gives its count back");
+	enter(NULL, 0);
+	assert_int_equal(gate_now(), g0);
+}
 
-	if (pipe(ready_fd) < 0 || pipe(go_fd) < 0)
-		return;
+static void live_thread_counted_not_in_child(void **state)
+{
+	pthread_t t;
+	pid_t pid;
+	int g0, st, counted;
+	char c;
+
+	(void)state;
+	need_gate();
+	g0 = gate_now();
+	assert_int_equal(pipe(ready_fd), 0);
+	assert_int_equal(pipe(go_fd), 0);
 	pthread_create(&t, NULL, thread_waits, NULL);
-	if (read(ready_fd[0], &c, 1) != 1)
-		return;
-	ok(gate_now() == g0 + 1, "a live thread holding a context is counted");
+	assert_int_equal(read(ready_fd[0], &c, 1), 1);
+	counted = gate_now() == g0 + 1;
 	pid = fork();
 	if (pid == 0)
 		_exit(gate_now() == g0 ? 0 : 1);
 	waitpid(pid, &st, 0);
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "a forked child does not count the threads it did not inherit");
-	if (write(go_fd[1], "g", 1) != 1)
-		return;
+	assert_int_equal(write(go_fd[1], "g", 1), 1);
 	pthread_join(t, NULL);
 	close(ready_fd[0]);
 	close(ready_fd[1]);
 	close(go_fd[0]);
 	close(go_fd[1]);
-}
-
-static void reexec(char **argv)
-{
-	const char *shim = getenv("FA_SHIM");
-	char v[PATH_MAX * 2];
-
-	if (!shim) {
-		printf("1..0 # SKIP FA_SHIM not set\n");
-		exit(0);
-	}
-#ifdef FA_ASAN_LIB
-	snprintf(v, sizeof(v), "%s %s", FA_ASAN_LIB, shim);
-	setenv("ASAN_OPTIONS", "detect_leaks=0", 0);
-#else
-	snprintf(v, sizeof(v), "%s", shim);
-#endif
-	setenv("LD_PRELOAD", v, 1);
-	execv("/proc/self/exe", argv);
-	printf("1..0 # SKIP cannot re-run under the shim: %s\n", strerror(errno));
-	exit(0);
+	/* Asserted after the thread is gone, so that a failure leaves none behind. */
+	assert_true(counted);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 int main(int argc, char **argv)
 {
-	fa_bridge_fn fn = (fa_bridge_fn)dlsym(RTLD_DEFAULT, "fa_bridge_v1");
-	struct fa_denial dn[8];
-	char msg[256], tmpl[] = "/tmp/fa-bridge.XXXXXX", p[PATH_MAX + 64];
-	uint64_t before;
-	pthread_t t;
-	int res[2], n, e;
+	const struct CMUnitTest tests[] = {
+		HOLDS(bridge_agrees, "the bridge is found; its version, size and engine ABI agree"),
+		HOLDS(no_process_policy, "no process policy without FA_POLICY"),
+		HOLDS(free_outside_context, "outside any context a write anywhere is allowed"),
+		HOLDS(inside_root_allowed, "in a context a write inside its root is allowed"),
+		HOLDS(allowed_keeps_errno, "an allowed write leaves errno alone"),
+		HOLDS(outside_root_denied, "a write outside the root fails with EACCES and creates nothing"),
+		HOLDS(unlink_outside_denied, "unlink outside is denied and the file stays"),
+		HOLDS(rename_out_denied, "rename from inside to outside is denied, nothing moves"),
+		HOLDS(three_denials_counted, "those three denials are counted"),
+		HOLDS(recent_denials_in_order, "recent denials name the call, in order"),
+		HOLDS(denial_has_path_and_pid, "a recorded denial carries the resolved path and pid"),
+		HOLDS(approval_once, "an approved write goes through once"),
+		HOLDS(approval_names_one_path, "an approval is for its path: another is still denied"),
+		HOLDS(approval_used_up, "an approval is used up by the write it allowed"),
+		HOLDS(clear_approvals, "clear_approvals drops pending approvals"),
+		HOLDS(no_exec_refuses_spawn, "a context without exec permission refuses posix_spawn"),
+		HOLDS(approved_exec_starts, "an approved exec starts in a context without exec permission"),
+		HOLDS(thread_inherits, "a thread started in a context inherits it"),
+		HOLDS(free_after_leaving, "after leaving the context writes are free again"),
+		HOLDS(resolver_used, "a resolver's answer is used when the slot is empty"),
+		HOLDS(nothing_checked_without_either, "without resolver and context nothing is checked"),
+		HOLDS(exec_allowed_starts, "a context with exec permission lets programs start"),
+		HOLDS(ending_thread_gives_count_back,
+		      "a thread that returns or calls pthread_exit in a context gives its count back"),
+		HOLDS(started_thread_gives_count_back,
+		      "a thread started in a context that calls pthread_exit gives its count back"),
+		HOLDS(live_thread_counted_not_in_child,
+		      "a live thread holding a context is counted, and a forked child does not count it"),
+	};
+	int r;
 
 	(void)argc;
-	if (!fn)
-		reexec(argv);
-	unsetenv("FA_POLICY");
-	printf("1..26\n");
-	br = fn();
-	ok(br && br->version == FA_BRIDGE_VERSION && br->size == sizeof(struct fa_bridge) &&
-	   br->engine_abi == FA_ENGINE_ABI, "bridge found, version, size and engine ABI agree");
-	ok(br->process_policy() == NULL, "no process policy without FA_POLICY");
-
-	if (!mkdtemp(tmpl))
-		return 1;
-	snprintf(A, sizeof(A), "%s/a", tmpl);
-	snprintf(B, sizeof(B), "%s/b", tmpl);
-	mkdir(A, 0755);
-	mkdir(B, 0755);
-	pol = fa_policy_new();
-	if (!pol || fa_policy_add_root(pol, A, msg, sizeof(msg)) < 0 ||
-	    fa_policy_seal(pol, 1, msg, sizeof(msg)) < 0) {
-		printf("Bail out! policy: %s\n", msg);
-		return 1;
-	}
-
-	ok(create(B, "free") == 0, "outside any context a write anywhere is allowed");
-	enter(0);
-	before = br->denial_count();
-	ok(create(A, "in") == 0, "in a context a write inside its root is allowed");
-	errno = 1234;
-	n = create(A, "in2");
-	e = errno;
-	ok(n == 0 && e == 1234, "an allowed write leaves errno alone");
-	ok(create(B, "out") == EACCES && !exists(B, "out"),
-	   "a write outside the root fails with EACCES and creates nothing");
-	snprintf(p, sizeof(p), "%s/free", B);
-	ok(unlink(p) < 0 && errno == EACCES && exists(B, "free"),
-	   "unlink outside is denied and the file stays");
-	snprintf(p, sizeof(p), "%s/in", A);
-	{
-		char q[PATH_MAX + 64];
-
-		snprintf(q, sizeof(q), "%s/moved", B);
-		ok(rename(p, q) < 0 && errno == EACCES && exists(A, "in") && !exists(B, "moved"),
-		   "rename from inside to outside is denied, nothing moves");
-	}
-	ok(br->denial_count() == before + 3, "three denials counted");
-	n = br->recent_denials(dn, 8);
-	ok(n >= 3 && dn[n - 1].from_context == 1 && !strcmp(dn[n - 1].call, "rename") &&
-	   dn[n - 3].seq + 2 == dn[n - 1].seq, "recent denials name the call, in order");
-	ok(n >= 3 && strstr(dn[n - 3].path, "/b/out") && dn[n - 3].pid == getpid(),
-	   "a recorded denial carries the resolved path and pid");
-
-	snprintf(p, sizeof(p), "%s/out", B);
-	br->approve(FA_OP_WRITE, p);
-	ok(create(B, "out") == 0 && exists(B, "out"), "an approved write goes through once");
-	ok(create(B, "out2") == EACCES, "another path is still denied");
-	ok(create(B, "out") == EACCES, "the approval was used up");
-	br->approve(FA_OP_WRITE, p);
-	br->clear_approvals();
-	ok(create(B, "out") == EACCES, "clear_approvals drops pending approvals");
-
-	ok(spawn_true() == EACCES, "a context without exec permission refuses posix_spawn");
-	br->approve_exec("/bin/true");
-	ok(spawn_true() == 0, "an approved exec starts");
-
-	res[0] = res[1] = -1;
-	pthread_create(&t, NULL, thread_writes, res);
-	pthread_join(t, NULL);
-	ok(res[0] == 0 && res[1] == EACCES && !exists(B, "t_out"),
-	   "a thread started in a context inherits it");
-
-	br->set_thread(NULL);
-	ok(create(B, "after") == 0, "after leaving the context writes are free again");
-
-	br->set_resolver(resolver);
-	ok(create(B, "resolved") == EACCES && resolved_calls > 0,
-	   "a resolver's answer is used when the slot is empty");
-	br->set_resolver(NULL);
-	br->set_thread(NULL);
-	ok(create(B, "free2") == 0, "without resolver and context nothing is checked");
-
-	enter(1);
-	ok(spawn_true() == 0, "a context with exec permission lets programs start");
-	br->set_thread(NULL);
-
-	ctx_gate = find_ctx_gate();
-	thread_exit_tests();
-
-	snprintf(p, sizeof(p), "rm -rf %s", tmpl);
-	if (system(p))
-		return 1;
+	under_shim(argv, fixture);
+	pol = context_policy(at("a"));
+	r = RUN_UNDER_SHIM("bridge", tests);
 	fa_policy_free(pol);
-	return nfail != 0;
+	return r;
 }

@@ -1,12 +1,12 @@
 /*
- * spawn_test - opens requested through posix_spawn file actions are judged
- * before the spawn, under the process policy and under a context. TAP
- * output. The program re-runs itself with the shim preloaded ($FA_SHIM)
- * and a process policy whose roots are A and B; C is outside.
+ * Opens requested through posix_spawn file actions are judged before the
+ * spawn, under the process policy (roots T/a and T/b; T/c is outside) and
+ * under a context; the program a spawn starts is the one the child's
+ * directory selects; a context without exec refuses only what the kernel
+ * would start.
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,24 +18,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fa_bridge.h"
-#include "fa_policy.h"
+#include "under_shim.h"
 
 extern char **environ;
 
-static int ntest, nfail;
-static char A[PATH_MAX], B[PATH_MAX], C[PATH_MAX];
+static char A[PATH_MAX + 8], B[PATH_MAX + 8], C[PATH_MAX + 8];
 
-static void ok(int cond, const char *what)
-{
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", ntest, what);
-	fflush(stdout);
-}
-
-static char *at(const char *dir, const char *name)
+/* dir/name in a rotating buffer. */
+static const char *in(const char *dir, const char *name)
 {
 	static char p[4][PATH_MAX + 64];
 	static int k;
@@ -45,24 +35,58 @@ static char *at(const char *dir, const char *name)
 	return p[k];
 }
 
-static int exists(const char *path)
+static void must(int cond, const char *what)
 {
-	struct stat st;
-
-	return lstat(path, &st) == 0;
+	if (!cond) {
+		printf("Bail out! fixture %s: %s\n", what, strerror(errno));
+		exit(1);
+	}
 }
 
-static off_t size_of(const char *path)
+/* c/fake: an ELF header and no PT_INTERP, which reads as static; a/fake: a copy of /bin/true. */
+static void make_fakes(void)
 {
-	struct stat st;
+	char buf[65536];
+	Elf64_Ehdr eh;
+	ssize_t n;
+	int fd, src;
 
-	return lstat(path, &st) == 0 ? st.st_size : -1;
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	fd = open(at("c/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	must(fd >= 0 && write(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh), "c/fake");
+	close(fd);
+	src = open("/bin/true", O_RDONLY);
+	fd = open(at("a/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	must(src >= 0 && fd >= 0, "a/fake");
+	while ((n = read(src, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			break;
+	close(src);
+	close(fd);
 }
 
-/* No child left behind: nothing to reap. */
-static int no_child(void)
+static const char *fixture(void)
 {
-	return waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
+	static char pol[PATH_MAX * 3];
+	int fd;
+
+	must(mkdir(at("a"), 0755) == 0 && mkdir(at("b"), 0755) == 0 && mkdir(at("c"), 0755) == 0,
+	     "mkdir");
+	fd = open(at("c/keep"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	must(fd >= 0 && write(fd, "keep\n", 5) == 5, "c/keep");
+	close(fd);
+	make_fakes();
+	snprintf(pol, sizeof(pol), "root %s/a\nroot %s/b\n", T, T);
+	return pol;
 }
 
 /* Spawn /bin/true (or via PATH with spawnp) with fa; 0 after it ran, or the error. */
@@ -94,295 +118,387 @@ static int spawn_open(const char *path, int flags, int use_path)
 	return rc;
 }
 
-/* c/fake: an ELF header and no PT_INTERP, which reads as static; a/fake: a copy of /bin/true. */
-static void make_fakes(const char *top)
+static int last_denial(struct fa_denial *dn)
 {
-	char buf[65536];
-	Elf64_Ehdr eh;
-	ssize_t n;
-	int in, out;
-
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_type = ET_EXEC;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	out = open(at(top, "c/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (out < 0 || write(out, &eh, sizeof(eh)) != (ssize_t)sizeof(eh)) {
-		printf("Bail out! fixture c/fake: %s\n", strerror(errno));
-		exit(1);
-	}
-	close(out);
-	in = open("/bin/true", O_RDONLY);
-	out = open(at(top, "a/fake"), O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0) {
-		printf("Bail out! fixture a/fake: %s\n", strerror(errno));
-		exit(1);
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			break;
-	close(in);
-	close(out);
+	return br->recent_denials(dn, 1) == 1;
 }
 
-/*
- * Make the tree, run this program again under the shim and the policy,
- * then remove the tree: a process under the policy could not.
- */
-static void reexec(char **argv)
+static void process_policy_in_force(void **state)
 {
-	const char *shim = getenv("FA_SHIM");
-	char v[PATH_MAX * 2], pol[PATH_MAX * 3], tmpl[] = "/tmp/fa-spawn.XXXXXX";
-	char cmd[PATH_MAX + 16];
-	pid_t pid;
-	int st, fd;
+	int fd = open(in(C, "new"), O_WRONLY | O_CREAT, 0644);
 
-	if (!shim) {
-		printf("1..0 # SKIP FA_SHIM not set\n");
-		exit(0);
-	}
-	if (!mkdtemp(tmpl)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		exit(1);
-	}
-#ifdef FA_ASAN_LIB
-	snprintf(v, sizeof(v), "%s %s", FA_ASAN_LIB, shim);
-	setenv("ASAN_OPTIONS", "detect_leaks=0", 0);
-#else
-	snprintf(v, sizeof(v), "%s", shim);
-#endif
-	snprintf(pol, sizeof(pol), "root %s/a\nroot %s/b\n", tmpl, tmpl);
-	mkdir(at(tmpl, "a"), 0755);
-	mkdir(at(tmpl, "b"), 0755);
-	mkdir(at(tmpl, "c"), 0755);
-	fd = open(at(tmpl, "c/keep"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, "keep\n", 5) != 5) {
-		printf("Bail out! fixture: %s\n", strerror(errno));
-		exit(1);
-	}
-	close(fd);
-	make_fakes(tmpl);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		setenv("FA_SPAWN_TEST_DIR", tmpl, 1);
-		setenv("FA_POLICY", pol, 1);
-		setenv("FA_QUIET", "1", 1);
-		setenv("LD_PRELOAD", v, 1);
-		execv("/proc/self/exe", argv);
-		printf("1..0 # SKIP cannot re-run under the shim: %s\n", strerror(errno));
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		st = 1 << 8;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
-	if (system(cmd))
-		st = 1 << 8;
-	exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+	(void)state;
+	assert_true(fd < 0 && errno == EACCES);
+	assert_false(exists(in(C, "new")));
+	assert_int_equal(size_of(in(C, "keep")), 5);
 }
 
-int main(int argc, char **argv)
+static void addopen_inside(void **state)
 {
-	fa_bridge_fn fn = (fa_bridge_fn)dlsym(RTLD_DEFAULT, "fa_bridge_v1");
-	const char *top = getenv("FA_SPAWN_TEST_DIR");
-	const struct fa_bridge *br;
-	posix_spawn_file_actions_t fa;
-	struct fa_thread_ctx ctx;
+	(void)state;
+	assert_int_equal(spawn_open(in(A, "out"), O_WRONLY | O_CREAT | O_TRUNC, 0), 0);
+	assert_true(exists(in(A, "out")));
+}
+
+static void addopen_create_outside(void **state)
+{
+	(void)state;
+	assert_int_equal(spawn_open(in(C, "out"), O_WRONLY | O_CREAT | O_TRUNC, 0), EACCES);
+	assert_false(exists(in(C, "out")));
+	assert_true(no_child());
+}
+
+static void addopen_truncate_outside(void **state)
+{
+	(void)state;
+	assert_int_equal(spawn_open(in(C, "keep"), O_WRONLY | O_TRUNC, 0), EACCES);
+	assert_int_equal(size_of(in(C, "keep")), 5);
+	assert_true(no_child());
+}
+
+static void addopen_read_outside(void **state)
+{
+	(void)state;
+	assert_int_equal(spawn_open(in(C, "keep"), O_RDONLY, 0), 0);
+}
+
+static void spawnp_judged(void **state)
+{
+	(void)state;
+	assert_int_equal(spawn_open(in(C, "out"), O_WRONLY | O_CREAT, 1), EACCES);
+	assert_false(exists(in(C, "out")));
+}
+
+static void denial_names_spawn(void **state)
+{
 	struct fa_denial dn;
-	fa_policy *pol;
-	char msg[256];
-	int fd, rc;
 
-	(void)argc;
-	if (!fn || !top)
-		reexec(argv);
-	printf("1..24\n");
-	br = fn();
-	snprintf(A, sizeof(A), "%s/a", top);
-	snprintf(B, sizeof(B), "%s/b", top);
-	snprintf(C, sizeof(C), "%s/c", top);
-	fd = open(at(C, "new"), O_WRONLY | O_CREAT, 0644);
-	ok(fd < 0 && errno == EACCES && !exists(at(C, "new")) && size_of(at(C, "keep")) == 5,
-	   "the process policy is in force (a direct write to C is denied)");
+	(void)state;
+	assert_true(last_denial(&dn));
+	assert_string_equal(dn.call, "posix_spawnp");
+	assert_non_null(strstr(dn.path, "/c/out"));
+	assert_false(dn.from_context);
+}
 
-	ok(spawn_open(at(A, "out"), O_WRONLY | O_CREAT | O_TRUNC, 0) == 0 && exists(at(A, "out")),
-	   "addopen for writing inside a root: the child runs and the file is made");
-	ok(spawn_open(at(C, "out"), O_WRONLY | O_CREAT | O_TRUNC, 0) == EACCES &&
-	   !exists(at(C, "out")) && no_child(),
-	   "addopen creating a file outside the roots: EACCES, nothing made, no child");
-	ok(spawn_open(at(C, "keep"), O_WRONLY | O_TRUNC, 0) == EACCES &&
-	   size_of(at(C, "keep")) == 5 && no_child(),
-	   "addopen truncating a file outside the roots: EACCES, the file is intact");
-	ok(spawn_open(at(C, "keep"), O_RDONLY, 0) == 0,
-	   "addopen reading a file outside the roots is allowed");
-	ok(spawn_open(at(C, "out"), O_WRONLY | O_CREAT, 1) == EACCES && !exists(at(C, "out")),
-	   "posix_spawnp judges its file actions too");
-	ok(br->recent_denials(&dn, 1) == 1 && !strcmp(dn.call, "posix_spawnp") &&
-	   strstr(dn.path, "/c/out") && !dn.from_context,
-	   "the denial names the spawn call, the resolved path and the process policy");
+/* Spawns /bin/true with chdir actions to dir1 (and dir2), then an open of "name". */
+static int chdir_then_open(const char *dir1, const char *dir2, const char *name)
+{
+	posix_spawn_file_actions_t fa;
+	int rc;
 
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addchdir_np(&fa, C);
-	posix_spawn_file_actions_addopen(&fa, 1, "rel", O_WRONLY | O_CREAT, 0644);
+	posix_spawn_file_actions_addchdir_np(&fa, dir1);
+	if (dir2)
+		posix_spawn_file_actions_addchdir_np(&fa, dir2);
+	posix_spawn_file_actions_addopen(&fa, 1, name, O_WRONLY | O_CREAT, 0644);
 	rc = run(&fa, 0);
 	posix_spawn_file_actions_destroy(&fa);
-	ok(rc == EACCES && !exists(at(C, "rel")),
-	   "a relative open after addchdir is judged in the directory the child will be in");
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addchdir_np(&fa, top);
-	posix_spawn_file_actions_addchdir_np(&fa, "a");
-	posix_spawn_file_actions_addopen(&fa, 1, "rel", O_WRONLY | O_CREAT, 0644);
-	rc = run(&fa, 0);
-	posix_spawn_file_actions_destroy(&fa);
-	ok(rc == 0 && exists(at(A, "rel")), "chdir actions compose: top, then a relative 'a'");
+	return rc;
+}
 
-	fd = open(C, O_RDONLY | O_DIRECTORY);
+static void addchdir_relative_open(void **state)
+{
+	(void)state;
+	assert_int_equal(chdir_then_open(C, NULL, "rel"), EACCES);
+	assert_false(exists(in(C, "rel")));
+}
+
+static void chdir_actions_compose(void **state)
+{
+	(void)state;
+	assert_int_equal(chdir_then_open(T, "a", "rel"), 0);
+	assert_true(exists(in(A, "rel")));
+}
+
+static void addfchdir_relative_open(void **state)
+{
+	posix_spawn_file_actions_t fa;
+	int fd = open(C, O_RDONLY | O_DIRECTORY), rc;
+
+	(void)state;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addfchdir_np(&fa, fd);
 	posix_spawn_file_actions_addopen(&fa, 1, "rel2", O_WRONLY | O_CREAT, 0644);
 	rc = run(&fa, 0);
 	posix_spawn_file_actions_destroy(&fa);
-	ok(rc == EACCES && !exists(at(C, "rel2")),
-	   "a relative open after addfchdir is judged against what the fd names");
+	close(fd);
+	assert_int_equal(rc, EACCES);
+	assert_false(exists(in(C, "rel2")));
+}
+
+/*
+ * An fchdir to an fd that an earlier action of the same spawn opens: what
+ * the fd will name cannot be judged before the spawn. The fd number is
+ * one this process has open (on C), so that the parent's fd says nothing.
+ */
+static int fchdir_to_own_fd(const char *what_to_run, pid_t *pid)
+{
+	char *targv[] = { (char *)"fake", NULL };
+	posix_spawn_file_actions_t fa;
+	int fd = open(what_to_run ? A : C, O_RDONLY | O_DIRECTORY), rc;
+
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, fd, A, O_RDONLY | O_DIRECTORY, 0);
 	posix_spawn_file_actions_addfchdir_np(&fa, fd);
-	posix_spawn_file_actions_addopen(&fa, 1, "rel3", O_WRONLY | O_CREAT, 0644);
-	rc = run(&fa, 0);
+	if (what_to_run) {
+		rc = posix_spawn(pid, what_to_run, &fa, NULL, targv, environ);
+	} else {
+		posix_spawn_file_actions_addopen(&fa, 1, "rel3", O_WRONLY | O_CREAT, 0644);
+		rc = run(&fa, 0);
+	}
 	posix_spawn_file_actions_destroy(&fa);
 	close(fd);
-	ok(rc == EACCES && !exists(at(A, "rel3")) && br->recent_denials(&dn, 1) == 1 &&
-	   !strcmp(dn.why, "spawn-actions-cwd"),
-	   "an fchdir to an fd the actions themselves open cannot be judged: refused");
+	return rc;
+}
 
+static void fchdir_own_fd_refused(void **state)
+{
+	struct fa_denial dn;
+
+	(void)state;
+	assert_int_equal(fchdir_to_own_fd(NULL, NULL), EACCES);
+	assert_false(exists(in(A, "rel3")));
+	assert_true(last_denial(&dn));
+	assert_string_equal(dn.why, "spawn-actions-cwd");
+}
+
+static void other_actions_pass(void **state)
+{
+	posix_spawn_file_actions_t fa;
+	int rc;
+
+	(void)state;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, 2, 1);
 	posix_spawn_file_actions_addclose(&fa, 0);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	rc = run(&fa, 0);
 	posix_spawn_file_actions_destroy(&fa);
-	ok(rc == 0, "close, dup2 and read-only opens pass");
-	ok(spawn_open("/dev/null", O_WRONLY, 0) == 0, "a write-open of /dev/null passes");
+	assert_int_equal(rc, 0);
+}
 
-	/*
-	 * The child execs after its file actions: a relative program is the
-	 * one in the directory its chdir actions select. "fake" is a static
-	 * ELF header (refused under the process policy) in C, and a copy of
-	 * a dynamic program in A.
-	 */
-	{
-		char *targv[] = { (char *)"fake", NULL };
-		pid_t pid;
+static void dev_null_passes(void **state)
+{
+	(void)state;
+	assert_int_equal(spawn_open("/dev/null", O_WRONLY, 0), 0);
+}
 
-		if (chdir(A) == 0) {
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_addchdir_np(&fa, C);
-			rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
-			posix_spawn_file_actions_destroy(&fa);
-			ok(rc == EACCES && no_child(),
-			   "a relative program after addchdir is the one in the child's directory (static: refused)");
-		} else {
-			ok(0, "chdir A");
-		}
-		if (chdir(C) == 0) {
-			int st;
+/*
+ * The child execs after its file actions: a relative program is the one
+ * in the directory its chdir actions select. "fake" is a static ELF
+ * header (refused under the process policy) in C, and a copy of a
+ * dynamic program in A.
+ */
+static int spawn_fake_from(const char *parent_cwd, const char *child_cwd, pid_t *pid)
+{
+	char *targv[] = { (char *)"fake", NULL };
+	posix_spawn_file_actions_t fa;
+	int rc;
 
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_addchdir_np(&fa, A);
-			rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
-			posix_spawn_file_actions_destroy(&fa);
-			ok(rc == 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
-			   "and not the one in the parent's directory (dynamic there: runs)");
-		} else {
-			ok(0, "chdir C");
-		}
-		fd = open(A, O_RDONLY | O_DIRECTORY);
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_addopen(&fa, fd, A, O_RDONLY | O_DIRECTORY, 0);
-		posix_spawn_file_actions_addfchdir_np(&fa, fd);
-		rc = posix_spawn(&pid, "./fake", &fa, NULL, targv, environ);
-		posix_spawn_file_actions_destroy(&fa);
-		close(fd);
-		ok(rc == EACCES && br->recent_denials(&dn, 1) == 1 && !strcmp(dn.why, "spawn-actions-cwd"),
-		   "a relative program after an fchdir to an fd the actions open cannot be judged: refused");
-		(void)!chdir("/");
+	if (chdir(parent_cwd) < 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, child_cwd);
+	rc = posix_spawn(pid, "./fake", &fa, NULL, targv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	(void)!chdir("/");
+	return rc;
+}
+
+static void program_from_child_dir_static(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(spawn_fake_from(A, C, &pid), EACCES);
+	assert_true(no_child());
+}
+
+static void program_not_from_parent_dir(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(spawn_fake_from(C, A, &pid), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && !WEXITSTATUS(st));
+}
+
+static void program_after_own_fd_refused(void **state)
+{
+	struct fa_denial dn;
+	pid_t pid;
+	int rc;
+
+	(void)state;
+	assert_int_equal(chdir(C), 0);
+	rc = fchdir_to_own_fd("./fake", &pid);
+	(void)!chdir("/");
+	assert_int_equal(rc, EACCES);
+	assert_true(last_denial(&dn));
+	assert_string_equal(dn.why, "spawn-actions-cwd");
+}
+
+/* A context whose only root is A, stacked on the process policy. */
+static fa_policy *ctx_a;
+
+static void context_refuses_outside(void **state)
+{
+	(void)state;
+	enter(ctx_a, 1);
+	assert_int_equal(spawn_open(in(B, "ctx"), O_WRONLY | O_CREAT, 0), EACCES);
+	assert_false(exists(in(B, "ctx")));
+}
+
+static void context_denial_is_contexts(void **state)
+{
+	struct fa_denial dn;
+
+	(void)state;
+	assert_true(last_denial(&dn));
+	assert_true(dn.from_context);
+}
+
+static void context_allows_inside(void **state)
+{
+	(void)state;
+	enter(ctx_a, 1);
+	assert_int_equal(spawn_open(in(A, "ctx"), O_WRONLY | O_CREAT, 0), 0);
+	assert_true(exists(in(A, "ctx")));
+	enter(NULL, 0);
+}
+
+/*
+ * A context that forbids starting programs: only a start the kernel would
+ * perform is refused. A program that does not exist fails as libc makes
+ * it fail, with no denial, and a PATH search that meets missing
+ * candidates before the one the host approved reaches it.
+ */
+static char *true_argv[] = { (char *)"true", NULL };
+
+static void no_exec_missing_program(void **state)
+{
+	uint64_t before;
+	pid_t pid;
+
+	(void)state;
+	enter(ctx_a, 0);
+	before = br->denial_count();
+	assert_int_equal(posix_spawn(&pid, "/nonexistent-fa/prog", NULL, NULL, true_argv, environ),
+			 ENOENT);
+	assert_int_equal(br->denial_count(), before);
+}
+
+static void no_exec_missing_program_path(void **state)
+{
+	uint64_t before;
+	pid_t pid;
+
+	(void)state;
+	enter(ctx_a, 0);
+	before = br->denial_count();
+	assert_int_equal(posix_spawnp(&pid, "no-such-program-fa", NULL, NULL, true_argv, environ),
+			 ENOENT);
+	assert_int_equal(br->denial_count(), before);
+}
+
+static void no_exec_existing_refused(void **state)
+{
+	uint64_t before;
+	pid_t pid;
+
+	(void)state;
+	enter(ctx_a, 0);
+	before = br->denial_count();
+	assert_int_equal(posix_spawn(&pid, "/bin/true", NULL, NULL, true_argv, environ), EACCES);
+	assert_int_equal(br->denial_count(), before + 1);
+	assert_true(no_child());
+}
+
+/* In a child: execvp of prog with PATH set to path; the child's exit status. */
+static int child_execvp(const char *path, const char *approve, const char *prog)
+{
+	pid_t pid;
+	int st;
+
+	enter(ctx_a, 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		uint64_t n = br->denial_count();
+
+		setenv("PATH", path, 1);
+		if (approve)
+			br->approve_exec(approve);
+		execvp(prog, true_argv);
+		/* Approved: any return is a failure. Not: ENOENT and no denial. */
+		_exit(!approve && errno == ENOENT && br->denial_count() == n ? 0 : 2);
 	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
 
-	/* A context whose only root is A, stacked on the process policy. */
-	pol = fa_policy_new();
-	if (!pol || fa_policy_add_root(pol, A, msg, sizeof(msg)) < 0 ||
-	    fa_policy_seal(pol, 1, msg, sizeof(msg)) < 0) {
-		printf("Bail out! policy: %s\n", msg);
-		return 1;
-	}
-	ctx.policy = pol;
-	ctx.exec_allowed = 1;
-	ctx.key = NULL;
-	ctx.ver = 0;
-	br->set_thread(&ctx);
-	ok(spawn_open(at(B, "ctx"), O_WRONLY | O_CREAT, 0) == EACCES && !exists(at(B, "ctx")),
-	   "in a context, an open action outside its root is refused though the process allows it");
-	ok(br->recent_denials(&dn, 1) == 1 && dn.from_context,
-	   "that denial is the context's");
-	ok(spawn_open(at(A, "ctx"), O_WRONLY | O_CREAT, 0) == 0 && exists(at(A, "ctx")),
-	   "in a context, an open action inside its root is allowed");
+static void approved_execvp_past_missing(void **state)
+{
+	(void)state;
+	/* true exits 0; a refusal or a failed search exits 2. */
+	assert_int_equal(child_execvp("/nonexistent-fa1:/nonexistent-fa2/x:/bin", "/bin/true", "true"), 0);
+}
 
-	/*
-	 * A context that forbids starting programs: only a start the kernel
-	 * would perform is refused. A program that does not exist fails as
-	 * libc makes it fail, with no denial, and a PATH search that meets
-	 * missing candidates before the one the host approved reaches it.
-	 */
-	ctx.exec_allowed = 0;
-	br->set_thread(&ctx);
-	{
-		char *targv[] = { (char *)"true", NULL };
-		uint64_t before = br->denial_count();
-		pid_t pid;
-		int st;
+static void no_exec_execvp_missing(void **state)
+{
+	(void)state;
+	assert_int_equal(child_execvp("/nonexistent-fa1:/bin", NULL, "no-such-program-fa"), 0);
+	enter(NULL, 0);
+}
 
-		ok(posix_spawn(&pid, "/nonexistent-fa/prog", NULL, NULL, targv, environ) == ENOENT &&
-		   br->denial_count() == before,
-		   "in a context without exec, posix_spawn of a missing program: ENOENT, no denial");
-		ok(posix_spawnp(&pid, "no-such-program-fa", NULL, NULL, targv, environ) == ENOENT &&
-		   br->denial_count() == before,
-		   "in a context without exec, posix_spawnp of a missing program: ENOENT, no denial");
-		before = br->denial_count();
-		ok(posix_spawn(&pid, "/bin/true", NULL, NULL, targv, environ) == EACCES &&
-		   br->denial_count() == before + 1 && no_child(),
-		   "in a context without exec, posix_spawn of an existing program is refused");
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		HOLDS(process_policy_in_force, "the process policy is in force (a direct write to C is denied)"),
+		HOLDS(addopen_inside, "addopen for writing inside a root: the child runs and the file is made"),
+		HOLDS(addopen_create_outside, "addopen creating a file outside the roots: EACCES, nothing made, no child"),
+		HOLDS(addopen_truncate_outside, "addopen truncating a file outside the roots: EACCES, the file is intact"),
+		HOLDS(addopen_read_outside, "addopen reading a file outside the roots is allowed"),
+		HOLDS(spawnp_judged, "posix_spawnp judges its file actions too"),
+		HOLDS(denial_names_spawn, "the denial names the spawn call, the resolved path and the process policy"),
+		HOLDS(addchdir_relative_open, "a relative open after addchdir is judged in the directory the child will be in"),
+		HOLDS(chdir_actions_compose, "chdir actions compose: top, then a relative 'a'"),
+		HOLDS(addfchdir_relative_open, "a relative open after addfchdir is judged against what the fd names"),
+		HOLDS(fchdir_own_fd_refused, "an fchdir to an fd the actions themselves open cannot be judged: refused"),
+		HOLDS(other_actions_pass, "close, dup2 and read-only opens pass"),
+		HOLDS(dev_null_passes, "a write-open of /dev/null passes"),
+		HOLDS(program_from_child_dir_static,
+		      "a relative program after addchdir is the one in the child's directory (static: refused)"),
+		HOLDS(program_not_from_parent_dir, "and not the one in the parent's directory (dynamic there: runs)"),
+		HOLDS(program_after_own_fd_refused,
+		      "a relative program after an fchdir to an fd the actions open cannot be judged: refused"),
+		HOLDS(context_refuses_outside,
+		      "in a context, an open action outside its root is refused though the process allows it"),
+		HOLDS(context_denial_is_contexts, "that denial is the context's"),
+		HOLDS(context_allows_inside, "in a context, an open action inside its root is allowed"),
+		HOLDS(no_exec_missing_program,
+		      "in a context without exec, posix_spawn of a missing program: ENOENT, no denial"),
+		HOLDS(no_exec_missing_program_path,
+		      "in a context without exec, posix_spawnp of a missing program: ENOENT, no denial"),
+		HOLDS(no_exec_existing_refused,
+		      "in a context without exec, posix_spawn of an existing program is refused"),
+		HOLDS(approved_execvp_past_missing,
+		      "an approved execvp reaches its program past missing PATH candidates, no denial"),
+		HOLDS(no_exec_execvp_missing,
+		      "execvp of a missing program in a context without exec: ENOENT, no denial"),
+	};
+	int r;
 
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			uint64_t n = br->denial_count();
-
-			setenv("PATH", "/nonexistent-fa1:/nonexistent-fa2/x:/bin", 1);
-			br->approve_exec("/bin/true");
-			execvp("true", targv);
-			_exit(br->denial_count() != n ? 2 : 3);
-		}
-		ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		   "an approved execvp reaches its program past missing PATH candidates, no denial");
-
-		pid = fork();
-		if (pid == 0) {
-			uint64_t n = br->denial_count();
-
-			setenv("PATH", "/nonexistent-fa1:/bin", 1);
-			execvp("no-such-program-fa", targv);
-			_exit(errno == ENOENT && br->denial_count() == n ? 0 : 2);
-		}
-		ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		   "execvp of a missing program in a context without exec: ENOENT, no denial");
-	}
-	br->set_thread(NULL);
-	fa_policy_free(pol);
-	return nfail != 0;
+	(void)argc;
+	under_shim(argv, fixture);
+	snprintf(A, sizeof(A), "%s/a", T);
+	snprintf(B, sizeof(B), "%s/b", T);
+	snprintf(C, sizeof(C), "%s/c", T);
+	ctx_a = context_policy(A);
+	r = RUN_UNDER_SHIM("spawn", tests);
+	fa_policy_free(ctx_a);
+	return r;
 }

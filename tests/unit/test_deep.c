@@ -170,5 +170,5 @@ int main(void)
 		BOTH(deep_cwd),
 	};
 
-	return run_tap("deep", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("deep", tests);
 }

@@ -368,5 +368,5 @@ int main(void)
 		cmocka_unit_test(pinned_and_read_only),
 	};
 
-	return run_tap("policy", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("policy", tests);
 }
