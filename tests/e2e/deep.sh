@@ -6,7 +6,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 have_python || { echo "SKIP: no python3"; exit 77; }
 
 R=$T/root
@@ -33,8 +33,8 @@ print('ok')
 PY
 
 run() {
-	got=$(cd "$T" && "$FA_RUN" -w "$R" "$@" 2>"$T/e")
-	rc=$?
+	fa_run_in "$T" -w "$R" "$@"
+	got=$(cat "$T/o")
 }
 
 run -- python3 "$T/dig.py" "$R"

@@ -7,7 +7,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 CT=$E2E/calltest
 R=$T/root
@@ -20,7 +20,8 @@ outside=$(tree)
 
 # run [FA-RUN ARGS...] -- COMMAND...: in $R, stdout in $got, stderr in $T/e.
 run() {
-	got=$(cd "$R" && "$FA_RUN" -w "$R" "$@" 2>"$T/e")
+	fa_run_in "$R" -w "$R" "$@"
+	got=$(cat "$T/o")
 }
 
 # kernel FUNC ARG...: under fa-run, the very answer bare libc gives, silently.

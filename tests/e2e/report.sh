@@ -7,7 +7,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 have_python || { echo "1..0 # SKIP python3 is needed to read the lines back"; exit 77; }
 
 W=$T/w

@@ -5,7 +5,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 args=()
 for i in $(seq 64); do
