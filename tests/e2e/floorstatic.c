@@ -4,19 +4,22 @@
  * write happened, else the errno that refused it (13: EACCES). No dynamic
  * loader ever runs, so no preload can see it: only the kernel can refuse.
  */
+#include "config.h"
+
 #include <fcntl.h>
 #include <sys/syscall.h>
 
-#include "raw_syscall.h"
+/* The engine's trap instruction: the header only, no libc is linked. */
+#include "sys.h"
 
-#ifndef HAVE_RAW_SYSCALL
+#if !FA_SYS_RAW
 #error "floorstatic: x86_64 and aarch64 only"
 #endif
 
 static __attribute__((noreturn)) void quit(long status)
 {
 	for (;;)
-		raw_syscall4(SYS_exit_group, status, 0, 0, 0);
+		fa__sys6(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
 /* Called from _start with the initial stack pointer (argc, argv...). */
@@ -27,11 +30,11 @@ __attribute__((used, noreturn)) void floor_main(long *sp)
 
 	if (argc < 2)
 		quit(2);
-	fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = fa__sys6(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_TRUNC, 0644, 0, 0);
 	if (fd < 0)
 		quit(-fd);
-	raw_syscall4(SYS_write, fd, (long)"x\n", 2, 0);
-	raw_syscall4(SYS_close, fd, 0, 0, 0);
+	fa__sys6(SYS_write, fd, (long)"x\n", 2, 0, 0, 0);
+	fa__sys6(SYS_close, fd, 0, 0, 0, 0, 0);
 	quit(0);
 }
 

@@ -29,8 +29,8 @@ EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
 # The kernel floor: writes no preload can see (raw system calls, io_uring,
 # a static program with no libc, built without the sanitizers it cannot carry).
 check_PROGRAMS += %D%/floor %D%/floorstatic
-%C%_floor_SOURCES = %D%/floor.c %D%/raw_syscall.h
-%C%_floorstatic_SOURCES = %D%/floorstatic.c %D%/raw_syscall.h
+%C%_floor_SOURCES = %D%/floor.c
+%C%_floorstatic_SOURCES = %D%/floorstatic.c
 %C%_floorstatic_CFLAGS = -O2 -ffreestanding -fno-stack-protector -fno-pie
 %C%_floorstatic_LDFLAGS = -nostdlib -static -no-pie
 E2E_TESTS += %D%/landlock.sh
