@@ -2,7 +2,7 @@
 # output): each program runs itself again under $FA_SHIM in a scratch tree.
 if HAVE_CMOCKA
 check_LTLIBRARIES += %D%/libundershim.la
-%C%_libundershim_la_SOURCES = %D%/under_shim.c %D%/under_shim.h
+%C%_libundershim_la_SOURCES = %D%/under_shim.c %D%/under_shim.h $(rm_tree_sources)
 %C%_libundershim_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_libundershim_la_LIBADD = src/libfaengine.la $(CMOCKA_LIBS) -ldl -lpthread
 

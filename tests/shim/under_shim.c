@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../unit/rm_tree.h"
 #include "under_shim.h"
 
 #define TREE_ENV "FA_SHIM_TEST_TREE"
@@ -19,13 +19,6 @@
 char T[PATH_MAX];
 const struct fa_bridge *br;
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static void bail(const char *what)
 {
@@ -79,7 +72,7 @@ void under_shim(char **argv, const char *(*fixture)(void))
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		st = 1 << 8;
-	if (nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+	if (rm_tree(top) != 0)
 		st = 1 << 8;
 	exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 }
