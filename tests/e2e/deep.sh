@@ -3,7 +3,6 @@
 # (6000 bytes below the top), removed by rm -rf through directory fds.
 # Inside the root both work; outside, every change is refused with EACCES
 # and a message, and the tree is left as it was.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

@@ -3,7 +3,6 @@
 # --log line), and the one summary line fa-run prints at exit, which counts
 # the denials of every process of the run, with the kernel floor and
 # without it.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

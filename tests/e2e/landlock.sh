@@ -6,7 +6,6 @@
 # subtrees stay the preload's; a kernel refusing Landlock makes
 # --landlock=on exit 125; a nested fa-run or a rewritten FA_* only
 # narrows; exec rules reach execve made without libc; real programs run.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

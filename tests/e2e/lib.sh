@@ -2,6 +2,9 @@
 # the preload line (with the sanitizer runtime first when the build has
 # one), tree snapshots, small assertions and the way to run fa-run.
 
+# The scripts start under make's sh; what follows is bash.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+
 set -u
 
 : "${FA_SRCDIR:?run through make check}"

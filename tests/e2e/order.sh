@@ -4,7 +4,6 @@
 # where a directory must be) gives the kernel's errno and prints nothing;
 # a call it would perform is still refused with EACCES and one line.
 # Real programs that probe this way (mkdir -p, install -d) run silently.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

@@ -3,7 +3,6 @@
 # message naming the option that allows them; allowed with
 # --allow-outside-symlinks, where a write through such a link is still
 # refused where it lands and hard links stay refused.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

@@ -3,7 +3,6 @@
 # make, grandchildren, env -i, exec policy, deny subtrees, report mode, the
 # JSON log, and fa-run's own exit statuses. After every denial the outside
 # tree (and what the deny subtree holds) is unchanged.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

@@ -4,7 +4,6 @@
 # byte; paths of 4095 bytes (two of them, full of escapes) are neither
 # cut nor dropped; the caller is the program's real path, not argv[0];
 # a log that cannot be written stops the start (125) or, later, is said.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

@@ -2,7 +2,6 @@
 # The root limit under fa-run: 64 write roots; a directory given again, or
 # by another name that resolves to it, counts once; one more is refused at
 # start-up with status 125 and a message saying the limit.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run

@@ -5,7 +5,6 @@
 # driven by manners.sh), so a wrapper added without a test fails here;
 # so must every syscall() number it judges (its FA_NR lines).
 # The shim exports nothing else but its bridge.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 DEF=$FA_SRCDIR/src/shim/symbols.def

@@ -7,7 +7,6 @@
 #    current directory; a read-open is the very same syscall.
 # A dirfd-relative write-open is left out: what the dirfd names has to be
 # read first.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 if ! command -v strace >/dev/null 2>&1; then
