@@ -55,7 +55,3 @@ endif
 
 E2E_TESTS += %D%/fa_check.sh
 EXTRA_DIST += %D%/fa_check.sh
-
-# doc/ARCHITECTURE.md names only files and functions that exist.
-C_TESTS += tests/doc_files.sh
-EXTRA_DIST += tests/doc_files.sh doc/ARCHITECTURE.md
