@@ -6,7 +6,7 @@
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run
-have_python || { echo "SKIP: no python3"; exit 77; }
+need_python "to dig the deep trees"
 
 R=$T/root
 O=$T/out

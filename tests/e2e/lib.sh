@@ -74,6 +74,8 @@ finish() {
 
 
 have_python() { command -v python3 >/dev/null 2>&1; }
+# need_python WHY: a script that cannot run without python3 skips.
+need_python() { have_python || { echo "SKIP: python3 is needed $1"; exit 77; }; }
 
 # policy LINE...: the FA_POLICY text the next cases run under.
 policy() {
