@@ -9,6 +9,7 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 	%D%/_fastaudit/events.c \
 	%D%/_fastaudit/ctx.c \
 	%D%/_fastaudit/py_policy.c \
+	%D%/_fastaudit/py_learn.c \
 	%D%/_fastaudit/monitor.c \
 	%D%/_fastaudit/py_bridge.c \
 	%D%/_fastaudit/py_denial.c \

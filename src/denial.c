@@ -292,65 +292,6 @@ static int beneath(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] || (n == 1 && dir[0] == '/'));
 }
 
-/* path has a component named name */
-static int has_component(const char *path, const char *name)
-{
-	size_t n = strlen(name);
-	const char *s;
-
-	for (s = path; (s = strchr(s, '/')); s++)
-		if (!strncmp(s + 1, name, n) && (s[1 + n] == '/' || !s[1 + n]))
-			return 1;
-	return 0;
-}
-
-/*
- * Why granting dir would be more than the run likely means, or NULL.
- * The fix is raw text, escaped where it is shown like every other field.
- * Granting a place that holds credentials or configuration lets every
- * later step change them: say so rather than suggest it blindly.
- */
-static const char *sensitive(const char *dir)
-{
-	const char *home = getenv("HOME");
-	size_t h;
-
-	if (has_component(dir, ".ssh") || has_component(dir, ".gnupg"))
-		return "it holds keys";
-	if (has_component(dir, ".git"))
-		return "it is inside a git repository's own .git";
-	if (beneath(dir, "/etc"))
-		return "it is system configuration";
-	if (home && home[0] == '/' && home[1]) {
-		h = strlen(home);
-		while (h > 1 && home[h - 1] == '/')
-			h--;
-		if (!strncmp(dir, home, h) && !dir[h])
-			return "it is the whole home directory";
-		if (!strncmp(dir, home, h) && dir[h] == '/' && dir[h + 1] == '.')
-			return "it is a dotfile directory of the home directory";
-	}
-	return NULL;
-}
-
-/* The nearest existing directory that holds path (its parent or above), in out; 0 for / or none. */
-static int nearest_dir(const char *path, char *out, size_t n)
-{
-	struct stat st;
-	size_t k = strlen(path);
-	char *slash;
-
-	if (path[0] != '/' || k >= n)
-		return 0;
-	memcpy(out, path, k + 1);
-	while ((slash = strrchr(out, '/')) && slash > out) {
-		*slash = '\0';
-		if (!stat(out, &st) && S_ISDIR(st.st_mode))
-			return 1;
-	}
-	return 0;
-}
-
 /* The deny subtree of the policy that holds path, or NULL. */
 static const char *deny_of(const struct fa_denial_view *v, const char *path)
 {
@@ -370,11 +311,11 @@ static void put_root_fix(struct fa_buf *b, const struct fa_denial_view *v, const
 	char dir[PATH_MAX];
 	const char *why;
 
-	if (!judged || !nearest_dir(judged, dir, sizeof(dir))) {
+	if (!judged || !fa_place_holder(judged, dir, sizeof(dir))) {
 		fa_puts(b, "nothing short of / holds it: allow no such write");
 		return;
 	}
-	why = sensitive(dir);
+	why = fa_place_sensitive(dir, NULL);
 	if (why) {
 		fa_puts(b, "think twice: ");
 		fa_puts(b, dir);

@@ -147,6 +147,79 @@ int fa_policy_unrestricted(const fa_policy *p);
 const char *fa_symlinks_name(enum fa_symlinks mode);
 int fa_symlinks_parse(const char *s, enum fa_symlinks *out);
 
+/* ---- policy files (policy_file.c) ---------------------------------------- */
+
+/*
+ * Who may start programs: the modes of fa-run's --exec and of a policy
+ * file's "exec" line, and of FA_EXEC. "list" is an allow list.
+ */
+enum fa_exec_mode { FA_EXEC_ALLOW, FA_EXEC_DENY, FA_EXEC_LIST };
+const char *fa_exec_mode_name(enum fa_exec_mode mode);
+int fa_exec_mode_parse(const char *s, enum fa_exec_mode *out);
+
+/*
+ * What a policy file says beyond the fa_policy it fills: the rules that
+ * are not the engine's (exec), and which settings it gave at all, so that
+ * a caller adding its own options can tell a contradiction from a default.
+ */
+struct fa_policy_file {
+	int nroots;                 /* "root" lines */
+	int symlinks_set;           /* a "symlinks" line; the mode is in the policy */
+	enum fa_symlinks symlinks;
+	int exec_set;               /* an "exec" line */
+	enum fa_exec_mode exec;     /* FA_EXEC_LIST when only "allow-exec" lines */
+	char **allow_exec;          /* "allow-exec" values: a name, or an absolute path */
+	int nallow_exec;
+	char path[PATH_MAX];        /* the file, for messages */
+};
+
+/*
+ * Read a policy file into p (not sealed; the caller may add to it) and pf.
+ * The format is documented in fa-run(1): "key value" lines, '#' comments.
+ * Relative paths are taken from the file's own directory. On any problem
+ * returns -errno with "FILE:LINE:COL: what" in msg. fa_policy_file_parse()
+ * takes the text instead; file names it (its directory is the base).
+ * fa_policy_file_free() releases pf's lists (malloc'd: not for the shim).
+ */
+int fa_policy_file_read(fa_policy *p, const char *file, struct fa_policy_file *pf,
+			char *msg, size_t msglen);
+int fa_policy_file_parse(fa_policy *p, const char *text, const char *file,
+			 struct fa_policy_file *pf, char *msg, size_t msglen);
+void fa_policy_file_free(struct fa_policy_file *pf);
+
+/* ---- places, and the roots a run needed (places.c) ------------------------ */
+
+/*
+ * The nearest existing directory holding path (its parent, or above): the
+ * directory a write to path needs. 1 with out filled; 0 when only / holds
+ * it, or path is not absolute.
+ */
+int fa_place_holder(const char *path, char *out, size_t len);
+/*
+ * Why granting dir as a write root is more than a run likely means, or
+ * NULL: keys (~/.ssh, ~/.gnupg), $HOME itself and its dotfiles, system
+ * places (/, /etc, /usr), a ".git" that is not inside project (NULL
+ * project: any ".git"), a directory above project.
+ */
+const char *fa_place_sensitive(const char *dir, const char *project);
+
+struct fa_suggested_root {
+	char path[PATH_MAX];
+	const char *sensitive;      /* fa_place_sensitive(): shown, not granted */
+};
+
+/*
+ * The narrowest write roots holding every directory in dirs (each already
+ * a directory a write needed, fa_place_holder()): duplicates and
+ * directories beneath another dropped; two or more siblings collapse into
+ * their parent, again and again, while that parent is neither sensitive,
+ * nor / or a top-level directory (/tmp, /home), nor $HOME, nor above
+ * project (project itself is fine). Writes out at most max entries, sorted,
+ * and returns how many, or -EINVAL.
+ */
+int fa_suggest_roots(const char *const *dirs, int n, const char *project,
+		     struct fa_suggested_root *out, int max);
+
 /* ---- deciding --------------------------------------------------------- */
 
 /*

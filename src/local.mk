@@ -3,7 +3,7 @@ noinst_LTLIBRARIES += %D%/libfaengine.la
 %C%_libfaengine_la_SOURCES = %D%/fa_policy.h %D%/fa_bridge.h %D%/why.c \
 	%D%/engine_internal.h %D%/sys.h %D%/sys.c %D%/match.c %D%/policy.c \
 	%D%/resolve.c %D%/resolve_openat2.c %D%/resolve_walk.c %D%/judge.c %D%/use.c \
-	%D%/cwd_cache.c %D%/order.c %D%/deep.c %D%/json.h %D%/json.c %D%/denial.h %D%/denial.c \
+	%D%/cwd_cache.c %D%/order.c %D%/deep.c %D%/json.h %D%/json.c %D%/denial.h %D%/denial.c %D%/places.c %D%/policy_file.c \
 	%D%/counts.h %D%/path_search.h %D%/path_search.c
 %C%_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 
@@ -15,4 +15,5 @@ dist_man_MANS += doc/fa-check.1
 
 # fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
 FA_RUN_FLOOR_SOURCES = %D%/run/landlock.c %D%/run/landlock.h %D%/run/landlock_abi.h \
+	%D%/run/learn.c %D%/run/learn.h \
 	%D%/run/supervise.c

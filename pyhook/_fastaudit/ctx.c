@@ -370,6 +370,7 @@ static void cfg_dealloc(FaCfgObject *self)
 	Py_XDECREF(self->on_call);
 	Py_XDECREF(self->data);
 	Py_XDECREF(self->import_allow);
+	Py_XDECREF(self->learner);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -404,6 +405,7 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_ca
 	c->import_allow = Py_NewRef(import_allow);
 	c->monitor_calls = monitor_calls;
 	c->libc_calls = 0;
+	c->learner = NULL;
 	return (PyObject *)c;
 }
 
@@ -621,6 +623,7 @@ static int replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
 	if (!n)
 		return -1;
 	((FaCfgObject *)n)->libc_calls = o->libc_calls;
+	((FaCfgObject *)n)->learner = Py_XNewRef(o->learner);
 	Py_SETREF(self->cfg, (FaCfgObject *)n);
 	return 0;
 }
@@ -656,11 +659,25 @@ static PyObject *perms_repr(FaPermsObject *self)
 	return PyUnicode_FromFormat("<audit_perms roots=%R>", self->cfg->pol->roots);
 }
 
+/* mk_audit(learn=True): what the context would have refused, and the roots it needed. */
+static PyObject *perms_learned(FaPermsObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->cfg->learner) {
+		PyErr_SetString(PyExc_ValueError, "learned(): this audit_perms was not made with "
+				"mk_audit(..., learn=True)");
+		return NULL;
+	}
+	return Py_NewRef(self->cfg->learner);
+}
+
 static PyMethodDef perms_methods[] = {
 	{"set_data", (PyCFunction)perms_set_data, METH_O,
 	 "set_data(d): host data passed to before_deny and on_call from the next entry on."},
 	{"add_imports", (PyCFunction)perms_add_imports, METH_VARARGS,
 	 "add_imports(*mods): module prefixes whose import-time events are allowed."},
+	{"learned", (PyCFunction)perms_learned, METH_NOARGS,
+	 "learned(): the Learner of mk_audit(..., learn=True): its records and suggested_roots()."},
 	{NULL},
 };
 

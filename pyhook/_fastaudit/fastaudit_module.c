@@ -12,21 +12,32 @@
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", "allow_outside_symlinks", "native_calls", NULL,
+	"native", "allow_outside_symlinks", "native_calls", "policy", "learn", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *roots, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
+	PyObject *roots = NULL, *policy = Py_None, *learner = NULL, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
 	const char *native = "auto", *native_calls = "audit";
-	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, on;
+	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOipO$sps:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOp:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports, &native, &outside_symlinks, &native_calls))
+					 &allow_imports, &native, &outside_symlinks, &native_calls,
+					 &policy, &learn))
 		return NULL;
+	/* roots may be left out only when a policy file gives them */
+	if (!roots && policy == Py_None) {
+		PyErr_SetString(PyExc_TypeError, "mk_audit() missing required argument 'roots' (pos 1)");
+		return NULL;
+	}
+	if (learn && before_deny != Py_None) {
+		PyErr_SetString(PyExc_ValueError, "mk_audit(learn=True) approves every refusal itself: "
+				"a before_deny would never be asked");
+		return NULL;
+	}
 	if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
 		PyErr_Format(PyExc_ValueError, "native_calls must be 'audit' or 'libc', not '%s'",
 			     native_calls);
@@ -58,7 +69,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	}
 	if (fa_install() < 0)
 		return NULL;
-	if (PySys_Audit("audit_perms.set_config", "O", roots) < 0)
+	if (PySys_Audit("audit_perms.set_config", "O", roots ? roots : policy) < 0)
 		return NULL;
 	on = PyObject_IsTrue(on_call);
 	if (on < 0)
@@ -70,9 +81,14 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
 	fa_notes_install();
-	pol = fa_policy_from_roots(roots, outside_symlinks);
+	pol = policy != Py_None ? fa_policy_from_file(policy, roots, outside_symlinks)
+				: fa_policy_from_roots(roots, outside_symlinks, NULL);
 	if (!pol)
 		return NULL;
+	if (learn && !(learner = fa_learner_new())) {
+		Py_DECREF(pol);
+		return NULL;
+	}
 	if (allow_imports)
 		imports = fa_mods_union(fa_st.import_allow, allow_imports);
 	else
@@ -82,10 +98,12 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 				 imports, monitor_calls);
 	if (cfg) {
 		((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
+		((FaCfgObject *)cfg)->learner = Py_XNewRef(learner);
 		r = fa_perms_new((FaCfgObject *)cfg);
 	}
 	Py_XDECREF(cfg);
 	Py_XDECREF(imports);
+	Py_XDECREF(learner);
 	Py_DECREF(pol);
 	return r;
 }
@@ -119,6 +137,14 @@ static PyObject *audit_state(PyObject *self, PyObject *unused)
 			  "native_denial_count", fa_native_denial_count(),
 			  "native_denials", fa_native_denials(),
 			  "denials", fa_all_denials());
+	/* Only in a learning context, so that every other snapshot keeps the reference's keys. */
+	if (d && cfg && cfg->learner) {
+		PyObject *sug = PyObject_CallMethod(cfg->learner, "suggested_roots", NULL);
+
+		if (!sug || PyDict_SetItemString(d, "suggested_roots", sug) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(sug);
+	}
 	Py_XDECREF(entry);
 	return d;
 }
@@ -146,8 +172,16 @@ static PyMethodDef methods[] = {
 	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
 	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
 	 "         monitor_calls=True, allow_imports=())\n--\n\n"
-	 "Install the audit hook (once) and return an audit_perms context factory."},
+	 "Install the audit hook (once) and return an audit_perms context factory.\n"
+	 "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a policy\n"
+	 "file; roots then add to its roots), learn (refuse nothing, record what would\n"
+	 "have been refused: audit_perms.learned())."},
 	{"audit_state", audit_state, METH_NOARGS, "A debug snapshot of the audit state."},
+	{"suggest_roots", (PyCFunction)(void (*)(void))fa_suggest_roots_py,
+	 METH_VARARGS | METH_KEYWORDS,
+	 "suggest_roots(paths, project=None)\n--\n\n"
+	 "The fewest write roots that allow writing the given absolute paths, as\n"
+	 "[(root, why_sensitive_or_None)]: fa-run --learn's rule."},
 	{"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor, METH_FASTCALL,
 	 "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
 	 "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep file writers audited."},

@@ -283,6 +283,9 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	Py_ssize_t i, n;
 	int truth, rc = -1;
 
+	/* A learning context refuses nothing: it records, and approves. */
+	if (e->cfg->learner)
+		return fa_learn_record(e->cfg->learner, event, args, dd);
 	note = fa_origin_note(e);
 	if (!note && PyErr_Occurred())
 		return -1;

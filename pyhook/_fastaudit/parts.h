@@ -89,8 +89,12 @@ typedef struct {
 
 extern PyTypeObject FaPolicy_Type;
 
-/* outside_symlinks: symlinks may be created whatever their target. */
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks);
+/*
+ * outside_symlinks: symlinks may be created whatever their target. base: a
+ * policy already filled from a policy file (taken over, freed on failure),
+ * or NULL.
+ */
+PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy *base);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
@@ -106,6 +110,7 @@ typedef struct {
 	PyObject *import_allow; /* sorted tuple of str */
 	int monitor_calls;
 	int libc_calls;          /* native calls go on to the shim's checks when it is loaded */
+	PyObject *learner;       /* mk_audit(learn=True): records refusals and approves them, or NULL */
 } FaCfgObject;
 
 /* What one entry into a context installs in the ContextVar. */
@@ -199,6 +204,17 @@ int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail 
 /* exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an exception set. */
 int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule, const char *fix);
 PyObject *fa_all_denials(void);
+
+/* ---- py_learn.c: policy files and learning contexts ---------------------- */
+
+/* The policy of mk_audit(policy=file): the file's, plus roots (None: none more). */
+PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symlinks);
+/* A new fastaudit.core.Learner, or NULL with an exception. */
+PyObject *fa_learner_new(void);
+/* Record a refusal of a learning context instead of raising: 0, or -1 with an exception. */
+int fa_learn_record(PyObject *learner, const char *event, PyObject *args,
+		    const struct fa_deny_detail *dd);
+PyObject *fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw);
 
 /* ---- monitor.c --------------------------------------------------------- */
 

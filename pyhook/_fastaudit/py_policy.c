@@ -57,7 +57,7 @@ static int add_root(fa_policy *p, PyObject *item)
 	return r < 0 ? -1 : 0;
 }
 
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks)
+PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy *base)
 {
 	FaPolicyObject *self;
 	PyObject *it, *item, *s;
@@ -65,11 +65,18 @@ PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks)
 	int i, n, r;
 
 	self = PyObject_New(FaPolicyObject, &FaPolicy_Type);
-	if (!self)
+	if (!self) {
+		fa_policy_free(base);
 		return NULL;
-	self->policy = NULL;
+	}
+	self->policy = base; /* ours from here on, whatever happens */
 	self->roots = NULL;
 	self->roots_repr = NULL;
+	if (roots == Py_None && base) {
+		PyErr_SetString(PyExc_ValueError,
+				"mk_audit: roots=None (no restriction) contradicts a policy file");
+		goto fail;
+	}
 	if (roots == Py_None) {
 		/*
 		 * Still a policy: the shim needs one to know a context is active
@@ -94,7 +101,8 @@ PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks)
 				"mk_audit: roots must be a collection of paths or None, not a single path");
 		goto fail;
 	}
-	self->policy = fa_policy_new();
+	if (!self->policy)
+		self->policy = fa_policy_new();
 	if (!self->policy) {
 		PyErr_NoMemory();
 		goto fail;

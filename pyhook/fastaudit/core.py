@@ -6,16 +6,18 @@ entry-point metadata once, when the first ``mk_audit`` installs the hook,
 and tracking trusted coroutine calls for ``before_deny``/``on_call``.
 """
 import inspect
+import os
+import threading
 from collections import namedtuple
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import audit_state, mk_audit, recent_denials
+from ._fastaudit import audit_state, mk_audit, recent_denials, suggest_roots
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
-           'CallTracker', 'recent_denials']
+           'CallTracker', 'recent_denials', 'Learner', 'suggest_roots']
 
 TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
 
@@ -28,6 +30,45 @@ bundled_safe_native = ('PIL', '_regex', 'bottleneck', 'contourpy', 'kiwisolver',
                        'pydantic_core', 'regex._regex', 'rpds')
 _BUNDLED_MONITOR_HOOKS = ('fastaudit.hooks:lxml_monitor',)
 _stock_entry_points = entry_points
+
+
+LearnedRefusal = namedtuple('LearnedRefusal', 'event path op rule')
+
+# Refusals a write root would have allowed (a hard link's source included).
+_ROOT_RULES = ('outside-roots', 'no-roots', 'root-itself', 'link-target')
+
+
+class Learner:
+    """What a context of ``mk_audit(..., learn=True)`` would have refused.
+
+    The context refuses nothing its hook judges; each refusal is recorded
+    here instead (``records``: event, the path the engine judged, the
+    operation, the rule) and approved, so that libfashim.so lets the same
+    operation through. ``suggested_roots()`` gives the fewest write roots
+    that would have allowed the writes, by fa-run --learn's rule: sensitive
+    places come back with the reason, for the host to decide.
+    """
+
+    def __init__(self, project=None):
+        self.project = os.path.realpath(project if project is not None else os.getcwd())
+        self.records = []
+        self._lock = threading.Lock()
+
+    def record(self, event, args, path, op, rule):
+        with self._lock:
+            self.records.append(LearnedRefusal(event, path, op, rule))
+
+    def suggested_roots(self):
+        """[(root, None)] to grant, and [(place, why_sensitive)] to think about."""
+        with self._lock:
+            paths = [r.path for r in self.records
+                     if r.path and r.rule in _ROOT_RULES and r.path.startswith('/')]
+        return suggest_roots(paths, self.project)
+
+    def events(self):
+        """Refusals no root would allow: process starts and other blocked events."""
+        with self._lock:
+            return sorted({r.event for r in self.records if r.rule not in _ROOT_RULES})
 
 
 class _ActiveCall:

@@ -32,6 +32,7 @@
 #include "fa_policy.h"
 #include "path_search.h"
 #include "run/landlock.h"
+#include "run/learn.h"
 #include "shim/shim_internal.h"
 
 #define EXIT_FAIL 125
@@ -73,8 +74,19 @@ static void usage(FILE *f)
 "                          allow creating symlinks whose target lies outside\n"
 "                          the roots (writes through them are still judged\n"
 "                          where they land; hard links stay refused)\n"
+"      --policy FILE       read write roots, deny subtrees, the symlink mode\n"
+"                          and exec rules from FILE (see fa-run(1)); options\n"
+"                          add to it: -w and --deny add, --allow-exec adds\n"
+"                          to its list; a mode that differs from the file's\n"
+"                          is an error; with the file's roots, the start\n"
+"                          directory is no root unless -w names it\n"
 "      --report            report what would be denied, deny nothing\n"
 "                          (turns the kernel floor off)\n"
+"      --learn[=FILE]      like --report, silently; at exit print the\n"
+"                          narrowest policy that allows the run (sensitive\n"
+"                          places named in comments, not granted) and how\n"
+"                          it differs from the policy in force; =FILE also\n"
+"                          writes it as a file for --policy\n"
 "      --landlock=MODE     the kernel floor under the preload (Landlock):\n"
 "                          auto (default): on where the kernel has it;\n"
 "                          on: fail (125) where it cannot be had; off\n"
@@ -278,10 +290,31 @@ static struct fa_counts *make_counts(void)
 	return c;
 }
 
+/* One more program for the allow list: found on PATH now, kept by its real path. */
+static void allow_program(char **allow, size_t *allowlen, const char *name, const char *what)
+{
+	char found[PATH_MAX], canon[PATH_MAX], *na;
+	int r;
+
+	r = find_program(name, found, sizeof(found));
+	if (r < 0)
+		die(EXIT_FAIL, "%s %s: %s", what, name, strerror(-r));
+	if (!realpath(found, canon))
+		die(EXIT_FAIL, "%s %s: %s", what, name, strerror(errno));
+	na = realloc(*allow, *allowlen + strlen(canon) + 2);
+	if (!na)
+		die(EXIT_FAIL, "out of memory");
+	*allow = na;
+	if (*allowlen)
+		na[(*allowlen)++] = '\n';
+	strcpy(na + *allowlen, canon);
+	*allowlen += strlen(canon);
+}
+
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
 	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
-	OPT_LOG_APPROVALS,
+	OPT_LOG_APPROVALS, OPT_POLICY, OPT_LEARN,
 };
 
 static const struct option options[] = {
@@ -293,6 +326,8 @@ static const struct option options[] = {
 	{ "symlinks", required_argument, NULL, OPT_SYMLINKS },
 	{ "allow-outside-symlinks", no_argument, NULL, OPT_OUTSIDE_SYMLINKS },
 	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "learn", optional_argument, NULL, OPT_LEARN },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "log-approvals", no_argument, NULL, OPT_LOG_APPROVALS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -307,6 +342,9 @@ int main(int argc, char **argv)
 {
 	char msg[512], shimbuf[PATH_MAX], found[PATH_MAX], canon[PATH_MAX], why[PATH_MAX + 128];
 	char *allow = NULL, *logfile = NULL, *text;
+	const char *policy_file = NULL;
+	struct fa_policy_file pf = { 0 };
+	struct fa_learn learn = { 0 };
 	size_t allowlen = 0;
 	const char *exec_mode = NULL, *sym_given = NULL, *shim;
 	enum fa_symlinks sym = FA_SYM_TRUST;
@@ -333,32 +371,38 @@ int main(int argc, char **argv)
 			if (fa_policy_add_deny(p, optarg, msg, sizeof(msg)) < 0)
 				die(EXIT_FAIL, "--deny %s: %s", optarg, msg);
 			break;
-		case OPT_EXEC:
-			if (strcmp(optarg, "allow") && strcmp(optarg, "deny"))
+		case OPT_EXEC: {
+			enum fa_exec_mode m;
+
+			if (fa_exec_mode_parse(optarg, &m) < 0 || m == FA_EXEC_LIST)
 				die(EXIT_FAIL, "--exec=%s: expected allow or deny", optarg);
 			if (exec_mode && strcmp(exec_mode, optarg))
 				die(EXIT_FAIL, "--exec=%s contradicts --exec=%s: give one", optarg,
 				    exec_mode);
 			exec_mode = optarg;
 			break;
-		case OPT_ALLOW_EXEC: {
-			char *na;
-
-			r = find_program(optarg, found, sizeof(found));
-			if (r < 0)
-				die(EXIT_FAIL, "--allow-exec %s: %s", optarg, strerror(-r));
-			if (!realpath(found, canon))
-				die(EXIT_FAIL, "--allow-exec %s: %s", optarg, strerror(errno));
-			na = realloc(allow, allowlen + strlen(canon) + 2);
-			if (!na)
-				die(EXIT_FAIL, "out of memory");
-			allow = na;
-			if (allowlen)
-				allow[allowlen++] = '\n';
-			strcpy(allow + allowlen, canon);
-			allowlen += strlen(canon);
-			break;
 		}
+		case OPT_ALLOW_EXEC:
+			allow_program(&allow, &allowlen, optarg, "--allow-exec");
+			break;
+		case OPT_POLICY:
+			if (policy_file)
+				die(EXIT_FAIL, "--policy %s: a second policy file (after %s): give one",
+				    optarg, policy_file);
+			policy_file = optarg;
+			if (fa_policy_file_read(p, optarg, &pf, why, sizeof(why)) < 0)
+				die(EXIT_FAIL, "--policy %s", why);
+			nroots += pf.nroots;
+			for (r = 0; r < pf.nallow_exec; r++) {
+				snprintf(msg, sizeof(msg), "%s: allow-exec", optarg);
+				allow_program(&allow, &allowlen, pf.allow_exec[r], msg);
+			}
+			break;
+		case OPT_LEARN:
+			report = 1;
+			learn.on = 1;
+			learn.out = optarg;
+			break;
 		case OPT_ALLOW_STATIC:
 			allow_static = 1;
 			break;
@@ -412,6 +456,25 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		die(EXIT_FAIL, "no command given\nTry 'fa-run --help'.");
+	/* The file and the options add up; a different mode is a contradiction, never an override. */
+	if (policy_file && pf.symlinks_set && sym_given && pf.symlinks != sym)
+		die(EXIT_FAIL, "--symlinks=%s contradicts 'symlinks %s' in %s: give one", sym_given,
+		    fa_symlinks_name(pf.symlinks), policy_file);
+	if (policy_file && pf.symlinks_set && !sym_given)
+		sym = pf.symlinks;
+	/* "list" with no program is "deny": both allow only what is listed. */
+	if (policy_file && pf.exec_set && exec_mode &&
+	    strcmp(exec_mode, pf.exec == FA_EXEC_ALLOW ? "allow" : "deny"))
+		die(EXIT_FAIL, "--exec=%s contradicts 'exec %s' in %s: give one", exec_mode,
+		    fa_exec_mode_name(pf.exec), policy_file);
+	if (policy_file && pf.exec_set && pf.exec == FA_EXEC_ALLOW && allow)
+		die(EXIT_FAIL, "--allow-exec contradicts 'exec allow' in %s: give one", policy_file);
+	if (policy_file && pf.exec_set && !exec_mode)
+		exec_mode = fa_exec_mode_name(pf.exec);
+	if (exec_mode && !strcmp(exec_mode, "list"))
+		exec_mode = "deny";
+	if (learn.on && landlock == FA_FLOOR_ON)
+		die(EXIT_FAIL, "--landlock=on cannot be combined with --learn, which denies nothing");
 	if (log_approvals && !logfile)
 		die(EXIT_FAIL, "--log-approvals needs --log FILE to write to");
 	/* --allow-exec is an allow list: with --exec=deny it means itself; --exec=allow contradicts it. */
@@ -429,7 +492,8 @@ int main(int argc, char **argv)
 	fa_policy_set_symlinks(p, sym);
 	msg[0] = '\0';
 	if (fa_policy_seal(p, 1, msg, sizeof(msg)) < 0)
-		die(EXIT_FAIL, "%s", msg[0] ? msg : "cannot build the policy");
+		die(EXIT_FAIL, "%s%s%s", policy_file ? policy_file : "", policy_file ? ": " : "",
+		    msg[0] ? msg : "cannot build the policy");
 	text = malloc(1 << 18);
 	if (!text)
 		die(EXIT_FAIL, "out of memory");
@@ -446,7 +510,8 @@ int main(int argc, char **argv)
 	if (report && landlock == FA_FLOOR_ON)
 		die(EXIT_FAIL, "--landlock=on cannot be combined with --report, which denies nothing");
 	if (report && landlock == FA_FLOOR_AUTO) {
-		fprintf(stderr, "%s: --report: the kernel floor (Landlock) is off\n", prog);
+		fprintf(stderr, "%s: %s: the kernel floor (Landlock) is off\n", prog,
+			learn.on ? "--learn: nothing is denied" : "--report");
 		landlock = FA_FLOOR_OFF;
 	}
 	floor_on = fa_floor_build(&floor, landlock, p, allow || (exec_mode && !strcmp(exec_mode, "deny")),
@@ -497,7 +562,8 @@ int main(int argc, char **argv)
 	unsetenv("FA_COUNTS");
 	unsetenv("FA_LOG_APPROVALS");
 	set("FA_POLICY", text);
-	set("FA_EXEC", allow ? "list" : exec_mode ? exec_mode : "allow");
+	set("FA_EXEC", allow ? fa_exec_mode_name(FA_EXEC_LIST) : exec_mode ? exec_mode :
+		    fa_exec_mode_name(FA_EXEC_ALLOW));
 	if (allow)
 		set("FA_EXEC_ALLOW", allow);
 	if (report)
@@ -508,6 +574,19 @@ int main(int argc, char **argv)
 		set("FA_LOG", logfile);
 	if (log_approvals)
 		set("FA_LOG_APPROVALS", "1");
+	unsetenv("FA_LEARN");
+	if (learn.on) {
+		/* The learned policy says it all at exit: no line per call. */
+		set("FA_QUIET", "1");
+		learn.policy = p;
+		learn.exec = allow ? FA_EXEC_LIST : exec_mode && !strcmp(exec_mode, "deny") ?
+			     FA_EXEC_DENY : FA_EXEC_ALLOW;
+		learn.allow = allow;
+		learn.argv = argv + optind;
+		if (fa_learn_start(&learn, why, sizeof(why)) < 0)
+			die(EXIT_FAIL, "--learn: %s", why);
+		watch.learn = &learn;
+	}
 	if (allow_static)
 		set("FA_ALLOW_STATIC", "1");
 	if (floor_on)
@@ -517,15 +596,17 @@ int main(int argc, char **argv)
 	if (!getenv("ASAN_OPTIONS"))
 		set("ASAN_OPTIONS", "detect_leaks=0");
 #endif
-	fa_policy_free(p);
+	if (!learn.on)
+		fa_policy_free(p);
 	free(text);
+	fa_policy_file_free(&pf);
 	watch.quiet = quiet;
 	watch.log = logfile;
 
 	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */
-	if (!quiet)
+	if (!quiet && !learn.on)
 		watch.counts = make_counts();
-	if (floor_on || !quiet)
+	if (floor_on || !quiet || learn.on)
 		fa_floor_run(floor_on ? &floor : NULL, argv + optind, &watch);
 	execvp(argv[optind], argv + optind);
 	r = errno;

@@ -78,6 +78,7 @@ struct fa_watch {
 	int quiet;                 /* no exit notes */
 	struct fa_counts *counts;  /* the run's tally (counts.h), or NULL */
 	const char *log;           /* the --log file, for the summary, or NULL */
+	struct fa_learn *learn;    /* --learn: what to read and say at exit (learn.h), or NULL */
 };
 
 /*

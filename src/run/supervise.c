@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "run/landlock.h"
+#include "run/learn.h"
 
 static volatile pid_t child;
 
@@ -67,6 +68,18 @@ static void summary(const struct fa_watch *w)
 		fprintf(stderr, "; see %s\n", w->log);
 	else
 		fputs("; --log FILE keeps them as JSON lines\n", stderr);
+}
+
+/* Close every descriptor above stderr but keep, the one --learn's record arrives in (or -1). */
+static void keep_only(int keep)
+{
+	if (keep < 3) {
+		(void)close_range(3, ~0U, 0);
+		return;
+	}
+	if (keep > 3)
+		(void)close_range(3, (unsigned)keep - 1, 0);
+	(void)close_range((unsigned)keep + 1, ~0U, 0);
 }
 
 void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
@@ -125,7 +138,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 			close(null);
 	}
 	/* The tally stays mapped; its descriptor is the command's now. */
-	(void)close_range(3, ~0U, 0);
+	keep_only(w->learn ? w->learn->fd : -1);
 	child = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -138,7 +151,9 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 			exit(125);
 		}
-	if (!w->quiet)
+	if (w->learn)
+		fa_learn_report(w->learn);
+	else if (!w->quiet)
 		summary(w);
 	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
 	if (f && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)

@@ -153,13 +153,7 @@ static void read_exec(void)
 	if (!v)
 		return;
 	fa_proc.active = 1;
-	if (!strcmp(v, "allow"))
-		fa_proc.exec = FA_EXEC_ALLOW;
-	else if (!strcmp(v, "deny"))
-		fa_proc.exec = FA_EXEC_DENY;
-	else if (!strcmp(v, "list"))
-		fa_proc.exec = FA_EXEC_LIST;
-	else
+	if (fa_exec_mode_parse(v, &fa_proc.exec) < 0)
 		invalid("FA_EXEC", "expected allow, deny or list");
 	l = getenv("FA_EXEC_ALLOW");
 	if (fa_proc.exec != FA_EXEC_LIST) {
@@ -320,6 +314,12 @@ void fa_init(void)
 		fa_proc.log = fa_arena_strdup(fa_proc.log);
 		if (fa_report_log_unusable())
 			invalid("FA_LOG", fa_report_log_unusable());
+	}
+	fa_proc.learn = getenv("FA_LEARN");
+	if (fa_proc.learn) {
+		if (fa_proc.learn[0] != '/')
+			invalid("FA_LEARN", "must be an absolute path");
+		fa_proc.learn = fa_arena_strdup(fa_proc.learn);
 	}
 	read_counts();
 	if (fa_proc.active)

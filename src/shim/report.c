@@ -13,6 +13,10 @@
  * even with several writers). The log is opened, appended and closed per
  * denial so that no descriptor of ours lingers where the program could
  * close or reuse it.
+ *
+ * Under fa-run --learn each denial also goes, as one short record
+ * ("op TAB rule TAB path NUL": a path may hold a newline, never a NUL), to
+ * FA_LEARN, a file fa-run reads when the command exits.
  */
 #include "config.h"
 
@@ -317,6 +321,31 @@ void fa_report_approval(const char *op, const char *path, const char *resolved,
 	errno = saved;
 }
 
+/* One record, one write: O_APPEND keeps records of concurrent processes whole. */
+static void write_learn(const struct fa_denial_view *v)
+{
+	char buf[PATH_MAX + 128];
+	struct fa_buf b = FA_BUF_INIT(buf);
+	const char *path = v->resolved2 ? v->resolved2 : v->resolved ? v->resolved : v->path;
+	int fd;
+
+	if (!path)
+		return;
+	fa_puts(&b, v->op);
+	fa_putc(&b, '\t');
+	fa_puts(&b, v->rule ? v->rule : "");
+	fa_putc(&b, '\t');
+	fa_puts(&b, path);
+	fa_putc(&b, '\0');
+	if (!fa_buf_fits(&b))
+		return;
+	fd = FA_REAL(openat)(AT_FDCWD, fa_proc.learn, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	(void)write_all(fd, b.p, b.len);
+	FA_REAL(close)(fd);
+}
+
 int fa_report(const struct fa_event *ev)
 {
 	struct fa_denial_view v;
@@ -334,6 +363,9 @@ int fa_report(const struct fa_event *ev)
 			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
 	}
 	ring_put(&v);
+	/* What fa-run's policy would deny; a Python context's refusals are the host's own. */
+	if (fa_proc.learn && !v.from_context)
+		write_learn(&v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);
 	if (!fa_proc.quiet || log_rc)

@@ -62,7 +62,6 @@ extern FA_HIDDEN int fa_init_state;
 #define FA_GATE_OPEN() FA_LIKELY(__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0)
 
 /* ---- process policy (env.c) ---- */
-enum fa_exec_mode { FA_EXEC_ALLOW, FA_EXEC_DENY, FA_EXEC_LIST };
 
 struct fa_proc {
 	fa_policy *policy;        /* NULL: no path policy for the process */
@@ -76,6 +75,7 @@ struct fa_proc {
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
 	const char *log;          /* FA_LOG, or NULL */
 	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
+	const char *learn;        /* FA_LEARN: fa-run --learn's record of would-be denials, or NULL */
 	struct fa_counts *counts; /* FA_COUNTS mapped: fa-run's tally of the run, or NULL */
 	int counts_fd;            /* its descriptor, kept (and kept from close) for children */
 	const char *self;         /* path of libfashim.so */

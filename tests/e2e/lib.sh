@@ -41,7 +41,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/fa-e2e.XXXXXX") || exit 99
 T=$(cd "$T" && pwd -P)
 trap 'rm -rf "$T"' EXIT
 # No inherited policy may leak into the runs below.
-unset FA_POLICY FA_EXEC FA_EXEC_ALLOW FA_REPORT FA_LOG FA_QUIET FA_ALLOW_STATIC FA_COUNTS LD_PRELOAD
+unset FA_POLICY FA_EXEC FA_EXEC_ALLOW FA_REPORT FA_LOG FA_QUIET FA_ALLOW_STATIC FA_COUNTS FA_LEARN LD_PRELOAD
 
 # Names, types, modes, sizes, times, link targets and content hashes of
 # every entry under $1: equal snapshots mean nothing was changed.

@@ -22,7 +22,9 @@ E2E_TESTS += \
 	%D%/outside_symlinks.sh \
 	%D%/deep.sh \
 	%D%/roots.sh \
-	%D%/explain.sh
+	%D%/explain.sh \
+	%D%/learn.sh \
+	%D%/policy_file.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
 

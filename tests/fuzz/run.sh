@@ -27,7 +27,7 @@ rm -rf "$TMPDIR"; mkdir -p "$TMPDIR"
 flags="-g -O1 ${FUZZ_CFLAGS:-} -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I$srcdir/src -I$builddir -I$here"
 
 status=0
-for t in fold policy check; do
+for t in fold policy check policy_file; do
 	bin=$out/fuzz_$t
 	# shellcheck disable=SC2086
 	"$cc" $flags -o "$bin" $sources "$here/model.c" "$here/fuzz_$t.c"

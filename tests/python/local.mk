@@ -10,6 +10,7 @@ python_suites = \
 	%D%/test_exec_search.py \
 	%D%/test_denials.py \
 	%D%/test_explain.py \
+	%D%/test_learn.py \
 	%D%/test_reference_suite.py
 if WITH_PYTHON
 if HAVE_PYTEST

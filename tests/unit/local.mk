@@ -49,6 +49,12 @@ check_PROGRAMS += %D%/test_deep
 %C%_test_deep_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_deep_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
+check_PROGRAMS += %D%/test_policy_file
+%C%_test_policy_file_SOURCES = %D%/test_policy_file.c
+%C%_test_policy_file_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_policy_file_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
+C_TESTS += %D%/test_policy_file
 C_TESTS += %D%/test_json %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
 	%D%/test_cwd %D%/test_order %D%/test_deep
 endif

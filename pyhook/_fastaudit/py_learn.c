@@ -1,0 +1,152 @@
+/*
+ * py_learn.c - mk_audit(policy=FILE) and mk_audit(learn=True).
+ *
+ * A policy file is read by the engine's one parser (src/policy_file.c),
+ * the same fa-run --policy uses; its errors (FILE:LINE:COL) become
+ * ValueError. A learning context refuses nothing the hook judges: each
+ * refusal is handed to a fastaudit.core.Learner with what the engine knew
+ * (the path it judged, the operation, the rule) and approved, so the shim
+ * lets the same operation through. The roots the Learner suggests come
+ * from the engine's rule (fa_suggest_roots(), src/places.c), the one
+ * fa-run --learn and every denial's fix use.
+ */
+#include "parts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symlinks)
+{
+	struct fa_policy_file pf;
+	char msg[PATH_MAX + 256];
+	PyObject *b, *r, *none = NULL;
+	fa_policy *p;
+	int rc;
+
+	if (!PyUnicode_FSConverter(file, &b))
+		return NULL;
+	p = fa_policy_new();
+	if (!p) {
+		Py_DECREF(b);
+		return PyErr_NoMemory();
+	}
+	rc = fa_policy_file_read(p, PyBytes_AS_STRING(b), &pf, msg, sizeof msg);
+	Py_DECREF(b);
+	if (rc < 0) {
+		fa_policy_free(p);
+		PyErr_Format(PyExc_ValueError, "mk_audit(policy=...): %s", msg);
+		return NULL;
+	}
+	/* Exec rules are fa-run's: a context refuses process starts unless the host approves. */
+	fa_policy_file_free(&pf);
+	if (!roots) {
+		roots = none = PyTuple_New(0);
+		if (!roots) {
+			fa_policy_free(p);
+			return NULL;
+		}
+	}
+	/* The keyword adds to the file, as fa-run's option does; it never takes away. */
+	r = fa_policy_from_roots(roots, outside_symlinks || fa_policy_outside_symlinks(p), p);
+	Py_XDECREF(none);
+	return r;
+}
+
+PyObject *fa_learner_new(void)
+{
+	PyObject *core = PyImport_ImportModule("fastaudit.core"), *l;
+
+	if (!core)
+		return NULL;
+	l = PyObject_CallMethod(core, "Learner", NULL);
+	Py_DECREF(core);
+	return l;
+}
+
+int fa_learn_record(PyObject *learner, const char *event, PyObject *args,
+		    const struct fa_deny_detail *dd)
+{
+	PyObject *r;
+
+	r = PyObject_CallMethod(learner, "record", "sOzzz", event, args,
+				dd ? dd->resolved : NULL, dd ? dd->op : NULL,
+				dd ? dd->rule : NULL);
+	if (!r)
+		return -1;
+	Py_DECREF(r);
+	return 0;
+}
+
+/* suggest_roots(paths, project=None): [(root, why_sensitive_or_None), ...] */
+PyObject *fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "paths", "project", NULL };
+	PyObject *paths, *project = Py_None, *seq = NULL, *projb = NULL, *out = NULL;
+	PyObject **held = NULL;
+	struct fa_suggested_root *sug = NULL;
+	const char **dirs = NULL;
+	char (*holders)[PATH_MAX] = NULL;
+	Py_ssize_t i, n = 0;
+	int k, nd = 0;
+
+	(void)self;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:suggest_roots", kwlist, &paths, &project))
+		return NULL;
+	if (project != Py_None && !PyUnicode_FSConverter(project, &projb))
+		return NULL;
+	seq = PySequence_Fast(paths, "suggest_roots: paths must be a collection of paths");
+	if (!seq)
+		goto out;
+	n = PySequence_Fast_GET_SIZE(seq);
+	dirs = calloc((size_t)n + 1, sizeof(*dirs));
+	holders = calloc((size_t)n + 1, sizeof(*holders));
+	sug = calloc((size_t)n + 1, sizeof(*sug));
+	held = calloc((size_t)n + 1, sizeof(*held));
+	if (!dirs || !holders || !sug || !held) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		PyObject *b;
+
+		if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, i), &b))
+			goto out;
+		held[i] = b;
+		if (PyBytes_AS_STRING(b)[0] != '/') {
+			PyErr_Format(PyExc_ValueError, "suggest_roots: %R is not an absolute path",
+				     PySequence_Fast_GET_ITEM(seq, i));
+			goto out;
+		}
+		/* The directory a write to the path needs; only / holds it: / is named. */
+		if (!fa_place_holder(PyBytes_AS_STRING(b), holders[nd], PATH_MAX))
+			strcpy(holders[nd], "/");
+		dirs[nd] = holders[nd];
+		nd++;
+	}
+	k = fa_suggest_roots(dirs, nd, projb ? PyBytes_AS_STRING(projb) : NULL, sug, nd);
+	if (k < 0) {
+		PyErr_SetString(PyExc_ValueError, "suggest_roots: bad paths");
+		goto out;
+	}
+	out = PyList_New(k);
+	for (i = 0; out && i < k; i++) {
+		PyObject *t = Py_BuildValue("(Nz)", PyUnicode_DecodeFSDefault(sug[i].path),
+					    sug[i].sensitive);
+
+		if (!t)
+			Py_CLEAR(out);
+		else
+			PyList_SET_ITEM(out, i, t);
+	}
+out:
+	if (held)
+		for (i = 0; i < n; i++)
+			Py_XDECREF(held[i]);
+	free(held);
+	free(dirs);
+	free(holders);
+	free(sug);
+	Py_XDECREF(seq);
+	Py_XDECREF(projb);
+	return out;
+}
