@@ -3,7 +3,9 @@ if WITH_PYTHON
 fastauditdir = $(pyexecdir)/fastaudit
 fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 %C%__fastaudit_la_SOURCES = \
+	%D%/py_symlinks.h \
 	%D%/_fastaudit/parts.h \
+	%D%/_fastaudit/cpython_private.h \
 	%D%/_fastaudit/fastaudit_module.c \
 	%D%/_fastaudit/hook.c \
 	%D%/_fastaudit/events.c \

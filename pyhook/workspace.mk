@@ -4,6 +4,7 @@ if WITH_PYTHON
 fawspydir = $(pyexecdir)/fastaudit
 fawspy_LTLIBRARIES = %D%/fastaudit/_workspace.la
 %C%_fastaudit__workspace_la_SOURCES = \
+	%D%/py_symlinks.h \
 	%D%/_workspace/wsmodule.h \
 	%D%/_workspace/workspace_module.c \
 	%D%/_workspace/object.c

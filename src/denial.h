@@ -5,18 +5,52 @@
  *
  * A denial is described once, as a struct fa_denial_view (strings in full,
  * never cut); the shim builds one per denial, and the host rebuilds one
- * from the bridge's struct fa_denial record. The field names of the JSON
+ * from the struct fa_denial record the bridge hands it. The field names of the JSON
  * line and of the Python dict come from one table, fa_denial_fields.
  */
 #ifndef FA_DENIAL_H
 #define FA_DENIAL_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <time.h>
 
-#include "fa_bridge.h"
 #include "fa_policy.h"
 #include "json.h"
+
+/*
+ * A denial as a fixed-size record: the shim keeps them in a small ring
+ * that a host reads back through the bridge (src/shim/fa_bridge.h). The
+ * strings are those of the log line (denial.h renders both from the same
+ * fields); "" stands for an absent value. A string longer than its field
+ * is cut, and its bit (1 << FA_DENIAL_CUT_*) set in 'cut'.
+ */
+struct fa_denial {
+	uint64_t seq;              /* 1, 2, ... in the order denials happened */
+	struct timespec when;      /* CLOCK_REALTIME */
+	int pid, tid;
+	int from_context;          /* 1: context policy; 0: process policy */
+	int enforced;              /* 0: report-only (fa-run --report), the call went through */
+	int flags;                 /* open flags, or -1 */
+	int mode;                  /* mode of a creation, or -1 */
+	int has_roots;             /* roots holds the denying policy's roots */
+	uint32_t cut;
+	char call[32];             /* the libc function: "openat", "unlink", ... */
+	char op[16];               /* fa_op_name() */
+	char why[32];              /* the rule: fa_why_name() or an exec/spawn rule name */
+	char reason[256];          /* the rule as a sentence */
+	char path[PATH_MAX];       /* the path as the caller gave it */
+	char resolved[PATH_MAX];   /* what the engine judged for path, if known */
+	char path2[PATH_MAX];      /* second path (rename, link, symlink), as given */
+	char resolved2[PATH_MAX];  /* what the engine judged for path2, if known */
+	char caller[PATH_MAX];     /* the object that made the call (the executable's real path for the program) */
+	char roots[PATH_MAX];      /* each root and its NUL, then an empty string */
+	char fix[PATH_MAX + 256];  /* the smallest change that would allow it, or "" */
+};
+
+enum { FA_DENIAL_CUT_PATH, FA_DENIAL_CUT_RESOLVED, FA_DENIAL_CUT_PATH2,
+       FA_DENIAL_CUT_RESOLVED2, FA_DENIAL_CUT_CALLER, FA_DENIAL_CUT_REASON,
+       FA_DENIAL_CUT_ROOTS, FA_DENIAL_CUT_FIX };
 
 struct fa_denial_view {
 	uint64_t seq;

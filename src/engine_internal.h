@@ -10,43 +10,13 @@
 #include <string.h>
 
 #include "fa_policy.h"
+#include "fa_policy_layout.h"
 #include "sys.h"
 
-#define FA__MAX_ROOTS 64
-#define FA__MAX_DENY 64
-#define FA__POLICY_MAGIC 0x66617031u
 /* Bounded retry of openat2 on EAGAIN (libpathrs measured 128 as enough). */
 #define FA__EAGAIN_RETRIES 128
 /* Symlinks followed in one resolution, as the kernel's MAXSYMLINKS. */
 #define FA__MAX_LINKS 40
-
-struct fa__ent {
-	int fd;		/* pinned O_PATH directory fd, or -1 */
-	int cwd;	/* root: the live current directory */
-	int root;	/* deny: index of the root that holds it */
-	uint32_t off;	/* the path, in the pool */
-	uint32_t len;
-};
-
-/*
- * The whole policy lives in one anonymous mapping, made read-only by
- * fa_policy_seal(): nothing is allocated through malloc, and code running
- * under the policy cannot loosen it by writing to it.
- */
-struct fa_policy {
-	uint32_t magic;
-	int sealed;
-	int unrestricted;
-	int symlinks;
-	int outside_symlinks;	/* symlinks may be created whatever their target */
-	int nroots;
-	int ndeny;
-	size_t mapsize;
-	size_t used;
-	struct fa__ent roots[FA__MAX_ROOTS];
-	struct fa__ent deny[FA__MAX_DENY];
-	char pool[];
-};
 
 static inline const char *fa__str(const fa_policy *p, const struct fa__ent *e)
 {

@@ -17,8 +17,13 @@
 
 static void usage(FILE *f)
 {
+	int i;
+
 	fputs("usage: fa-check --allow DIR [--allow DIR]... [--deny DIR]...\n"
-	      "                [--symlinks=trust|beneath|nofollow] [--portable] [--] PATH...\n"
+	      "                [--symlinks=", f);
+	for (i = 0; i < FA_SYM_NMODES; i++)
+		fprintf(f, "%s%s", i ? "|" : "", fa_symlinks_name((enum fa_symlinks)i));
+	fputs("] [--portable] [--] PATH...\n"
 	      "\n"
 	      "Judge each PATH against the write roots and print one JSON line per path:\n"
 	      "  {\"input\":...,\"decision\":\"allow\",\"path\":...,\"root\":...,\"rel\":...}\n"
@@ -185,7 +190,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (fa_symlinks_parse(optarg, &mode) < 0) {
-				complain("--symlinks=", optarg, "not trust, beneath or nofollow");
+				char why[80] = "not ";
+
+				fa_symlinks_choices(why + 4, sizeof why - 4);
+				complain("--symlinks=", optarg, why);
 				return 2;
 			}
 			fa_policy_set_symlinks(p, mode);

@@ -15,37 +15,40 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "fa_enums.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct fa_policy fa_policy;
 
-enum fa_symlinks {
-	FA_SYM_TRUST,     /* seed semantics: parent resolved like realpath, final link followed */
-	FA_SYM_BENEATH,   /* whole path, final link included, must stay beneath the root */
-	FA_SYM_NOFOLLOW,  /* no symlink anywhere in the path */
-};
-
 /*
  * Operation classes: which path is judged, and whether a deny subtree is
  * protected "as a whole" (the target itself may not be a deny dir or an
  * ancestor of one).
  */
-enum fa_op {
-	FA_OP_WRITE,    /* open for writing/creating, truncate(path): the parent */
-	FA_OP_CREATE,   /* mkdir, mknod, mkfifo, bind(AF_UNIX), mk*temp: the parent */
-	FA_OP_REMOVE,   /* unlink, rmdir, remove: the parent; deny subtrees protected */
-	FA_OP_ATTR,     /* chmod, chown, xattr: the parent; deny subtrees protected */
-	FA_OP_DIR,      /* the path itself is a directory written into (O_TMPFILE, tempfile dir) */
-	FA_OP_CHDIR,    /* the destination itself */
-	FA_OP_RENAME,   /* two paths: source protected like REMOVE, destination like WRITE */
-	FA_OP_EXCHANGE, /* two paths, both protected like REMOVE */
-	FA_OP_LINK,     /* two paths: the source must resolve inside a root; destination like CREATE */
-	FA_OP_SYMLINK,  /* path = the new link (CREATE); path2 = target text, must resolve inside a root */
-	FA_OP_LATTR,    /* lchown, lutimes, AT_SYMLINK_NOFOLLOW: ATTR on the entry itself, final link not followed */
-	FA_OP_REPLACE,  /* a rename's destination: the parent, like CREATE, but an entry there is replaced */
-};
+/* X(enumerator, name); the name is the one logs, JSON and Python speak. */
+#define FA_OPS(X)                                                                         \
+	X(FA_OP_WRITE, "write")       /* open for writing/creating, truncate(path): the parent */ \
+	X(FA_OP_CREATE, "create")     /* mkdir, mknod, mkfifo, bind(AF_UNIX), mk*temp: the parent */ \
+	X(FA_OP_REMOVE, "remove")     /* unlink, rmdir, remove: the parent; deny subtrees protected */ \
+	X(FA_OP_ATTR, "attr")         /* chmod, chown, xattr: the parent; deny subtrees protected */ \
+	X(FA_OP_DIR, "dir")           /* the path itself is a directory written into (O_TMPFILE, tempfile dir) */ \
+	X(FA_OP_CHDIR, "chdir")       /* the destination itself */ \
+	X(FA_OP_RENAME, "rename")     /* two paths: source protected like REMOVE, destination like WRITE */ \
+	X(FA_OP_EXCHANGE, "exchange") /* two paths, both protected like REMOVE */ \
+	X(FA_OP_LINK, "link")         /* two paths: the source must resolve inside a root; destination like CREATE */ \
+	X(FA_OP_SYMLINK, "symlink")   /* path = the new link (CREATE); path2 = target text, must resolve inside a root */ \
+	X(FA_OP_LATTR, "lattr")       /* lchown, lutimes, AT_SYMLINK_NOFOLLOW: ATTR on the entry itself, final link not followed */ \
+	X(FA_OP_REPLACE, "replace")   /* a rename's destination: the parent, like CREATE, but an entry there is replaced */
+
+#define FA__OP_ENUMERATOR(id, name) id,
+#define FA__OP_ONE(id, name) +1
+enum fa_op { FA_OPS(FA__OP_ENUMERATOR) };
+enum { FA_OP_NCLASSES = 0 FA_OPS(FA__OP_ONE) };
+#undef FA__OP_ENUMERATOR
+#undef FA__OP_ONE
 
 enum fa_verdict {
 	FA_ALLOW = 0,
@@ -53,30 +56,13 @@ enum fa_verdict {
 	FA_REJECT,      /* the request itself is unusable (empty, too long, escapes lexically, bad fd) */
 };
 
-enum fa_why {
-	FA_WHY_NONE = 0,
-	FA_WHY_OUTSIDE,        /* not beneath any write root */
-	FA_WHY_NO_ROOTS,       /* the policy has no roots at all */
-	FA_WHY_DENY_SUBTREE,   /* inside a deny subtree */
-	FA_WHY_PROTECTS_DENY,  /* the target is a deny dir or one of its ancestors */
-	FA_WHY_SYMLINK,        /* a symlink not allowed by the symlink mode */
-	FA_WHY_MAGICLINK,      /* a /proc magic link */
-	FA_WHY_LINK_TARGET,    /* a symlink target or hard-link source outside the roots */
-	FA_WHY_ESCAPES,        /* '..' climbs out of the root (fa-check, Workspace) */
-	FA_WHY_ABSOLUTE,       /* absolute path where a relative one is required (Workspace) */
-	FA_WHY_EMPTY,          /* empty path */
-	FA_WHY_TOO_LONG,       /* longer than PATH_MAX */
-	FA_WHY_BAD_FD,         /* dirfd is not an open directory */
-	FA_WHY_XDEV,           /* crosses a mount point where the mode forbids it */
-	FA_WHY_PORTABLE,       /* not a portable file name (reserved device name, ':', trailing dot) */
-	FA_WHY_ERROR,          /* resolution failed for another reason; see err */
-};
-
 /* "outside-roots", "deny-subtree", ... : stable identifiers for logs and JSON. */
 const char *fa_why_name(enum fa_why why);
 /* A short human sentence: "not under any allowed root", ... */
 const char *fa_why_text(enum fa_why why);
 const char *fa_op_name(enum fa_op op);
+/* The class named name (fa_op_name's inverse): 0, or -EINVAL. */
+int fa_op_parse(const char *name, enum fa_op *out);
 
 struct fa_decision {
 	enum fa_verdict verdict;
@@ -133,6 +119,13 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
  */
 ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len);
 int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen);
+/*
+ * The policy that allows only what both a and b allow, in the same text:
+ * the deeper of each pair of nested roots, every deny subtree of either
+ * that lies in one of them, the stricter symlink mode. A NULL or
+ * unrestricted side leaves the other. With buf NULL, only the length.
+ */
+ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf, size_t len);
 
 /* Inspection, for audit_state(), fa-check and messages. */
 int fa_policy_nroots(const fa_policy *p);
@@ -144,8 +137,18 @@ int fa_policy_outside_symlinks(const fa_policy *p);
 /* The pinned O_PATH directory fd of root i, or -1 (cwd root, missing root). */
 int fa_policy_root_fd(const fa_policy *p, int i);
 int fa_policy_unrestricted(const fa_policy *p);
+/* The mode's name in FA_SYMLINKS_MODES, "unknown" for another value. */
 const char *fa_symlinks_name(enum fa_symlinks mode);
+/* The mode named s: 0, or -EINVAL (s NULL or no mode's name). */
 int fa_symlinks_parse(const char *s, enum fa_symlinks *out);
+/*
+ * 1 if mode a refuses every link mode b refuses (by their rows' "refuses"
+ * column), so that a policy in mode a allows nothing more than one in b
+ * would, links considered; 0 otherwise, and for an unknown mode.
+ */
+int fa_symlinks_as_strict(enum fa_symlinks a, enum fa_symlinks b);
+/* "trust, beneath or nofollow", for messages; the length, truncated to fit. */
+size_t fa_symlinks_choices(char *buf, size_t len);
 
 /* ---- policy files (policy_file.c) ---------------------------------------- */
 
@@ -348,6 +351,18 @@ ssize_t fa_lex_normalize(const char *rel, char *out, size_t len);
  * no trailing dot or space. 1 if portable.
  */
 int fa_name_portable(const char *name, size_t len);
+
+/* ---- path helpers for the shim and the Workspace (no libc, errno untouched) ---- */
+
+/* 1 if path is base or lies below it, by whole components ("/" holds every absolute path). */
+int fa_path_within(const char *path, const char *base);
+/*
+ * The absolute path an fd names (readlink of /proc/self/fd/N; AT_FDCWD:
+ * the current directory) into buf; its length, or -errno.
+ */
+ssize_t fa_fd_path(int fd, char *buf, size_t len);
+/* base (absolute, blen bytes) joined with rel into out: the length, or -ENAMETOOLONG. */
+ssize_t fa_path_join(const char *base, size_t blen, const char *rel, char *out, size_t len);
 
 /* ---- the current directory, cached --------------------------------------- */
 

@@ -1,6 +1,6 @@
 # The policy engine: a convenience library linked into everything else.
 noinst_LTLIBRARIES += %D%/libfaengine.la
-%C%_libfaengine_la_SOURCES = %D%/fa_policy.h %D%/fa_bridge.h %D%/why.c \
+%C%_libfaengine_la_SOURCES = %D%/fa_policy.h %D%/fa_enums.h %D%/fa_policy_layout.h %D%/why.c \
 	%D%/engine_internal.h %D%/sys.h %D%/sys.c %D%/match.c %D%/policy.c \
 	%D%/resolve.c %D%/resolve_openat2.c %D%/resolve_walk.c %D%/judge.c %D%/use.c \
 	%D%/cwd_cache.c %D%/order.c %D%/deep.c %D%/json.h %D%/json.c %D%/denial.h %D%/denial.c %D%/places.c %D%/policy_file.c \
@@ -10,10 +10,12 @@ noinst_LTLIBRARIES += %D%/libfaengine.la
 # fa-check: the engine as a path oracle for other languages.
 bin_PROGRAMS += fa-check
 fa_check_SOURCES = %D%/fa_check.c
+# The engine's names a Workspace user compiles against (fa_workspace.h includes it).
+include_HEADERS += %D%/fa_enums.h
 fa_check_LDADD = %D%/libfaengine.la
 dist_man_MANS += doc/fa-check.1
 
 # fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
 FA_RUN_FLOOR_SOURCES = %D%/run/landlock.c %D%/run/landlock.h %D%/run/landlock_abi.h \
 	%D%/run/learn.c %D%/run/learn.h \
-	%D%/run/supervise.c
+	%D%/run/supervise.c %D%/run/audit_log.c %D%/run/audit_log.h

@@ -212,7 +212,7 @@ int fa_policy_add_cwd_root(fa_policy *p)
 
 void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode)
 {
-	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed && (unsigned)mode <= FA_SYM_NOFOLLOW)
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed && (unsigned)mode < FA_SYM_NMODES)
 		p->symlinks = mode;
 }
 
@@ -420,38 +420,15 @@ bad:
 	return r;
 }
 
-const char *fa_symlinks_name(enum fa_symlinks mode)
-{
-	switch (mode) {
-	case FA_SYM_TRUST:
-		return "trust";
-	case FA_SYM_BENEATH:
-		return "beneath";
-	case FA_SYM_NOFOLLOW:
-		return "nofollow";
-	}
-	return "unknown";
-}
-
-int fa_symlinks_parse(const char *s, enum fa_symlinks *out)
-{
-	if (!s)
-		return -EINVAL;
-	if (strcmp(s, "trust") == 0)
-		*out = FA_SYM_TRUST;
-	else if (strcmp(s, "beneath") == 0)
-		*out = FA_SYM_BENEATH;
-	else if (strcmp(s, "nofollow") == 0)
-		*out = FA_SYM_NOFOLLOW;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static int put(char *buf, size_t len, size_t *o, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = b ? strlen(b) : 0;
 
+	/* No buffer: only count. */
+	if (!buf) {
+		*o += la + lb + 1;
+		return 0;
+	}
 	if (*o + la + lb + 2 > len)
 		return -ENAMETOOLONG;
 	memcpy(buf + *o, a, la);
@@ -491,6 +468,84 @@ ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
 	for (i = 0; i < p->ndeny; i++)
 		if (put(buf, len, &o, "deny ", fa__str(p, &p->deny[i])) < 0)
 			return -ENAMETOOLONG;
+	return (ssize_t)o;
+}
+
+/* The root both a's root ra and b's root rb allow: the deeper one, or NULL. */
+static const struct fa__ent *meet_root(const fa_policy *a, const struct fa__ent *ra,
+				       const fa_policy *b, const struct fa__ent *rb,
+				       const fa_policy **owner)
+{
+	/* "the current directory at each check" meets only itself */
+	if (ra->cwd || rb->cwd) {
+		*owner = a;
+		return ra->cwd && rb->cwd ? ra : NULL;
+	}
+	if (fa__within(fa__str(a, ra), ra->len, fa__str(b, rb), rb->len)) {
+		*owner = a;
+		return ra;
+	}
+	if (fa__within(fa__str(b, rb), rb->len, fa__str(a, ra), ra->len)) {
+		*owner = b;
+		return rb;
+	}
+	return NULL;
+}
+
+/* A deny subtree of p is kept when it lies in a root of the meet. */
+static int meet_holds(const fa_policy *a, const fa_policy *b, const char *path, size_t len)
+{
+	const fa_policy *owner;
+	const struct fa__ent *r;
+	int i, j;
+
+	for (i = 0; i < a->nroots; i++)
+		for (j = 0; j < b->nroots; j++) {
+			r = meet_root(a, &a->roots[i], b, &b->roots[j], &owner);
+			if (r && !r->cwd && fa__within(path, len, fa__str(owner, r), r->len))
+				return 1;
+		}
+	return 0;
+}
+
+ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf, size_t len)
+{
+	const fa_policy *owner, *pols[2] = { a, b };
+	const struct fa__ent *r;
+	size_t o = 0;
+	int i, j, k;
+
+	if (!a || (a->magic == FA__POLICY_MAGIC && a->unrestricted))
+		return fa_policy_format(b, buf, len);
+	if (!b || (b->magic == FA__POLICY_MAGIC && b->unrestricted))
+		return fa_policy_format(a, buf, len);
+	if (a->magic != FA__POLICY_MAGIC || b->magic != FA__POLICY_MAGIC)
+		return -EINVAL;
+	if (buf && len)
+		buf[0] = 0;
+	if (put(buf, len, &o, "symlinks ",
+		fa_symlinks_name(a->symlinks > b->symlinks ? a->symlinks : b->symlinks)) < 0)
+		return -ENAMETOOLONG;
+	if (a->outside_symlinks && b->outside_symlinks &&
+	    put(buf, len, &o, "outside-symlinks allow", NULL) < 0)
+		return -ENAMETOOLONG;
+	for (i = 0; i < a->nroots; i++)
+		for (j = 0; j < b->nroots; j++) {
+			r = meet_root(a, &a->roots[i], b, &b->roots[j], &owner);
+			if (!r)
+				continue;
+			if ((r->cwd ? put(buf, len, &o, "cwdroot", NULL)
+				    : put(buf, len, &o, "root ", fa__str(owner, r))) < 0)
+				return -ENAMETOOLONG;
+		}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < pols[k]->ndeny; i++) {
+			const struct fa__ent *d = &pols[k]->deny[i];
+
+			if (meet_holds(a, b, fa__str(pols[k], d), d->len) &&
+			    put(buf, len, &o, "deny ", fa__str(pols[k], d)) < 0)
+				return -ENAMETOOLONG;
+		}
 	return (ssize_t)o;
 }
 

@@ -189,10 +189,12 @@ static int one_line(fa_policy *p, struct fa_policy_file *pf, const struct where 
 		}
 	} else if (!strcmp(key, "symlinks")) {
 		enum fa_symlinks m;
+		char modes[64];
 
+		fa_symlinks_choices(modes, sizeof modes);
 		if (fa_symlinks_parse(v, &m) < 0)
-			return err_at(w, vcol, -EINVAL,
-				      "unknown symlink mode '%.64s': expected trust, beneath or nofollow", v);
+			return err_at(w, vcol, -EINVAL, "unknown symlink mode '%.64s': expected %s", v,
+				      modes);
 		if (pf->symlinks_set && m != pf->symlinks)
 			return err_at(w, vcol, -EINVAL, "symlinks %s contradicts symlinks %s above: give one",
 				      v, fa_symlinks_name(pf->symlinks));

@@ -1,4 +1,12 @@
-/* Names and sentences for decisions: one table, shared by logs, JSON and messages. */
+/*
+ * Names and sentences for decisions, operation classes and symlink modes:
+ * one table each, shared by logs, JSON, messages and every front end's
+ * parser. The class and mode tables are made from their rows in
+ * fa_policy.h and fa_enums.h.
+ */
+#include <errno.h>
+#include <string.h>
+
 #include "fa_policy.h"
 
 static const struct {
@@ -37,18 +45,88 @@ const char *fa_why_text(enum fa_why why)
 	return whys[why].text;
 }
 
+#define NAME_ROW(id, name) [id] = name,
+#define SYM_NAME_ROW(id, name, refuses) [id] = name,
+#define SYM_REFUSES_ROW(id, name, refuses) [id] = (refuses),
+static const char *const op_names[] = { FA_OPS(NAME_ROW) };
+static const char *const symlinks_names[] = { FA_SYMLINKS_MODES(SYM_NAME_ROW) };
+static const unsigned symlinks_refuses[] = { FA_SYMLINKS_MODES(SYM_REFUSES_ROW) };
+#undef NAME_ROW
+#undef SYM_NAME_ROW
+#undef SYM_REFUSES_ROW
+
+_Static_assert(sizeof op_names / sizeof op_names[0] == FA_OP_NCLASSES, "one name per class");
+_Static_assert(sizeof symlinks_names / sizeof symlinks_names[0] == FA_SYM_NMODES,
+	       "one name per symlink mode");
+
+static int lookup(const char *const *names, int n, const char *s)
+{
+	int i;
+
+	for (i = 0; s && i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
 const char *fa_op_name(enum fa_op op)
 {
-	static const char *const names[] = {
-		[FA_OP_WRITE] = "write", [FA_OP_CREATE] = "create",
-		[FA_OP_REMOVE] = "remove", [FA_OP_ATTR] = "attr",
-		[FA_OP_DIR] = "dir", [FA_OP_CHDIR] = "chdir",
-		[FA_OP_RENAME] = "rename", [FA_OP_EXCHANGE] = "exchange",
-		[FA_OP_LINK] = "link", [FA_OP_SYMLINK] = "symlink",
-		[FA_OP_LATTR] = "lattr",
-		[FA_OP_REPLACE] = "replace",
-	};
-	if ((unsigned)op >= sizeof names / sizeof names[0] || !names[op])
-		return "unknown";
-	return names[op];
+	return (unsigned)op < FA_OP_NCLASSES ? op_names[op] : "unknown";
+}
+
+int fa_op_parse(const char *name, enum fa_op *out)
+{
+	int i = lookup(op_names, FA_OP_NCLASSES, name);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = (enum fa_op)i;
+	return 0;
+}
+
+const char *fa_symlinks_name(enum fa_symlinks mode)
+{
+	return (unsigned)mode < FA_SYM_NMODES ? symlinks_names[mode] : "unknown";
+}
+
+int fa_symlinks_parse(const char *s, enum fa_symlinks *out)
+{
+	int i = lookup(symlinks_names, FA_SYM_NMODES, s);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = (enum fa_symlinks)i;
+	return 0;
+}
+
+int fa_symlinks_as_strict(enum fa_symlinks a, enum fa_symlinks b)
+{
+	unsigned ra, rb;
+
+	if ((unsigned)a >= FA_SYM_NMODES || (unsigned)b >= FA_SYM_NMODES)
+		return 0;
+	ra = symlinks_refuses[a];
+	rb = symlinks_refuses[b];
+	return (ra & rb) == rb;
+}
+
+size_t fa_symlinks_choices(char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	if (!len)
+		return 0;
+	for (i = 0; i < FA_SYM_NMODES; i++) {
+		const char *sep = i == 0 ? "" : i == FA_SYM_NMODES - 1 ? " or " : ", ";
+		size_t n = strlen(sep) + strlen(symlinks_names[i]);
+
+		if (o + n >= len)
+			break;
+		strcpy(buf + o, sep);
+		strcat(buf + o, symlinks_names[i]);
+		o += n;
+	}
+	buf[o] = 0;
+	return o;
 }

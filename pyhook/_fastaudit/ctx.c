@@ -16,19 +16,9 @@
 
 static PyObject *str_name;
 
-static PyObject *globals_of(PyFrameObject *f)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-	return PyFrame_GetGlobals(f);
-#else
-	Py_XINCREF(f->f_globals);
-	return f->f_globals;
-#endif
-}
-
 static PyObject *module_of(PyFrameObject *f)
 {
-	PyObject *g = globals_of(f), *m = NULL;
+	PyObject *g = fa_py_frame_globals(f), *m = NULL;
 
 	if (g && PyDict_Check(g))
 		m = PyDict_GetItemWithError(g, str_name);
@@ -37,15 +27,6 @@ static PyObject *module_of(PyFrameObject *f)
 	if (!m && PyErr_Occurred())
 		PyErr_Clear();
 	return m ? m : Py_NewRef(Py_None);
-}
-
-static PyObject *qualname_of(PyCodeObject *c)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-	return c->co_qualname;
-#else
-	return c->co_name;
-#endif
 }
 
 static int ours(PyObject *mod)
@@ -71,15 +52,6 @@ struct cname {
 	int ours;
 };
 
-#if PY_VERSION_HEX >= 0x030C0000
-#define request_extra PyUnstable_Eval_RequestCodeExtraIndex
-#define get_extra PyUnstable_Code_GetExtra
-#define set_extra PyUnstable_Code_SetExtra
-#else
-#define request_extra _PyEval_RequestCodeExtraIndex
-#define get_extra _PyCode_GetExtra
-#define set_extra _PyCode_SetExtra
-#endif
 
 static Py_ssize_t cname_index = -1;
 
@@ -104,7 +76,7 @@ static PyObject *name_of(PyObject *mod, PyCodeObject *code)
 	else
 		fa_text_steal(&t, PyObject_Str(mod));
 	fa_text_lit(&t, ".");
-	fa_text_u(&t, qualname_of(code));
+	fa_text_u(&t, fa_py_code_qualname(code));
 	return fa_text_done(&t);
 }
 
@@ -113,7 +85,7 @@ static struct cname *code_name(PyObject *mod, PyCodeObject *code)
 {
 	struct cname *c = NULL;
 
-	if (get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
+	if (fa_py_code_get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
 		PyErr_Clear();
 		return NULL;
 	}
@@ -133,7 +105,7 @@ static struct cname *code_name(PyObject *mod, PyCodeObject *code)
 	c->mod = Py_NewRef(mod);
 	c->ours = ours(mod);
 	/* replacing an older entry frees it through cname_free */
-	if (set_extra((PyObject *)code, cname_index, c) < 0) {
+	if (fa_py_code_set_extra((PyObject *)code, cname_index, c) < 0) {
 		cname_free(c);
 		return NULL;
 	}
@@ -163,7 +135,7 @@ int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual)
 	PyObject *m = module_of(f);
 	PyCodeObject *c = PyFrame_GetCode(f);
 	const char *ms = PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
-	const char *qs = PyUnicode_AsUTF8(qualname_of(c));
+	const char *qs = PyUnicode_AsUTF8(fa_py_code_qualname(c));
 	int r = ms && qs && !strcmp(ms, mod) && !strcmp(qs, qual);
 
 	PyErr_Clear();
@@ -701,11 +673,17 @@ static void cm_dealloc(FaCMObject *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/*
+ * The configuration entered is the one audited: it is held from the start,
+ * because the audit hooks PySys_Audit runs are Python code that may replace
+ * perms->cfg (set_data, add_imports) and drop the old one.
+ */
 static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 {
-	FaCfgObject *cfg = self->perms->cfg;
-	PyObject *cur, *token;
-	FaEntryObject *e;
+	FaCfgObject *cfg;
+	PyObject *cur = NULL, *token = NULL, *r = NULL;
+	FaEntryObject *e = NULL;
+	int monitoring = 0;
 
 	(void)unused;
 	if (self->token) {
@@ -713,52 +691,52 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 				"this audit_perms() context is already entered; call audit_perms() again");
 		return NULL;
 	}
+	cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
 	cur = fa_current_entry();
 	if (!cur && PyErr_Occurred())
-		return NULL;
+		goto done;
 	/* re-entering the active configuration is free; replacing it is a policy change */
-	if (!cur || ((FaEntryObject *)cur)->cfg != cfg) {
-		if (PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0) {
-			Py_XDECREF(cur);
-			return NULL;
-		}
+	if ((!cur || ((FaEntryObject *)cur)->cfg != cfg) &&
+	    PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0)
+		goto done;
+	if (self->token) {
+		/* a hook entered this same object meanwhile */
+		PyErr_SetString(PyExc_RuntimeError,
+				"this audit_perms() context is already entered; call audit_perms() again");
+		goto done;
 	}
-	Py_XDECREF(cur);
-	Py_INCREF(cfg);
 	e = entry_new(cfg);
-	if (!e) {
-		Py_DECREF(cfg);
-		return NULL;
-	}
+	if (!e)
+		goto done;
 	token = PyContextVar_Set(fa_st.var, (PyObject *)e);
 	fa_bridge_changed();
-	if (!token) {
-		Py_DECREF(e);
-		Py_DECREF(cfg);
-		return NULL;
+	if (!token)
+		goto done;
+	if (cfg->monitor_calls) {
+		if (fa_monitor_enter() < 0)
+			goto done;
+		monitoring = 1;
 	}
-	if (cfg->monitor_calls && fa_monitor_enter() < 0) {
-		PyContextVar_Reset(fa_st.var, token);
-		Py_DECREF(token);
-		Py_DECREF(e);
-		Py_DECREF(cfg);
-		return NULL;
-	}
-	if (fa_notes_enter() < 0) {
-		if (cfg->monitor_calls)
-			fa_monitor_exit();
-		PyContextVar_Reset(fa_st.var, token);
-		Py_DECREF(token);
-		Py_DECREF(e);
-		Py_DECREF(cfg);
-		return NULL;
-	}
+	if (fa_notes_enter() < 0)
+		goto done;
 	self->monitored = cfg->monitor_calls;
 	self->token = token;
+	token = NULL;
+	monitoring = 0;
 	fa_bridge_enter((PyObject *)e);
-	Py_DECREF(e);
+	r = Py_NewRef(Py_None);
+done:
+	if (monitoring)
+		fa_monitor_exit();
+	if (token) {
+		PyContextVar_Reset(fa_st.var, token);
+		fa_bridge_changed();
+		Py_DECREF(token);
+	}
+	Py_XDECREF(e);
+	Py_XDECREF(cur);
 	Py_DECREF(cfg);
-	Py_RETURN_NONE;
+	return r;
 }
 
 static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
@@ -825,7 +803,7 @@ int fa_ctx_init(void)
 	if (!str_name || !str_asyncio || !str_threading)
 		return -1;
 	if (cname_index < 0)
-		cname_index = request_extra(cname_free);
+		cname_index = fa_py_request_code_extra(cname_free);
 	if (cname_index < 0) {
 		PyErr_SetString(PyExc_RuntimeError, "fastaudit: no code object extra slot left");
 		return -1;

@@ -7,27 +7,36 @@
  * interpreter has its own hook.
  */
 #include "parts.h"
+#include "../py_symlinks.h"
 
 #include <string.h>
 
 static char *mk_audit_kw[] = {
 	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", "allow_outside_symlinks", "native_calls", "policy", "learn", NULL,
+	"native", "allow_outside_symlinks", "native_calls", "policy", "learn", "symlinks", NULL,
 };
 
 static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *roots = NULL, *policy = Py_None, *learner = NULL, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
 	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
+	PyObject *symlinks_arg = NULL;
+	enum fa_symlinks mode;
+	int symlinks = -1;
 	const char *native = "auto", *native_calls = "audit";
 	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOp:mk_audit", mk_audit_kw, &roots,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit", mk_audit_kw, &roots,
 					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
 					 &allow_imports, &native, &outside_symlinks, &native_calls,
-					 &policy, &learn))
+					 &policy, &learn, &symlinks_arg))
 		return NULL;
+	if (symlinks_arg && symlinks_arg != Py_None) {
+		if (fa_py_symlinks(symlinks_arg, FA_SYM_TRUST, &mode) < 0)
+			return NULL;
+		symlinks = (int)mode;
+	}
 	/* roots may be left out only when a policy file gives them */
 	if (!roots && policy == Py_None) {
 		PyErr_SetString(PyExc_TypeError, "mk_audit() missing required argument 'roots' (pos 1)");
@@ -81,8 +90,8 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
 	fa_notes_install();
-	pol = policy != Py_None ? fa_policy_from_file(policy, roots, outside_symlinks)
-				: fa_policy_from_roots(roots, outside_symlinks, NULL);
+	pol = policy != Py_None ? fa_policy_from_file(policy, roots, symlinks, outside_symlinks)
+				: fa_policy_from_roots(roots, symlinks, outside_symlinks, NULL);
 	if (!pol)
 		return NULL;
 	if (learn && !(learner = fa_learner_new())) {
@@ -200,6 +209,8 @@ static int exec_module(PyObject *m)
 		return -1;
 	fa_bridge_init();
 	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
+		return -1;
+	if (!fa_unconfined() || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)
 		return -1;
 	return 0;
 }

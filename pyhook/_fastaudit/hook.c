@@ -66,16 +66,6 @@ static int spec_initializing(PyObject *spec)
 	return r;
 }
 
-static PyObject *frame_globals(PyFrameObject *f)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-	return PyFrame_GetGlobals(f);
-#else
-	Py_XINCREF(f->f_globals);
-	return f->f_globals;
-#endif
-}
-
 static int importing_allowed_module(PyObject *allowed)
 {
 	PyFrameObject *f, *b;
@@ -87,7 +77,7 @@ static int importing_allowed_module(PyObject *allowed)
 	f = PyEval_GetFrame();
 	Py_XINCREF(f);
 	while (f && !hit) {
-		g = frame_globals(f);
+		g = fa_py_frame_globals(f);
 		if (g && PyDict_Check(g)) {
 			spec = PyDict_GetItemWithError(g, str_spec);
 			name = PyDict_GetItemWithError(g, str_name);
@@ -218,11 +208,11 @@ static void note_failed_import(void)
 	while (f) {
 		/* a module body runs as a code object named "<module>": only those can be importing */
 		PyCodeObject *c = PyFrame_GetCode(f);
-		int body = PyUnicode_Check(c->co_name) &&
-			   PyUnicode_CompareWithASCIIString(c->co_name, "<module>") == 0;
+		int body = PyUnicode_Check(fa_py_code_name(c)) &&
+			   PyUnicode_CompareWithASCIIString(fa_py_code_name(c), "<module>") == 0;
 
 		Py_DECREF(c);
-		g = body ? frame_globals(f) : NULL;
+		g = body ? fa_py_frame_globals(f) : NULL;
 		if (g && PyDict_Check(g)) {
 			spec = PyDict_GetItemWithError(g, str_spec);
 			name = PyDict_GetItemWithError(g, str_name);
@@ -276,6 +266,47 @@ void fa_purge_failed_imports(void)
 	PyErr_Restore(et, ev, tb);
 }
 
+/*
+ * fastaudit.UNCONFINED: what before_deny (or a packaged audit hook)
+ * returns to let a process start outside the context's policy. Any other
+ * true answer starts it under the context's roots (the shim carries them
+ * into the child's environment).
+ */
+static PyObject *unconfined;
+/* The last approval fa_deny() gave was UNCONFINED. */
+static int approved_unconfined;
+
+static PyObject *unconfined_repr(PyObject *self)
+{
+	(void)self;
+	return PyUnicode_FromString("fastaudit.UNCONFINED");
+}
+
+static PyType_Slot unconfined_slots[] = {
+	{Py_tp_repr, (void *)unconfined_repr},
+	{Py_tp_doc, (void *)"before_deny's answer for a process start that is to run outside the "
+			    "context's roots, as the host process would."},
+	{0, NULL},
+};
+
+static PyType_Spec unconfined_spec = {
+	"fastaudit.Unconfined", 0, 0, Py_TPFLAGS_DEFAULT, unconfined_slots,
+};
+
+PyObject *fa_unconfined(void)
+{
+	PyObject *t;
+
+	if (!unconfined) {
+		t = PyType_FromSpec(&unconfined_spec);
+		if (!t)
+			return NULL;
+		unconfined = PyObject_CallNoArgs(t);
+		Py_DECREF(t);
+	}
+	return unconfined;
+}
+
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	    const struct fa_deny_detail *dd)
 {
@@ -283,7 +314,11 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 	Py_ssize_t i, n;
 	int truth, rc = -1;
 
-	/* A learning context refuses nothing: it records, and approves. */
+	/*
+	 * A learning context refuses nothing: it records, and approves; the
+	 * programs it lets start are not confined either.
+	 */
+	approved_unconfined = e->cfg->learner != NULL;
 	if (e->cfg->learner)
 		return fa_learn_record(e->cfg->learner, event, args, dd);
 	note = fa_origin_note(e);
@@ -309,6 +344,7 @@ int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 			r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full, e->cfg->data, calls, NULL);
 			if (!r)
 				goto out;
+			approved_unconfined = unconfined && r == unconfined;
 			truth = PyObject_IsTrue(r);
 			Py_DECREF(r);
 			if (truth < 0)
@@ -340,7 +376,7 @@ static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
 	rc = fa_deny(e, event, args, msg, NULL);
 	Py_DECREF(msg);
 	if (rc == 0)
-		fa_bridge_approve_exec(event, args);
+		fa_bridge_approve_exec(event, args, approved_unconfined);
 	return rc;
 }
 
@@ -372,7 +408,7 @@ static int check_event(FaEntryObject *e, const char *event, PyObject *args)
 		    ev->cls != FA_EV_SETATTR)
 			fa_approve_event((PyObject *)e, ev, args);
 		else
-			fa_bridge_approve_exec(event, args);
+			fa_bridge_approve_exec(event, args, 0);
 		return 0;
 	}
 	switch (ev->cls) {
@@ -452,9 +488,17 @@ static PyObject *intern(const char *s)
 	return PyUnicode_InternFromString(s);
 }
 
+/*
+ * What _entry_points() returned is held in locals, each reference owned
+ * before it is kept, and published to fa_st only once all of it is there:
+ * a failure half-way leaves fa_st as it was, never holding a pointer that
+ * dies with the tuple it was borrowed from.
+ */
 int fa_install(void)
 {
 	PyObject *core = NULL, *fn = NULL, *eps = NULL, *sys = NULL;
+	PyObject *safe, *imports, *mhooks, *ahooks, *active;
+	PyObject *own_mhooks = NULL, *stdlib = NULL, *var = NULL;
 	int rc = -1;
 
 	if (fa_st.installed)
@@ -476,26 +520,29 @@ int fa_install(void)
 	if (!eps)
 		goto out;
 	if (!PyArg_ParseTuple(eps, "O!O!O!O!O;_entry_points() returned a bad shape",
-			      &PyTuple_Type, &fa_st.safe_native, &PyTuple_Type, &fa_st.import_allow,
-			      &PyTuple_Type, &fa_st.monitor_hooks, &PyTuple_Type, &fa_st.audit_hooks,
-			      &fa_st.active_calls))
+			      &PyTuple_Type, &safe, &PyTuple_Type, &imports,
+			      &PyTuple_Type, &mhooks, &PyTuple_Type, &ahooks, &active))
 		goto out;
-	Py_INCREF(fa_st.safe_native);
-	Py_INCREF(fa_st.import_allow);
-	fa_st.monitor_hooks = without_lxml_hook(fa_st.monitor_hooks);
-	if (!fa_st.monitor_hooks)
+	own_mhooks = without_lxml_hook(mhooks);
+	if (!own_mhooks)
 		goto out;
-	Py_INCREF(fa_st.audit_hooks);
-	Py_INCREF(fa_st.active_calls);
 	sys = PyImport_ImportModule("sys");
 	if (!sys)
 		goto out;
-	fa_st.stdlib = PyObject_GetAttrString(sys, "stdlib_module_names");
-	if (!fa_st.stdlib)
+	stdlib = PyObject_GetAttrString(sys, "stdlib_module_names");
+	if (!stdlib)
 		goto out;
-	fa_st.var = PyContextVar_New("fastaudit_cfg", NULL);
-	if (!fa_st.var)
+	var = PyContextVar_New("fastaudit_cfg", NULL);
+	if (!var)
 		goto out;
+	Py_XSETREF(fa_st.safe_native, Py_NewRef(safe));
+	Py_XSETREF(fa_st.import_allow, Py_NewRef(imports));
+	Py_XSETREF(fa_st.monitor_hooks, own_mhooks);
+	Py_XSETREF(fa_st.audit_hooks, Py_NewRef(ahooks));
+	Py_XSETREF(fa_st.active_calls, Py_NewRef(active));
+	Py_XSETREF(fa_st.stdlib, stdlib);
+	Py_XSETREF(fa_st.var, var);
+	own_mhooks = stdlib = var = NULL;
 	fa_st.interp = PyInterpreterState_Get();
 	/*
 	 * A hook already installed may veto ours with a RuntimeError, which
@@ -520,6 +567,9 @@ fail:
 	fa_st.installed = 0;
 	rc = -1;
 out:
+	Py_XDECREF(own_mhooks);
+	Py_XDECREF(stdlib);
+	Py_XDECREF(var);
 	Py_XDECREF(core);
 	Py_XDECREF(fn);
 	Py_XDECREF(eps);

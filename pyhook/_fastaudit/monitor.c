@@ -523,7 +523,7 @@ static PyObject *switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	 * With no entry alive a coroutine site is disabled too, and comes
 	 * back with the next restart.
 	 */
-	if (!(((PyCodeObject *)args[0])->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
+	if (!(fa_py_code_flags((PyCodeObject *)args[0]) & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
 		return Py_NewRef(fa_st.disable);
 	if (!fa_st.live_entries) {
 		disabled++;

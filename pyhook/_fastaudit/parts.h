@@ -10,7 +10,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <frameobject.h>
+
+#include "cpython_private.h"
 
 #include "fa_policy.h"
 
@@ -90,11 +91,12 @@ typedef struct {
 extern PyTypeObject FaPolicy_Type;
 
 /*
- * outside_symlinks: symlinks may be created whatever their target. base: a
- * policy already filled from a policy file (taken over, freed on failure),
- * or NULL.
+ * symlinks: the mode (enum fa_symlinks), or -1 when the caller named none
+ * (base's, or trust). outside_symlinks: symlinks may be created whatever
+ * their target. base: a policy already filled from a policy file (taken
+ * over, freed on failure), or NULL.
  */
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy *base);
+PyObject *fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks, fa_policy *base);
 /* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
 int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
 void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
@@ -193,7 +195,9 @@ void fa_bridge_changed(void);
 /* An entry of policy (a FaPolicyObject) was born (+1) or died (-1). */
 void fa_bridge_live(PyObject *policy, int delta);
 void fa_bridge_approve(enum fa_op op, const char *path);
-void fa_bridge_approve_exec(const char *event, PyObject *args);
+/* unconfined: the host answered fastaudit.UNCONFINED (fa_unconfined()). */
+void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined);
+PyObject *fa_unconfined(void);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);
@@ -208,7 +212,7 @@ PyObject *fa_all_denials(void);
 /* ---- py_learn.c: policy files and learning contexts ---------------------- */
 
 /* The policy of mk_audit(policy=file): the file's, plus roots (None: none more). */
-PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symlinks);
+PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks);
 /* A new fastaudit.core.Learner, or NULL with an exception. */
 PyObject *fa_learner_new(void);
 /* Record a refusal of a learning context instead of raising: 0, or -1 with an exception. */

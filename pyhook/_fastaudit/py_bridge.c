@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "denial.h"
-#include "fa_bridge.h"
+#include "shim/fa_bridge.h"
 
 static const struct fa_bridge *br;
 static char reason[160] = "native checks not initialised";
@@ -420,10 +420,13 @@ void fa_bridge_approve(enum fa_op op, const char *path)
 /*
  * A process start the host allowed: approve, one-shot, the program paths
  * the exec will try (subprocess joins a bare name with each PATH entry;
- * only candidates that exist are approved, the shim keeps few).
+ * only candidates that exist are approved, the shim keeps few). The
+ * program starts under the context's policy unless the host said
+ * UNCONFINED.
  */
-void fa_bridge_approve_exec(const char *event, PyObject *args)
+void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
 {
+	void (*approve_exec)(const char *) = NULL;
 	PyObject *prog = NULL, *env = Py_None, *os = NULL, *dirs = NULL, *b = NULL;
 	const char *p;
 	char buf[PATH_MAX];
@@ -432,8 +435,9 @@ void fa_bridge_approve_exec(const char *event, PyObject *args)
 
 	if (!br || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
 		return;
+	approve_exec = unconfined ? br->approve_exec_unconfined : br->approve_exec;
 	if (!strcmp(event, "os.system")) {
-		br->approve_exec("/bin/sh");
+		approve_exec("/bin/sh");
 		return;
 	}
 	if (!strcmp(event, "subprocess.Popen") || !strcmp(event, "os.exec") ||
@@ -451,7 +455,7 @@ void fa_bridge_approve_exec(const char *event, PyObject *args)
 		goto out;
 	p = PyBytes_AS_STRING(b);
 	if (strchr(p, '/')) {
-		br->approve_exec(p);
+		approve_exec(p);
 		goto out;
 	}
 	if (!strcmp(event, "subprocess.Popen") && PyTuple_GET_SIZE(args) >= 4)
@@ -466,7 +470,7 @@ void fa_bridge_approve_exec(const char *event, PyObject *args)
 		snprintf(buf, sizeof buf, "%s/%s", PyBytes_AS_STRING(d), p);
 		Py_DECREF(d);
 		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
-			br->approve_exec(buf);
+			approve_exec(buf);
 	}
 out:
 	PyErr_Clear();

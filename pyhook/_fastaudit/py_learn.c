@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symlinks)
+PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks)
 {
 	struct fa_policy_file pf;
 	char msg[PATH_MAX + 256];
@@ -37,6 +37,16 @@ PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symli
 		PyErr_Format(PyExc_ValueError, "mk_audit(policy=...): %s", msg);
 		return NULL;
 	}
+	/* As fa-run's --symlinks: the keyword and the file agree, or neither is guessed at. */
+	if (symlinks >= 0 && pf.symlinks_set && (int)pf.symlinks != symlinks) {
+		PyErr_Format(PyExc_ValueError,
+			     "mk_audit: symlinks='%s' contradicts 'symlinks %s' in %s: give one",
+			     fa_symlinks_name((enum fa_symlinks)symlinks), fa_symlinks_name(pf.symlinks),
+			     pf.path);
+		fa_policy_file_free(&pf);
+		fa_policy_free(p);
+		return NULL;
+	}
 	/* Exec rules are fa-run's: a context refuses process starts unless the host approves. */
 	fa_policy_file_free(&pf);
 	if (!roots) {
@@ -47,7 +57,7 @@ PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int outside_symli
 		}
 	}
 	/* The keyword adds to the file, as fa-run's option does; it never takes away. */
-	r = fa_policy_from_roots(roots, outside_symlinks || fa_policy_outside_symlinks(p), p);
+	r = fa_policy_from_roots(roots, symlinks, outside_symlinks || fa_policy_outside_symlinks(p), p);
 	Py_XDECREF(none);
 	return r;
 }

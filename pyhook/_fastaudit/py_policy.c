@@ -57,7 +57,7 @@ static int add_root(fa_policy *p, PyObject *item)
 	return r < 0 ? -1 : 0;
 }
 
-PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy *base)
+PyObject *fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks, fa_policy *base)
 {
 	FaPolicyObject *self;
 	PyObject *it, *item, *s;
@@ -121,6 +121,8 @@ PyObject *fa_policy_from_roots(PyObject *roots, int outside_symlinks, fa_policy 
 	Py_DECREF(it);
 	if (PyErr_Occurred())
 		goto fail;
+	if (symlinks >= 0)
+		fa_policy_set_symlinks(self->policy, (enum fa_symlinks)symlinks);
 	fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
 	r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
 	if (r < 0) {

@@ -52,26 +52,6 @@ fa__ws_leave(WorkspaceObject *self)
     } while (0)
 
 static int
-parse_symlinks(PyObject *obj, enum fa_symlinks *out)
-{
-    const char *s;
-
-    *out = FA_SYM_BENEATH;
-    if (obj == NULL || obj == Py_None) {
-        return 0;
-    }
-    s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
-    if (s == NULL || fa_ws_symlinks_parse(s, out) < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_Format(PyExc_ValueError,
-                         "symlinks must be 'trust', 'beneath' or 'nofollow', not %R", obj);
-        }
-        return -1;
-    }
-    return 0;
-}
-
-static int
 ws_setup(WorkspaceObject *self, PyObject *root, PyObject *deny, enum fa_symlinks sym,
          unsigned flags)
 {
@@ -151,7 +131,7 @@ ws_init(PyObject *op, PyObject *args, PyObject *kwds)
     {
         return -1;
     }
-    if (parse_symlinks(symobj, &sym) < 0) {
+    if (fa_py_symlinks(symobj, FA_SYM_BENEATH, &sym) < 0) {
         return -1;
     }
     return ws_setup((WorkspaceObject *)op, root, deny, sym,
@@ -647,14 +627,13 @@ ws_get_closed(PyObject *op, void *closure)
 static PyObject *
 ws_get_symlinks(PyObject *op, void *closure)
 {
-    static const char *const modes[] = {"trust", "beneath", "nofollow"};
     WorkspaceObject *self = (WorkspaceObject *)op;
 
     if (fa__ws_enter(self) < 0) {
         return NULL;
     }
     fa__ws_leave(self);
-    return PyUnicode_FromString(modes[fa_ws_symlinks(self->ws)]);
+    return PyUnicode_FromString(fa_symlinks_name(fa_ws_symlinks(self->ws)));
 }
 
 static PyObject *

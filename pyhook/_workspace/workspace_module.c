@@ -5,10 +5,13 @@
  * library in src/workspace/; this file converts arguments and errors and
  * wraps descriptors in ordinary file objects.
  *
- * Single-phase initialisation with process-wide state: workspaces are
- * process resources (pinned descriptors) and the module keeps no state
- * that would differ between interpreters, so it declares no support for
- * isolated subinterpreters rather than pretend to it.
+ * Multi-phase initialisation (PEP 489), as fastaudit._fastaudit, with
+ * process-wide state and no module state: workspaces are process
+ * resources (pinned descriptors), and the exception type, io.open and
+ * safe_open's cache are made once for the process. So the module runs in
+ * one interpreter only: it says so to CPython 3.12+ (its slot), and
+ * refuses a second interpreter itself on older versions. Executing it
+ * again in the same interpreter (a re-import) reuses what exists.
  */
 #include "config.h"
 
@@ -324,17 +327,8 @@ safe_open(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *k
     if (fa__ws_parse("safe_open", args, nargs, kwnames, names, 7, 2, a) < 0) {
         return NULL;
     }
-    if (a[7] != NULL && a[7] != Py_None) {
-        const char *s = PyUnicode_Check(a[7]) ? PyUnicode_AsUTF8(a[7]) : NULL;
-
-        if (s == NULL || fa_ws_symlinks_parse(s, &sym) < 0) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_ValueError,
-                             "symlinks must be 'trust', 'beneath' or 'nofollow', not %R",
-                             a[7]);
-            }
-            return NULL;
-        }
+    if (fa_py_symlinks(a[7], FA_SYM_BENEATH, &sym) < 0) {
+        return NULL;
     }
     if (a[8] != NULL) {
         int mounts = PyObject_IsTrue(a[8]);
@@ -437,37 +431,60 @@ static PyMethodDef ws_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef ws_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "fastaudit._workspace",
-    .m_doc = "Files beneath a pinned root directory (the C half of fastaudit.workspace).",
-    .m_size = -1,
-    .m_methods = ws_methods,
-};
+static PyInterpreterState *ws_interp;   /* the one interpreter the module runs in */
 
-PyMODINIT_FUNC PyInit__workspace(void);
-
-PyMODINIT_FUNC
-PyInit__workspace(void)
+static int
+add_symlinks_constants(PyObject *m)
 {
-    PyObject *m = NULL, *io = NULL;
+    char name[32];
+    int i, k;
+
+    for (i = 0; i < FA_SYM_NMODES; i++) {
+        const char *mode = fa_symlinks_name((enum fa_symlinks)i);
+
+        k = snprintf(name, sizeof name, "SYMLINKS_%s", mode);
+        if (k < 0 || (size_t)k >= sizeof name) {
+            PyErr_SetString(PyExc_SystemError, "symlink mode name too long");
+            return -1;
+        }
+        for (k = 9; name[k]; k++) {
+            char ch = name[k];
+
+            /* "nofollow-last" would be SYMLINKS_NOFOLLOW_LAST */
+            name[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch == '-' ? '_' : ch);
+        }
+        if (PyModule_AddIntConstant(m, name, i) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+ws_exec(PyObject *m)
+{
+    PyObject *io;
+    PyInterpreterState *interp = PyInterpreterState_Get();
     const char *env = getenv("FA_FORCE_FALLBACK");
 
+    if (ws_interp != NULL && ws_interp != interp) {
+        PyErr_SetString(PyExc_ImportError,
+                        "fastaudit._workspace runs in one interpreter per process only");
+        return -1;
+    }
     if (env != NULL && env[0] == '1') {
         fa_ws_force_fallback(1);
     }
-    m = PyModule_Create(&ws_module);
-    if (m == NULL) {
-        return NULL;
-    }
-    io = PyImport_ImportModule("io");
-    if (io == NULL) {
-        goto error;
-    }
-    Py_XSETREF(io_open, PyObject_GetAttrString(io, "open"));
-    Py_DECREF(io);
     if (io_open == NULL) {
-        goto error;
+        io = PyImport_ImportModule("io");
+        if (io == NULL) {
+            return -1;
+        }
+        io_open = PyObject_GetAttrString(io, "open");
+        Py_DECREF(io);
+        if (io_open == NULL) {
+            return -1;
+        }
     }
     if (fa__ws_escape_error == NULL) {
         fa__ws_escape_error = PyErr_NewExceptionWithDoc(
@@ -478,26 +495,43 @@ PyInit__workspace(void)
             "'mount-crossing', 'deny-subtree', 'not-portable', ...).",
             PyExc_PermissionError, NULL);
         if (fa__ws_escape_error == NULL) {
-            goto error;
+            return -1;
         }
     }
     if (PyModule_AddObjectRef(m, "WorkspaceEscapeError", fa__ws_escape_error) < 0) {
-        goto error;
+        return -1;
     }
     if (safe_open_cache == NULL && (safe_open_cache = PyDict_New()) == NULL) {
-        goto error;
+        return -1;
     }
-    if (fa__ws_init_type(m) < 0) {
-        goto error;
+    if (fa__ws_init_type(m) < 0 || add_symlinks_constants(m) < 0) {
+        return -1;
     }
-    if (PyModule_AddIntConstant(m, "SYMLINKS_TRUST", FA_SYM_TRUST) < 0
-        || PyModule_AddIntConstant(m, "SYMLINKS_BENEATH", FA_SYM_BENEATH) < 0
-        || PyModule_AddIntConstant(m, "SYMLINKS_NOFOLLOW", FA_SYM_NOFOLLOW) < 0)
-    {
-        goto error;
-    }
-    return m;
-error:
-    Py_DECREF(m);
-    return NULL;
+    ws_interp = interp;
+    return 0;
+}
+
+static PyModuleDef_Slot ws_slots[] = {
+    {Py_mod_exec, ws_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef ws_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "fastaudit._workspace",
+    .m_doc = "Files beneath a pinned root directory (the C half of fastaudit.workspace).",
+    .m_size = 0,
+    .m_methods = ws_methods,
+    .m_slots = ws_slots,
+};
+
+PyMODINIT_FUNC PyInit__workspace(void);
+
+PyMODINIT_FUNC
+PyInit__workspace(void)
+{
+    return PyModuleDef_Init(&ws_module);
 }

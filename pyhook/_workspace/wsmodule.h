@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "workspace/fa_workspace.h"
+#include "../py_symlinks.h"
 
 typedef struct {
     PyObject_HEAD

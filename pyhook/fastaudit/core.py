@@ -14,10 +14,10 @@ from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import audit_state, mk_audit, recent_denials, suggest_roots
+from ._fastaudit import UNCONFINED, audit_state, mk_audit, recent_denials, suggest_roots
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
-           'CallTracker', 'recent_denials', 'Learner', 'suggest_roots']
+           'CallTracker', 'recent_denials', 'Learner', 'suggest_roots', 'UNCONFINED']
 
 TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
 

@@ -33,7 +33,7 @@
 #include "path_search.h"
 #include "run/landlock.h"
 #include "run/learn.h"
-#include "shim/shim_internal.h"
+#include "shim/fa_shim_run.h"
 
 #define EXIT_FAIL 125
 #define EXIT_CANNOT 126
@@ -50,6 +50,9 @@ static const char *prog = "fa-run";
 
 static void usage(FILE *f)
 {
+	char modes[64];
+
+	fa_symlinks_choices(modes, sizeof modes);
 	fprintf(f,
 "Usage: fa-run [OPTION]... [--] COMMAND [ARG]...\n"
 "Run COMMAND with its writes confined to the given directories and its\n"
@@ -68,8 +71,8 @@ static void usage(FILE *f)
 "                          file-capability programs, which the preload cannot\n"
 "                          follow (they run unconfined; under the kernel\n"
 "                          floor they run anyway, confined by the kernel)\n"
-"      --symlinks=MODE     trust (default), beneath or nofollow; two different\n"
-"                          modes are an error, never a silent override\n"
+"      --symlinks=MODE     %s (default trust); two\n"
+"                          different modes are an error, never an override\n"
 "      --allow-outside-symlinks\n"
 "                          allow creating symlinks whose target lies outside\n"
 "                          the roots (writes through them are still judged\n"
@@ -90,7 +93,8 @@ static void usage(FILE *f)
 "      --landlock=MODE     the kernel floor under the preload (Landlock):\n"
 "                          auto (default): on where the kernel has it;\n"
 "                          on: fail (125) where it cannot be had; off\n"
-"      --verbose           say which kernel floor applies\n"
+"      --verbose           say which kernel floor applies, and whether its\n"
+"                          refusals can be named from the kernel's audit log\n"
 "      --log FILE          append one JSON line per denial to FILE; its \"fix\"\n"
 "                          says what would have allowed it\n"
 "      --log-approvals     also log what an approval let through: a program\n"
@@ -109,7 +113,7 @@ static void usage(FILE *f)
 "  fa-run: 3 denials (2 paths, 1 exec); see FILE\n"
 "Environment: FA_SHIM overrides the shim to preload.\n"
 "Exit status: COMMAND's; 125 if fa-run fails; 126 if COMMAND cannot be\n"
-"run; 127 if COMMAND is not found.\n");
+"run; 127 if COMMAND is not found.\n", modes);
 }
 
 static __attribute__((noreturn, format(printf, 2, 3))) void die(int status, const char *fmt, ...)
@@ -408,9 +412,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SYMLINKS: {
 			enum fa_symlinks m;
+			char modes[64];
 
+			fa_symlinks_choices(modes, sizeof modes);
 			if (fa_symlinks_parse(optarg, &m) < 0)
-				die(EXIT_FAIL, "--symlinks=%s: expected trust, beneath or nofollow", optarg);
+				die(EXIT_FAIL, "--symlinks=%s: expected %s", optarg, modes);
 			/* A second, different mode is a contradiction, not an override. */
 			if (sym_given && m != sym)
 				die(EXIT_FAIL, "--symlinks=%s contradicts --symlinks=%s: give one", optarg,
@@ -601,6 +607,7 @@ int main(int argc, char **argv)
 	free(text);
 	fa_policy_file_free(&pf);
 	watch.quiet = quiet;
+	watch.verbose = verbose;
 	watch.log = logfile;
 
 	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */

@@ -3,6 +3,10 @@
  * programs, system calls made without libc, set-ID programs) still cannot
  * write outside the roots, because the kernel refuses it.
  *
+ * Built into fa-run (applied in its child before the exec) and into the
+ * shim (applied by its constructor in the approved child of an audit
+ * context, env.c).
+ *
  * Landlock is an allowlist of rights beneath directories, so the ruleset
  * handles every write-class right the running kernel knows and allows them
  * only beneath the write roots and on the few files writing to which
@@ -25,7 +29,7 @@
 
 #include "run/landlock.h"
 #include "run/landlock_abi.h"
-#include "shim/shim_internal.h"
+#include "shim/fa_shim_run.h"
 
 int fa_floor_abi(void)
 {
@@ -61,6 +65,7 @@ int fa_floor_open(struct fa_floor *f, int abi, int exec, char *msg, size_t len)
 	f->abi = abi;
 	f->nskipped = 0;
 	f->exec = exec;
+	f->log_same_exec = 0;
 	f->handled = write_rights(abi) | (exec ? FA_LL_FS_EXECUTE : 0);
 	attr.handled_access_fs = f->handled;
 	/* Only the first field: older kernels know no other. */
@@ -229,7 +234,8 @@ int fa_floor_enforce(struct fa_floor *f, char *msg, size_t len)
 	}
 	/* Record the command's refusals in the audit log, not fa-run's own. */
 	if (f->abi >= 7)
-		flags = FA_LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF | FA_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+		flags = (f->log_same_exec ? 0 : FA_LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF) |
+			FA_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON;
 	r = (int)syscall(SYS_landlock_restrict_self, f->ruleset, flags);
 	if (r < 0) {
 		snprintf(msg, len, "cannot apply the Landlock ruleset: %s", strerror(errno));

@@ -17,6 +17,12 @@ struct fa_floor {
 	int ruleset;        /* its fd, or -1 */
 	int nskipped;       /* inherited descriptors that could not be added */
 	int exec;           /* execute is handled too */
+	/*
+	 * The kernel's audit records name refusals of the image that applies
+	 * the floor too (the shim in a program), not only of what it execs
+	 * (fa-run's child, before its exec).
+	 */
+	int log_same_exec;
 };
 
 /* The running kernel's Landlock ABI (> 0), or -errno when there is none. */
@@ -79,6 +85,7 @@ struct fa_watch {
 	struct fa_counts *counts;  /* the run's tally (counts.h), or NULL */
 	const char *log;           /* the --log file, for the summary, or NULL */
 	struct fa_learn *learn;    /* --learn: what to read and say at exit (learn.h), or NULL */
+	int verbose;               /* say whether the floor's refusals can be named */
 };
 
 /*

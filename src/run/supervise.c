@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "run/audit_log.h"
 #include "run/landlock.h"
 #include "run/learn.h"
 
@@ -70,26 +71,84 @@ static void summary(const struct fa_watch *w)
 		fputs("; --log FILE keeps them as JSON lines\n", stderr);
 }
 
-/* Close every descriptor above stderr but keep, the one --learn's record arrives in (or -1). */
-static void keep_only(int keep)
+/*
+ * The floor's refusals by name, where the kernel's audit records can be
+ * read: listening starts before the command does. 1 when listening.
+ */
+static int floor_records(struct fa_audit *au, const struct fa_floor *f,
+			 const struct fa_watch *w)
 {
-	if (keep < 3) {
-		(void)close_range(3, ~0U, 0);
+	char why[256];
+	int on;
+
+	au->fd = -1;
+	au->enabled = 0;
+	if (!f)
+		return 0;
+	on = fa_audit_open(au, f->abi, why, sizeof(why));
+	au->quiet = w->quiet;
+	au->log = w->log;
+	au->verbose = w->verbose;
+	return on;
+}
+
+/* Under --verbose, at exit: were the floor's refusals named, or why not. */
+static void floor_records_said(const struct fa_audit *au, const struct fa_floor *f,
+			       const struct fa_watch *w)
+{
+	if (!f || !w->verbose)
 		return;
+	if (au->enabled == 1)
+		fprintf(stderr, "fa-run: the kernel floor's refusals were named from the audit log "
+			"(%lu)\n", au->named);
+	else
+		fprintf(stderr, "fa-run: the kernel floor's refusals could not be named: %s\n",
+			au->why);
+}
+
+/*
+ * Close every descriptor above stderr but keep and keep2 (-1: none): the
+ * one --learn's record arrives in, and the floor's audit records.
+ */
+static void keep_only(int keep, int keep2)
+{
+	int lo = keep < keep2 ? keep : keep2, hi = keep < keep2 ? keep2 : keep;
+	unsigned from = 3;
+
+	if (lo >= 3) {
+		if (lo > 3)
+			(void)close_range(3, (unsigned)lo - 1, 0);
+		from = (unsigned)lo + 1;
 	}
-	if (keep > 3)
-		(void)close_range(3, (unsigned)keep - 1, 0);
-	(void)close_range((unsigned)keep + 1, ~0U, 0);
+	if (hi >= 3 && hi != lo) {
+		if ((unsigned)hi > from)
+			(void)close_range(from, (unsigned)hi - 1, 0);
+		from = (unsigned)hi + 1;
+	}
+	(void)close_range(from, ~0U, 0);
+}
+
+/* waitpid(pid, status, 0), naming the floor's refusals meanwhile when au listens. */
+static int wait_command(struct fa_audit *au, pid_t pid, int *status)
+{
+	if (au->fd >= 0)
+		return fa_audit_wait(au, pid, status);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
 }
 
 void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 {
+	struct fa_audit au;
 	struct sigaction sa;
 	char msg[512];
 	size_t i;
 	int status, err, null;
 	pid_t pid, self = getpid();
 
+	floor_records(&au, f, w);
 	fflush(NULL);
 	/*
 	 * vfork: the child only makes system calls on its own credentials
@@ -138,7 +197,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 			close(null);
 	}
 	/* The tally stays mapped; its descriptor is the command's now. */
-	keep_only(w->learn ? w->learn->fd : -1);
+	keep_only(w->learn ? w->learn->fd : -1, au.fd);
 	child = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -146,17 +205,18 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
-			exit(125);
-		}
+	if (wait_command(&au, pid, &status) < 0) {
+		fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
+		exit(125);
+	}
 	if (w->learn)
 		fa_learn_report(w->learn);
 	else if (!w->quiet)
 		summary(w);
+	floor_records_said(&au, f, w);
 	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
-	if (f && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
+	if (f && au.enabled != 1 && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 &&
+	    WEXITSTATUS(status) < 125)
 		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
 			"not see (static programs, direct system calls, io_uring) may have been "
 			"refused by the kernel with EACCES and no message\n", argv[0]);

@@ -19,21 +19,6 @@
 
 #include "wrap.h"
 
-ssize_t fa_fd_path(int fd, char *buf, size_t len)
-{
-	char link[40];
-	struct fa_buf b = { link, 0, sizeof(link) };
-	ssize_t n;
-
-	fa_puts(&b, "/proc/self/fd/");
-	fa_putu(&b, (unsigned)fd);
-	n = readlink(link, buf, len - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 		const char *attr, const void *value, size_t size, int flags)
 {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "wrap.h"
+#include "run/landlock.h"
 
 /* Not initialised yet: every call takes the slow path until fa_init(). */
 int fa_gate = 1;
@@ -262,8 +263,15 @@ static void read_counts(void)
 	}
 }
 
-/* What children get back whatever environment they are started with. */
-static void snapshot_env(void)
+/*
+ * What children get back whatever environment they are started with.
+ * The shim's own path and LD_PRELOAD are kept in every process: a
+ * context's approved child needs them even where no process policy is.
+ * A floor request this process carried out is passed on as a floor that
+ * is there (Landlock domains are inherited; another layer would only
+ * count towards the kernel's limit of 16).
+ */
+static void snapshot_env(int floor_applied)
 {
 	extern char **environ;
 	char **e;
@@ -272,24 +280,57 @@ static void snapshot_env(void)
 
 	for (e = environ; e && *e; e++)
 		n += !strncmp(*e, "FA_", 3);
-	fa_proc.fa_env = fa_arena_alloc(sizeof(char *) * (size_t)(n + 1));
+	fa_proc.fa_env = fa_arena_alloc(sizeof(char *) * (size_t)(n + 2));
 	if (!fa_proc.fa_env)
 		invalid("FA_POLICY", "out of memory");
 	for (e = environ; e && *e; e++) {
-		if (!strncmp(*e, "FA_", 3) && strchr(*e, '='))
+		if (!strncmp(*e, "FA_FLOOR_APPLY=", 15) || !strncmp(*e, "FA_FLOOR=", 9))
+			continue;
+		if (fa_proc.active && !strncmp(*e, "FA_", 3) && strchr(*e, '='))
 			fa_proc.fa_env[fa_proc.nfa_env++] = fa_arena_strdup(*e);
 		else if (!strncmp(*e, "LD_PRELOAD=", 11))
 			fa_proc.ld_preload = fa_arena_strdup(*e);
 	}
+	if (fa_proc.active && (fa_proc.floor || floor_applied))
+		fa_proc.fa_env[fa_proc.nfa_env++] = "FA_FLOOR=1";
 	fa_tls.guard++;
 	if (dladdr((void *)fa_bridge_v1, &info) && info.dli_fname)
 		fa_proc.self = fa_arena_strdup(info.dli_fname);
 	fa_tls.guard--;
 }
 
+/*
+ * FA_FLOOR_APPLY=1: this process is the approved child of an audit
+ * context, and its policy is to have the kernel floor under it from here
+ * on, as fa-run gives its command (auto: where the kernel has Landlock).
+ * Applied before main(), so the program's own calls, and every program it
+ * starts, static ones included, are confined by the kernel too. Where it
+ * cannot be had the preload alone enforces the policy, as under
+ * fa-run --landlock=off. Returns 1 when the floor is on.
+ */
+static int apply_floor(void)
+{
+	struct fa_floor f;
+	char why[PATH_MAX + 128];
+	int r;
+
+	if (!flag_var("FA_FLOOR_APPLY") || !fa_proc.policy || fa_policy_unrestricted(fa_proc.policy))
+		return 0;
+	fa_tls.guard++;
+	r = fa_floor_build(&f, FA_FLOOR_AUTO, fa_proc.policy, 0, NULL, NULL, fa_proc.log, why,
+			   sizeof(why));
+	if (r == 1) {
+		/* this image is the program: its own refusals are the ones to log */
+		f.log_same_exec = 1;
+		r = fa_floor_enforce(&f, why, sizeof(why)) == 0;
+	}
+	fa_tls.guard--;
+	return r == 1;
+}
+
 void fa_init(void)
 {
-	int expect = 0;
+	int expect = 0, floor_applied;
 
 	if (!__atomic_compare_exchange_n(&fa_init_state, &expect, 1, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -303,6 +344,7 @@ void fa_init(void)
 	read_exec();
 	fa_proc.report = flag_var("FA_REPORT");
 	fa_proc.quiet = flag_var("FA_QUIET");
+	fa_proc.from_context = flag_var("FA_FROM_CONTEXT");
 	/* Under the kernel floor such programs run confined by the kernel. */
 	fa_proc.floor = flag_var("FA_FLOOR");
 	fa_proc.allow_static = flag_var("FA_ALLOW_STATIC") | fa_proc.floor;
@@ -322,8 +364,10 @@ void fa_init(void)
 		fa_proc.learn = fa_arena_strdup(fa_proc.learn);
 	}
 	read_counts();
-	if (fa_proc.active)
-		snapshot_env();
+	floor_applied = apply_floor();
+	fa_proc.floor |= floor_applied;
+	fa_proc.allow_static |= floor_applied;
+	snapshot_env(floor_applied);
 	__atomic_store_n(&fa_init_state, 2, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&fa_gate, fa_proc.active ? 0 : -1, __ATOMIC_SEQ_CST);
 }

@@ -2,6 +2,13 @@
  * exec.c - the exec family: judge the program, then start it with the
  * shim and the policy in its environment whatever envp the caller built.
  *
+ * A program an audit context lets start (its host approved it) carries
+ * the context's policy as its process policy: FA_POLICY is the meet of
+ * the process policy and the context's (it can only narrow), and
+ * FA_FLOOR_APPLY asks the shim in the new image to put the Landlock floor
+ * under it before main() (env.c). Only a start the host approved with
+ * UNCONFINED goes out as the host process itself would.
+ *
  * Everything here may run in a vfork child: no malloc, no change to
  * environ or to any other shared state, only stack memory and syscalls.
  * The new envp is built on the stack; the array stays valid until the
@@ -94,27 +101,44 @@ static const char *callers_preload(char *const envp[])
 	return NULL;
 }
 
+#define POLICY_VAR "FA_POLICY="
+#define FLOOR_APPLY_VAR "FA_FLOOR_APPLY=1"
+#define FROM_CONTEXT_VAR "FA_FROM_CONTEXT=1"
+
+/* The text of the confined child's FA_POLICY: its length, or < 0. */
+static ssize_t child_policy(char *buf, size_t len)
+{
+	return fa_policy_format_meet(fa_proc.policy, fa_tls.child_ctx, buf, len);
+}
+
 size_t fa_child_env_size(char *const envp[])
 {
-	size_t n = 0;
+	size_t n = 0, extra = 0;
 	const char *cp = callers_preload(envp);
 
 	while (envp && envp[n])
 		n++;
+	if (fa_tls.child_ctx) {
+		ssize_t pl = child_policy(NULL, 0);
+
+		extra = sizeof(char *) * 3 + sizeof(POLICY_VAR) + sizeof(FLOOR_APPLY_VAR) +
+			(pl > 0 ? (size_t)pl : 0) + 8;
+	}
 	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof("LD_PRELOAD=") +
 	       strlen(preload_value()) + (fa_proc.self ? strlen(fa_proc.self) : 0) +
-	       (cp ? strlen(cp) : 0) + 8;
+	       (cp ? strlen(cp) : 0) + 8 + extra;
 }
 
 char **fa_child_env(char *const envp[], void *mem, size_t memlen)
 {
 	size_t n = 0, i, k = 0, slots;
-	char **out = mem;
+	const fa_policy *ctx = fa_tls.child_ctx;
+	char **out = mem, *pol = NULL;
 	struct fa_buf b;
 
 	while (envp && envp[n])
 		n++;
-	slots = n + (size_t)fa_proc.nfa_env + 2;
+	slots = n + (size_t)fa_proc.nfa_env + 2 + (ctx ? 3 : 0);
 	if (memlen < sizeof(char *) * slots + 16)
 		return NULL;
 	b.p = (char *)(out + slots);
@@ -123,11 +147,33 @@ char **fa_child_env(char *const envp[], void *mem, size_t memlen)
 	merge_preload(&b, callers_preload(envp));
 	if (b.len + 1 >= b.cap)
 		return NULL;
+	if (ctx) {
+		ssize_t pl;
+
+		pol = b.p + b.len + 1;
+		b.len += 1 + sizeof(POLICY_VAR) - 1;
+		if (b.len >= b.cap)
+			return NULL;
+		memcpy(pol, POLICY_VAR, sizeof(POLICY_VAR) - 1);
+		pl = child_policy(b.p + b.len, b.cap - b.len);
+		if (pl < 0)
+			return NULL;
+		b.len += (size_t)pl;
+		if (b.len + 1 >= b.cap)
+			return NULL;
+	}
 	for (i = 0; i < n; i++)
 		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], "LD_PRELOAD=", 11))
 			out[k++] = envp[i];
 	for (i = 0; i < (size_t)fa_proc.nfa_env; i++)
-		out[k++] = (char *)fa_proc.fa_env[i];
+		if (!ctx || (strncmp(fa_proc.fa_env[i], POLICY_VAR, sizeof(POLICY_VAR) - 1) &&
+			     strcmp(fa_proc.fa_env[i], FROM_CONTEXT_VAR)))
+			out[k++] = (char *)fa_proc.fa_env[i];
+	if (ctx) {
+		out[k++] = pol;
+		out[k++] = (char *)FLOOR_APPLY_VAR;
+		out[k++] = (char *)FROM_CONTEXT_VAR;
+	}
 	out[k++] = b.p;
 	out[k] = NULL;
 	return out;
@@ -141,6 +187,9 @@ int fa_child_env_ok(char *const envp[])
 	size_t i, nfa = 0;
 	int j;
 
+	/* A confined child's policy is made for it: always rebuilt. */
+	if (fa_tls.child_ctx)
+		return 0;
 	merge_preload(&b, cp);
 	if (!cp || strcmp(cp, want + 11))
 		return 0;
@@ -193,7 +242,7 @@ static int listed(const char *canon)
 
 /* A program the preload cannot follow: which file and why. */
 static int refuse_kind(const char *call, const char *shown, const char *canon,
-		       enum fa_prog_kind kind, const char *culprit, void *ra)
+		       enum fa_prog_kind kind, const char *culprit, int from_context, void *ra)
 {
 	char text[PATH_MAX + 256];
 	struct fa_buf b = { text, 0, sizeof(text) - 1 };
@@ -203,9 +252,17 @@ static int refuse_kind(const char *call, const char *shown, const char *canon,
 		fa_puts(&b, culprit);
 		fa_puts(&b, ", a ");
 	}
-	fa_puts(&b, fa_prog_text(kind));
+	if (from_context) {
+		/* the way out is the host's, not fa-run's option */
+		const char *t = fa_prog_text(kind), *opt = strstr(t, " (--allow-static");
+
+		fa_putn(&b, t, opt ? (size_t)(opt - t) : strlen(t));
+		fa_puts(&b, " (before_deny returning fastaudit.UNCONFINED starts it unconfined)");
+	} else {
+		fa_puts(&b, fa_prog_text(kind));
+	}
 	text[b.len < sizeof(text) ? b.len : sizeof(text) - 1] = '\0';
-	return exec_deny(call, shown, canon, fa_prog_rule(kind), text, 0, ra);
+	return exec_deny(call, shown, canon, fa_prog_rule(kind), text, from_context, ra);
 }
 
 int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
@@ -213,9 +270,11 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 {
 	char canon[PATH_MAX], culprit[PATH_MAX];
 	const char *shown = path && *path ? path : "(fd)";
+	const fa_policy *confine = NULL;
 	enum fa_prog_kind kind;
 	int fd, own = 1, saved = errno, rc = 0;
 
+	fa_tls.child_ctx = NULL;
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();
 	if (FA_GUARDED())
@@ -241,15 +300,20 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 		goto out;
 	if (fa_fd_path(fd, canon, sizeof(canon)) <= 0)
 		canon[0] = '\0';
-	if (fa_ctx_exec_denied(path)) {
+	if (fa_ctx_exec_denied(path, &confine)) {
 		rc = exec_deny(call, shown, canon, "exec-in-context",
 			       "starting programs is not allowed in this audit context", 1, ra);
 		if (rc)
 			goto out;
 	}
-	if (!fa_proc.active)
+	/* a context without roots has nothing to carry: the process policy goes on */
+	fa_tls.child_ctx = confine && !fa_policy_unrestricted(confine) ? confine : NULL;
+	confine = fa_tls.child_ctx;
+	if (!fa_proc.active && !confine)
 		goto out;
-	if (fa_proc.exec == FA_EXEC_DENY) {
+	if (!fa_proc.active) {
+		/* no process rules: only the program's kind, below */
+	} else if (fa_proc.exec == FA_EXEC_DENY) {
 		rc = exec_deny(call, shown, canon, "exec-denied", "exec denied by policy", 0, ra);
 		if (rc)
 			goto out;
@@ -261,12 +325,19 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	} else if (fa_proc.exec == FA_EXEC_LIST) {
 		fa_report_approval("exec", shown, canon, "allow-exec");
 	}
-	if (!fa_proc.allow_static) {
+	/*
+	 * A program the preload cannot follow could not carry a context's
+	 * policy either, nor the floor the shim would apply in it.
+	 */
+	if (!fa_proc.allow_static || confine) {
 		kind = fa_prog_check(fd, path, argv, cwd, culprit, sizeof(culprit));
 		if (kind != FA_PROG_OK)
-			rc = refuse_kind(call, shown, canon, kind, culprit, ra);
+			rc = refuse_kind(call, shown, canon, kind, culprit,
+					 confine && (fa_proc.allow_static || !fa_proc.active), ra);
 	}
 out:
+	if (rc)
+		fa_tls.child_ctx = NULL;
 	if (own && fd >= 0)
 		FA_REAL(close)(fd);
 	errno = saved;
@@ -317,7 +388,7 @@ static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 		errno = -rc;
 		return -1;
 	}
-	if (!fa_proc.active) {
+	if (!fa_proc.active && !fa_tls.child_ctx) {
 		if (dirfd == AT_FDCWD && !flags)
 			return FA_REAL(execve)(path, argv, envp);
 #ifdef HAVE_EXECVEAT
@@ -388,7 +459,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 		errno = -rc;
 		return -1;
 	}
-	if (!fa_proc.active)
+	if (!fa_proc.active && !fa_tls.child_ctx)
 		return FA_REAL(fexecve)(fd, argv, envp);
 	WITH_CHILD_ENV(envp, newenv, rc = FA_REAL(fexecve)(fd, argv, newenv));
 	return rc;

@@ -146,7 +146,12 @@ static void approve(enum fa_op op, const char *path)
 
 static void approve_exec(const char *path)
 {
-	add_approval(-1, path);
+	add_approval(FA_APPR_EXEC, path);
+}
+
+static void approve_exec_unconfined(const char *path)
+{
+	add_approval(FA_APPR_EXEC_UNCONFINED, path);
 }
 
 static void clear_approvals(void)
@@ -249,17 +254,27 @@ void fa_call_done(void)
 	fa_tls.call_op = 0;
 }
 
-/* 1 if the thread's context forbids starting this program. */
-int fa_ctx_exec_denied(const char *path)
+/*
+ * 1 if the thread's context forbids starting this program. Otherwise
+ * *confine is the context's policy, which the program is to start under,
+ * or NULL: no context, or the host let this one start unconfined.
+ */
+int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 {
+	*confine = NULL;
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();
 	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
 		return 0;
 	refresh();
-	if (!fa_tls.ctx.policy || fa_tls.ctx.exec_allowed)
+	if (!fa_tls.ctx.policy)
 		return 0;
-	return !take_approval(-1, path);
+	if (take_approval(FA_APPR_EXEC_UNCONFINED, path))
+		return 0;
+	*confine = fa_tls.ctx.policy;
+	if (fa_tls.ctx.exec_allowed)
+		return 0;
+	return !take_approval(FA_APPR_EXEC, path);
 }
 
 static const fa_policy *process_policy(void)
@@ -287,6 +302,7 @@ static const struct fa_bridge bridge = {
 	.set_resolver = set_resolver,
 	.approve = approve,
 	.approve_exec = approve_exec,
+	.approve_exec_unconfined = approve_exec_unconfined,
 	.clear_approvals = clear_approvals,
 	.recent_denials = recent_denials,
 	.denial_count = denial_count,

@@ -29,6 +29,7 @@
 #include "counts.h"
 #include "fa_bridge.h"
 #include "fa_policy.h"
+#include "fa_shim_run.h"
 #include "json.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
@@ -73,6 +74,7 @@ struct fa_proc {
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
+	int from_context;         /* FA_FROM_CONTEXT=1: the policy is an audit context's (exec.c) */
 	const char *log;          /* FA_LOG, or NULL */
 	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
 	const char *learn;        /* FA_LEARN: fa-run --learn's record of would-be denials, or NULL */
@@ -105,12 +107,15 @@ FA_HIDDEN char *fa_arena_strdup(const char *s);
 
 /* ---- per-thread state (shim_bridge.c) ---- */
 struct fa_approval {
-	int op;                   /* enum fa_op, or -1 for exec */
+	int op;                   /* enum fa_op, or FA_APPR_EXEC* */
 	uint32_t len;
 	uint64_t hash;
 };
 
 #define FA_NAPPROVALS 8
+/* A start of the program: in the context's policy, or as the host is. */
+#define FA_APPR_EXEC (-1)
+#define FA_APPR_EXEC_UNCONFINED (-2)
 
 /* A call as the caller made it, when its operation alone cannot say what the kernel looks up first. */
 enum fa_whole_kind { FA_WHOLE_RENAME, FA_WHOLE_LINK, FA_WHOLE_UNLINK };
@@ -131,6 +136,11 @@ struct fa_tls {
 	int call_op;              /* that call's operation + 1, named in its reports */
 	const char *call_path2;   /* its second path, shown when the first is refused */
 	const struct fa_whole *call_whole; /* a rename, link or unlink, for the kernel's order */
+	/*
+	 * Set by the judging of a program start for the start that follows:
+	 * the context policy the child is to carry, or NULL.
+	 */
+	const fa_policy *child_ctx;
 };
 /*
  * initial-exec: the shim is loaded with the program (LD_PRELOAD), so its
@@ -162,7 +172,7 @@ static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 	pp->ctx = NULL;
 	pp->ctx_exec_denied = 0;
 }
-FA_HIDDEN int fa_ctx_exec_denied(const char *path);
+FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
 /*
  * A call made of several checks (rename, link, symlink) takes its one
  * approval, named by its first path, before the first check.
@@ -210,7 +220,8 @@ static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
 	ev->why = fa_why_name(d->why);
 	ev->text = fa_why_text(d->why);
 	ev->policy = p;
-	ev->from_context = from_context;
+	/* a context's approved child: its process policy is that context's */
+	ev->from_context = from_context || (p && p == fa_proc.policy && fa_proc.from_context);
 }
 /* Report one denial; returns 1 if it is to be enforced, 0 in report-only mode. */
 FA_HIDDEN int fa_report(const struct fa_event *ev);
@@ -379,27 +390,7 @@ FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);
 FA_HIDDEN int fa_utime_at(int dirfd, const char *name, const void *times);
 
-/* ---- exec (exec.c, elf.c) ---- */
-enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN };
-/*
- * Can a preload follow the program open on fd, exec'd as 'path' with
- * argv from the directory cwd? Follows #! interpreters and the dynamic
- * loader run as a command (relative names from cwd, as the kernel does);
- * names the file at fault in 'culprit'. Never FA_PROG_UNKNOWN: what
- * cannot be read is left to the kernel.
- */
-FA_HIDDEN enum fa_prog_kind fa_prog_check(int fd, const char *path, char *const argv[], int cwd,
-					  char *culprit, size_t len);
-/* Would the kernel start the file open on fd (regular, executable, not on noexec)? */
-FA_HIDDEN int fa_prog_runnable(int fd);
-/* Rule name and reason for a refused kind (NULL for FA_PROG_OK). */
-FA_HIDDEN const char *fa_prog_rule(enum fa_prog_kind k);
-FA_HIDDEN const char *fa_prog_text(enum fa_prog_kind k);
-/* The #! interpreter of the script open on fd, or "". */
-FA_HIDDEN void fa_prog_interp(int fd, char *out, size_t len);
-/* The dynamic loader this process runs under (its PT_INTERP), or NULL. */
-FA_HIDDEN const char *fa_prog_loader(void);
-
+/* ---- exec (exec.c; what a preload can follow: fa_shim_run.h, elf.c) ---- */
 /*
  * Judge an exec of the program at (dirfd, path) run with argv, from the
  * working directory cwd (AT_FDCWD, or a spawned child's): 0 or -EACCES
@@ -433,8 +424,5 @@ FA_HIDDEN int fa_child_env_ok(char *const envp[]);
 
 /* The one exported function besides the wrappers. */
 __attribute__((visibility("default"))) const struct fa_bridge *fa_bridge_v1(void);
-
-/* ---- raw helpers that call no wrapped function ---- */
-FA_HIDDEN ssize_t fa_fd_path(int fd, char *buf, size_t len);
 
 #endif

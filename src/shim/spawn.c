@@ -10,7 +10,8 @@
  * judges what it runs), and when environ has lost the shim's variables
  * (unsetenv, clearenv) libc is handed a private copy for the duration of
  * the call. That swap is not atomic with respect to a concurrent setenv()
- * in another thread, whose change may be lost.
+ * in another thread, whose change may be lost. The same swap gives the
+ * shell a context's policy when an audit context's host approved it.
  */
 #include "config.h"
 
@@ -59,6 +60,8 @@ static int spawn_exec_check(void *ra, const char *call, const char *path,
 	char dir[PATH_MAX];
 	int dirfd = AT_FDCWD, cwd, rc;
 
+	/* set again by the judging of the program, when it is judged */
+	fa_tls.child_ctx = NULL;
 	rc = fa_spawn_actions_cwd(fa, &dirfd, dir, sizeof(dir));
 	if (rc == 0)
 		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
@@ -96,7 +99,7 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 	errno = saved;
 	if (rc < 0)
 		return -rc;
-	if (!fa_proc.active)
+	if (!fa_proc.active && !fa_tls.child_ctx)
 		return FA_REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
 	rc = child_env(envp ? envp : empty, stack, sizeof(stack), &mem, &sz, &newenv);
 	if (!rc)
@@ -184,7 +187,7 @@ static int swap_in(struct env_swap *s)
 	int e;
 
 	s->swapped = 0;
-	if (!fa_proc.active || fa_child_env_ok(environ))
+	if ((!fa_proc.active && !fa_tls.child_ctx) || fa_child_env_ok(environ))
 		return 0;
 	e = child_env(environ, s->stack, sizeof(s->stack), &s->mem, &s->sz, &newenv);
 	if (e)

@@ -28,36 +28,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "fa_enums.h"   /* enum fa_symlinks, enum fa_why: the engine's own */
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef FA_POLICY_H
-/* Shared with the policy engine (same names, same values). */
-enum fa_symlinks {
-	FA_SYM_TRUST,
-	FA_SYM_BENEATH,
-	FA_SYM_NOFOLLOW,
-};
-
-enum fa_why {
-	FA_WHY_NONE = 0,
-	FA_WHY_OUTSIDE,
-	FA_WHY_NO_ROOTS,
-	FA_WHY_DENY_SUBTREE,
-	FA_WHY_PROTECTS_DENY,
-	FA_WHY_SYMLINK,
-	FA_WHY_MAGICLINK,
-	FA_WHY_LINK_TARGET,
-	FA_WHY_ESCAPES,
-	FA_WHY_ABSOLUTE,
-	FA_WHY_EMPTY,
-	FA_WHY_TOO_LONG,
-	FA_WHY_BAD_FD,
-	FA_WHY_XDEV,
-	FA_WHY_PORTABLE,
-	FA_WHY_ERROR,
-};
 #endif
 
 typedef struct fa_ws fa_ws;

@@ -33,16 +33,6 @@ static int fail_open(const char *root, int err, enum fa_why why, const char *msg
 	return -err;
 }
 
-/* Is b equal to a or beneath it, by whole components? */
-static int path_within(const char *a, const char *b)
-{
-	size_t n = strlen(a);
-
-	if (n == 1 && a[0] == '/')
-		return 1;
-	return strncmp(a, b, n) == 0 && (b[n] == 0 || b[n] == '/');
-}
-
 static int ws_build(const char *root, const char *const *deny, enum fa_symlinks symlinks,
 		    unsigned flags, fa_ws **out, struct fa_ws_error *err)
 {
@@ -55,7 +45,7 @@ static int ws_build(const char *root, const char *const *deny, enum fa_symlinks 
 	*out = NULL;
 	if (!root || !*root)
 		return fail_open(root, ENOENT, FA_WHY_EMPTY, "no root directory given", err);
-	if ((unsigned)symlinks > FA_SYM_NOFOLLOW)
+	if ((unsigned)symlinks >= FA_SYM_NMODES)
 		return fail_open(root, EINVAL, FA_WHY_NONE, "unknown symlink mode", err);
 	if (flags & ~(FA_WS_PORTABLE | FA_WS_NO_XDEV))
 		return fail_open(root, EINVAL, FA_WHY_NONE, "unknown workspace flags", err);
@@ -91,7 +81,7 @@ static int ws_build(const char *root, const char *const *deny, enum fa_symlinks 
 	}
 	/* A deny subtree outside the root could never match: the caller erred. */
 	for (i = 0; rc == 0 && i < fa_policy_ndeny(p); i++) {
-		if (!path_within(fa_policy_root(p, 0), fa_policy_deny(p, i))) {
+		if (!fa_path_within(fa_policy_deny(p, i), fa_policy_root(p, 0))) {
 			rc = -EINVAL;
 			snprintf(msg, sizeof msg, "deny path '%s' is not inside the root",
 				 fa_policy_deny(p, i));
@@ -264,15 +254,15 @@ int fa__ws_denied(const fa_ws *ws, int fd, const char *name)
 
 	if (!fa_policy_ndeny(ws->pol))
 		return 0;
-	n = fa__fd_path(fd, real, sizeof real);
+	n = fa_fd_path(fd, real, sizeof real);
 	if (n < 0)
 		return 1;
-	if (name && (n = fa__join(real, (size_t)n, name, real, sizeof real)) < 0)
+	if (name && (n = fa_path_join(real, (size_t)n, name, real, sizeof real)) < 0)
 		return 1;
 	for (i = 0; i < fa_policy_ndeny(ws->pol); i++) {
 		const char *d = fa_policy_deny(ws->pol, i);
 
-		if (fa__within(real, (size_t)n, d, strlen(d)))
+		if (fa_path_within(real, d))
 			return 1;
 	}
 	return 0;
@@ -389,13 +379,13 @@ int fa_ws_sub(fa_ws *ws, const char *rel, fa_ws **out)
 	for (i = 0; i < fa_policy_ndeny(ws->pol); i++) {
 		const char *d = fa_policy_deny(ws->pol, i);
 
-		if (path_within(d, child->root)) {
+		if (fa_path_within(child->root, d)) {
 			fa_ws_close(child);
 			return fa__ws_fail(ws, "subworkspace", rel, EACCES, FA_WHY_DENY_SUBTREE);
 		}
-		if (path_within(child->root, d) && nd < 64)
+		if (fa_path_within(d, child->root) && nd < 64)
 			deny[nd++] = d;
-		else if (path_within(child->root, d))
+		else if (fa_path_within(d, child->root))
 			rc = -E2BIG;
 	}
 	deny[nd] = NULL;

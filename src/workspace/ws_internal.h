@@ -2,7 +2,7 @@
 #ifndef FA_WS_INTERNAL_H
 #define FA_WS_INTERNAL_H
 
-#include "engine_internal.h"
+#include "fa_policy.h"
 #include "workspace/fa_workspace.h"
 
 struct fa_ws {

@@ -431,6 +431,8 @@ allow freopen_null "$OUT/f" r
 both open_by_handle_at "$IN/f" WRONLY -- "$OUT/f" WRONLY
 both open_by_handle_at "$IN/f" "RDWR|TRUNC" -- "$OUT/f" "RDWR|TRUNC"
 allow open_by_handle_at "$OUT/f" RDONLY
+both _IO_file_open "$IN/new" "WRONLY|CREAT|TRUNC" -- "$OUT/new" "WRONLY|CREAT|TRUNC"
+allow _IO_file_open "$OUT/f" RDONLY
 for fn in setmntent __setmntent; do
 	both $fn "$IN/mtab" w -- "$OUT/mtab" w
 	both $fn "$IN/f" a -- "$OUT/f" a

@@ -160,9 +160,26 @@ for sig in TERM KILL; do
 	fi
 done
 
-# The exit note: only when the command failed.
-far --landlock=on -w "$R" -- "$STATIC" "$O/static"
-says "a failure under the floor" "may have been refused by the kernel"
+# The floor's refusals: named from the kernel's audit records where they
+# can be read (Landlock ABI 7, the audit subsystem on, CAP_AUDIT_READ);
+# elsewhere one note at exit, only when the command failed.
+: >"$T/log"
+far --verbose --landlock=on --log "$T/log" -w "$R" -- "$STATIC" "$O/static"
+if grep -q "refusals were named from the audit log" "$T/e"; then
+	says "a floor refusal, named" 'fa-run: denied fs.make_reg("'"$O"'"): refused by the kernel floor'
+	says "a floor refusal, its rule and fix" "[landlock]; to allow: add -w $O to fa-run"
+	if grep -q '^{"layer":"landlock",.*"call":"fs.make_reg","op":null,"path":"'"$O"'"' "$T/log"; then
+		pass
+	else
+		fail "a floor refusal in the log: $(cat "$T/log")"
+	fi
+	silent_on "a refusal named: no vague note" "may have been refused"
+else
+	says "why the floor's refusals cannot be named" "the kernel floor's refusals could not be named: "
+	says "a failure under the floor" "may have been refused by the kernel"
+	check "the note, once" 1 "$(grep -c 'may have been refused' "$T/e")"
+	check "no floor line in the log" 0 "$(grep -c '"layer":"landlock"' "$T/log")"
+fi
 far --landlock=on -w "$R" -- "$STATIC" "$R/static"
 silent_on "a success under the floor" "may have been refused"
 

@@ -10,7 +10,11 @@ python_suites = \
 	%D%/test_exec_search.py \
 	%D%/test_denials.py \
 	%D%/test_explain.py \
+	%D%/test_symlinks.py \
+	%D%/test_bridge_abi.py \
+	%D%/test_hook_reentry.py \
 	%D%/test_learn.py \
+	%D%/test_children.py \
 	%D%/test_reference_suite.py
 if WITH_PYTHON
 if HAVE_PYTEST

@@ -369,6 +369,39 @@ static void context_allows_inside(void **state)
 	enter(NULL, 0);
 }
 
+/* Native code's starts carry the context's roots too, whatever the spawn path. */
+static void context_spawn_child_confined(void **state)
+{
+	char cmd[3 * PATH_MAX];
+	char *sargv[] = { (char *)"sh", (char *)"-c", cmd, NULL };
+	pid_t pid;
+	int st;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "echo x > %s; echo y > %s", in(B, "nat1"), in(A, "nat1"));
+	enter(ctx_a, 1);
+	assert_int_equal(posix_spawn(&pid, "/bin/sh", NULL, NULL, sargv, environ), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	enter(NULL, 0);
+	assert_false(exists(in(B, "nat1")));
+	assert_true(exists(in(A, "nat1")));
+}
+
+static void context_system_confined(void **state)
+{
+	char cmd[3 * PATH_MAX];
+	int rc;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "echo x > %s; echo y > %s", in(B, "nat2"), in(A, "nat2"));
+	enter(ctx_a, 1);
+	rc = system(cmd);
+	enter(NULL, 0);
+	assert_int_not_equal(rc, -1);
+	assert_false(exists(in(B, "nat2")));
+	assert_true(exists(in(A, "nat2")));
+}
+
 /*
  * A context that forbids starting programs: only a start the kernel would
  * perform is refused. A program that does not exist fails as libc makes
@@ -483,6 +516,9 @@ int main(int argc, char **argv)
 		      "in a context, an open action outside its root is refused though the process allows it"),
 		HOLDS(context_denial_is_contexts, "that denial is the context's"),
 		HOLDS(context_allows_inside, "in a context, an open action inside its root is allowed"),
+		HOLDS(context_spawn_child_confined,
+		      "a context's posix_spawn child writes inside its root only, though the process allows more"),
+		HOLDS(context_system_confined, "a context's system() shell writes inside its root only"),
 		HOLDS(no_exec_missing_program,
 		      "in a context without exec, posix_spawn of a missing program: ENOENT, no denial"),
 		HOLDS(no_exec_missing_program_path,

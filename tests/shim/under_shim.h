@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "fa_bridge.h"
+#include "shim/fa_bridge.h"
 #include "fa_policy.h"
 
 /* The scratch tree (its parent holds nothing else), and the shim's bridge. */

@@ -19,6 +19,11 @@ check_PROGRAMS += %D%/test_race
 %C%_test_race_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_race_LDADD = src/libfaengine.la $(CMOCKA_LIBS) -lpthread
 
+check_PROGRAMS += %D%/test_audit_log
+%C%_test_audit_log_SOURCES = %D%/test_audit_log.c src/run/audit_log.c
+%C%_test_audit_log_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_audit_log_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
 check_PROGRAMS += %D%/test_policy
 %C%_test_policy_SOURCES = %D%/test_policy.c $(unit_tree_sources)
 %C%_test_policy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -55,7 +60,7 @@ check_PROGRAMS += %D%/test_policy_file
 %C%_test_policy_file_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
 C_TESTS += %D%/test_policy_file
-C_TESTS += %D%/test_json %D%/test_policy %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
+C_TESTS += %D%/test_json %D%/test_policy %D%/test_audit_log %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
 	%D%/test_cwd %D%/test_order %D%/test_deep
 endif
 

@@ -170,6 +170,46 @@ static void format_parse(void **state)
 	fa_policy_free(q);
 }
 
+/* What a context's child carries: only what both policies allow. */
+static void format_meet(void **state)
+{
+	char msg[256], a[8192], want[8192];
+	fa_policy *p = fa_policy_new(), *q = fa_policy_new(), *r = fa_policy_new();
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(fa_policy_add_root(p, tp("root"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(p, tp("outside"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_deny(p, tp("root/proj/.git"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_deny(p, tp("root/sub"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_seal(p, 0, msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(q, tp("root/proj"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_root(q, "/nonexistent-fa-meet", msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_add_cwd_root(q), 0);
+	fa_policy_set_symlinks(q, FA_SYM_BENEATH);
+	fa_policy_set_outside_symlinks(q, 1);
+	assert_int_equal(fa_policy_seal(q, 0, msg, sizeof msg), 0);
+	snprintf(want, sizeof want, "symlinks beneath\nroot %s\ndeny %s\n", tp("root/proj"),
+		 tp("root/proj/.git"));
+	/* the deeper root; the deny inside it; no cwd root, no root only one side has */
+	n = fa_policy_format_meet(p, q, a, sizeof a);
+	assert_string_equal(a, want);
+	assert_int_equal(n, (ssize_t)strlen(want));
+	assert_int_equal(fa_policy_format_meet(q, p, NULL, 0), n);
+	/* it parses back, as the child reads it */
+	assert_int_equal(fa_policy_parse(r, a, msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_nroots(r), 1);
+	assert_int_equal(fa_policy_ndeny(r), 1);
+	assert_int_equal(fa_policy_format_meet(p, q, a, 10), -ENAMETOOLONG);
+	/* with no process policy the context's is the child's whole policy */
+	assert_true(fa_policy_format_meet(NULL, q, a, sizeof a) > 0);
+	assert_true(fa_policy_format(q, want, sizeof want) > 0);
+	assert_string_equal(a, want);
+	fa_policy_free(p);
+	fa_policy_free(q);
+	fa_policy_free(r);
+}
+
 static void parse_fails_closed(void **state)
 {
 	static const char *const bad[] = {
@@ -352,6 +392,89 @@ static void pinned_and_read_only(void **state)
 	fa_policy_free(p);
 }
 
+/* Each symlink mode's row: its name parses back to it, and it orders the modes. */
+static void symlink_modes_one_row_each(void **state)
+{
+	enum fa_symlinks m, back;
+	char choices[64];
+	size_t n;
+	int i;
+
+	(void)state;
+	for (i = 0; i < FA_SYM_NMODES; i++) {
+		m = (enum fa_symlinks)i;
+		assert_int_equal(fa_symlinks_parse(fa_symlinks_name(m), &back), 0);
+		assert_int_equal(back, m);
+		assert_true(fa_symlinks_as_strict(m, m));
+		assert_true(fa_symlinks_as_strict(m, FA_SYM_TRUST));
+		assert_true(fa_symlinks_as_strict(FA_SYM_NOFOLLOW, m));
+	}
+	assert_false(fa_symlinks_as_strict(FA_SYM_TRUST, FA_SYM_BENEATH));
+	assert_false(fa_symlinks_as_strict(FA_SYM_BENEATH, FA_SYM_NOFOLLOW));
+	assert_false(fa_symlinks_as_strict((enum fa_symlinks)FA_SYM_NMODES, FA_SYM_TRUST));
+	assert_string_equal(fa_symlinks_name((enum fa_symlinks)FA_SYM_NMODES), "unknown");
+	assert_int_equal(fa_symlinks_parse("Trust", &back), -EINVAL);
+	assert_int_equal(fa_symlinks_parse("", &back), -EINVAL);
+	assert_int_equal(fa_symlinks_parse(NULL, &back), -EINVAL);
+	/* "trust, beneath or nofollow": every name once, "or" before the last. */
+	n = fa_symlinks_choices(choices, sizeof choices);
+	assert_int_equal(n, strlen(choices));
+	for (i = 0; i < FA_SYM_NMODES; i++)
+		assert_non_null(strstr(choices, fa_symlinks_name((enum fa_symlinks)i)));
+	assert_non_null(strstr(choices, " or "));
+	assert_string_equal(strstr(choices, " or ") + 4,
+			    fa_symlinks_name((enum fa_symlinks)(FA_SYM_NMODES - 1)));
+	/* Cut to fit, never past the buffer. */
+	fa_symlinks_choices(choices, 8);
+	assert_string_equal(choices, "trust");
+}
+
+static void operation_classes_one_row_each(void **state)
+{
+	enum fa_op back;
+	int i;
+
+	(void)state;
+	for (i = 0; i < FA_OP_NCLASSES; i++) {
+		assert_int_equal(fa_op_parse(fa_op_name((enum fa_op)i), &back), 0);
+		assert_int_equal(back, i);
+	}
+	assert_string_equal(fa_op_name(FA_OP_WRITE), "write");
+	assert_string_equal(fa_op_name(FA_OP_REPLACE), "replace");
+	assert_string_equal(fa_op_name((enum fa_op)FA_OP_NCLASSES), "unknown");
+	assert_int_equal(fa_op_parse("unknown", &back), -EINVAL);
+	assert_int_equal(fa_op_parse(NULL, &back), -EINVAL);
+}
+
+/* The helpers the shim and the Workspace take from the engine instead of their own copies. */
+static void exported_path_helpers(void **state)
+{
+	char buf[PATH_MAX], cwd[PATH_MAX];
+	int fd;
+
+	(void)state;
+	assert_true(fa_path_within("/a/b", "/a"));
+	assert_true(fa_path_within("/a", "/a"));
+	assert_true(fa_path_within("/a", "/"));
+	assert_false(fa_path_within("/ab", "/a"));
+	assert_false(fa_path_within("/a", "/a/b"));
+	assert_false(fa_path_within("rel", "/"));
+	assert_int_equal(fa_path_join("/a", 2, "b/c", buf, sizeof buf), 6);
+	assert_string_equal(buf, "/a/b/c");
+	assert_int_equal(fa_path_join("/a", 2, "b", buf, 4), -ENAMETOOLONG);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(fa_fd_path(AT_FDCWD, buf, sizeof buf), (ssize_t)strlen(cwd));
+	assert_string_equal(buf, cwd);
+	fd = open("/", O_PATH | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(fa_fd_path(fd, buf, sizeof buf), 1);
+	assert_string_equal(buf, "/");
+	close(fd);
+	errno = 12345;
+	assert_int_equal(fa_fd_path(-7, buf, sizeof buf), -EBADF);
+	assert_int_equal(errno, 12345);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,11 +484,15 @@ int main(void)
 		cmocka_unit_test(fd_alias),
 		cmocka_unit_test(portable_names),
 		BOTH(format_parse),
+		cmocka_unit_test(format_meet),
 		cmocka_unit_test(parse_fails_closed),
 		BOTH(build_errors),
 		BOTH(missing_root),
 		BOTH(root_count),
 		cmocka_unit_test(pinned_and_read_only),
+		cmocka_unit_test(symlink_modes_one_row_each),
+		cmocka_unit_test(operation_classes_one_row_each),
+		cmocka_unit_test(exported_path_helpers),
 	};
 
 	return RUN_TAP("policy", tests);

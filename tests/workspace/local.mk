@@ -8,7 +8,7 @@ C_TESTS += %D%/ws_test
 endif
 if WITH_PYTHON
 if HAVE_PYTEST
-PY_TESTS += %D%/test_workspace.py
+PY_TESTS += %D%/test_workspace.py %D%/test_module.py
 endif
 endif
-EXTRA_DIST += %D%/test_workspace.py
+EXTRA_DIST += %D%/test_workspace.py %D%/test_module.py

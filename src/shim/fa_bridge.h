@@ -8,8 +8,13 @@
  * loaded and native checks are off.
  *
  * Policies passed through the bridge are fa_policy objects built by the
- * host's own copy of the engine; engine_abi guards against a host and a
- * shim built from different engine sources.
+ * host's own copy of the engine and read in place by the shim's, and
+ * denials come back as struct fa_denial records (denial.h). engine_abi
+ * fingerprints everything that crosses: the policy's layout and limits
+ * (fa_policy_layout.h), struct fa_decision, the denial record, the
+ * thread context and this table. A host compares it with its own
+ * FA_ENGINE_ABI before it passes anything, and a shim and host built from
+ * different sources refuse each other with both values in the message.
  */
 #ifndef FA_BRIDGE_H
 #define FA_BRIDGE_H
@@ -19,19 +24,15 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "denial.h"
 #include "fa_policy.h"
+#include "fa_policy_layout.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 4
-
-/*
- * A compile-time fingerprint of the engine's data layout: both sides must
- * agree before a policy pointer crosses over.
- */
-#define FA_ENGINE_ABI ((uint32_t)(0xfa010000u ^ (uint32_t)sizeof(struct fa_decision)))
+#define FA_BRIDGE_VERSION 5
 
 /* What the host says about the code running on a thread. */
 struct fa_thread_ctx {
@@ -54,39 +55,6 @@ struct fa_thread_ctx {
  */
 #define FA_RESOLVE_SHARED 2
 typedef int (*fa_ctx_resolver)(struct fa_thread_ctx *out);
-
-/*
- * A native denial, kept in a small ring for the host to read back. The
- * strings are those of the log line (denial.h renders both from the same
- * fields); "" stands for an absent value. A string longer than its field
- * is cut, and its bit (1 << FA_DENIAL_CUT_*) set in 'cut'.
- */
-struct fa_denial {
-	uint64_t seq;              /* 1, 2, ... in the order denials happened */
-	struct timespec when;      /* CLOCK_REALTIME */
-	int pid, tid;
-	int from_context;          /* 1: context policy; 0: process policy */
-	int enforced;              /* 0: report-only (fa-run --report), the call went through */
-	int flags;                 /* open flags, or -1 */
-	int mode;                  /* mode of a creation, or -1 */
-	int has_roots;             /* roots holds the denying policy's roots */
-	uint32_t cut;
-	char call[32];             /* the libc function: "openat", "unlink", ... */
-	char op[16];               /* fa_op_name() */
-	char why[32];              /* the rule: fa_why_name() or an exec/spawn rule name */
-	char reason[256];          /* the rule as a sentence */
-	char path[PATH_MAX];       /* the path as the caller gave it */
-	char resolved[PATH_MAX];   /* what the engine judged for path, if known */
-	char path2[PATH_MAX];      /* second path (rename, link, symlink), as given */
-	char resolved2[PATH_MAX];  /* what the engine judged for path2, if known */
-	char caller[PATH_MAX];     /* the object that made the call (the executable's real path for the program) */
-	char roots[PATH_MAX];      /* each root and its NUL, then an empty string */
-	char fix[PATH_MAX + 256];  /* the smallest change that would allow it, or "" */
-};
-
-enum { FA_DENIAL_CUT_PATH, FA_DENIAL_CUT_RESOLVED, FA_DENIAL_CUT_PATH2,
-       FA_DENIAL_CUT_RESOLVED2, FA_DENIAL_CUT_CALLER, FA_DENIAL_CUT_REASON,
-       FA_DENIAL_CUT_ROOTS, FA_DENIAL_CUT_FIX };
 
 struct fa_bridge {
 	uint32_t version;          /* FA_BRIDGE_VERSION */
@@ -116,9 +84,46 @@ struct fa_bridge {
 	 * FA_RESOLVE_SHARED); policy NULL: such threads are not checked.
 	 */
 	void (*set_shared)(const struct fa_thread_ctx *ctx);
+	/*
+	 * Like approve_exec, but the program starts as the host process would
+	 * without the context (approve_exec starts it under the context's
+	 * policy, carried in its environment).
+	 */
+	void (*approve_exec_unconfined)(const char *path);
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);
+
+#define FA__BOFF(h, type, member) FA_ABI_MIX(h, offsetof(type, member))
+#define FA__DECISION_LAYOUT(h)                                                   \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                   \
+	sizeof(struct fa_decision)), struct fa_decision, verdict),                  \
+	struct fa_decision, why), struct fa_decision, root),                        \
+	struct fa_decision, err), struct fa_decision, path)
+#define FA__CTX_LAYOUT(h)                                                        \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                            \
+	sizeof(struct fa_thread_ctx)), struct fa_thread_ctx, policy),               \
+	struct fa_thread_ctx, exec_allowed), struct fa_thread_ctx, key),            \
+	struct fa_thread_ctx, ver)
+/* The record's size covers its string limits; the offsets, their order. */
+#define FA__DENIAL_LAYOUT(h)                                                     \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(     \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,         \
+	sizeof(struct fa_denial)), struct fa_denial, when),                         \
+	struct fa_denial, enforced), struct fa_denial, cut),                        \
+	struct fa_denial, call), struct fa_denial, op), struct fa_denial, why),     \
+	struct fa_denial, reason), struct fa_denial, path),                         \
+	struct fa_denial, resolved), struct fa_denial, path2),                      \
+	struct fa_denial, resolved2), struct fa_denial, caller),                    \
+	struct fa_denial, roots), struct fa_denial, fix)
+#define FA__TABLE_LAYOUT(h)                                                      \
+	FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),        \
+	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared)
+
+/* What both sides compare before anything crosses: a constant expression. */
+#define FA_ENGINE_ABI                                                            \
+	FA__TABLE_LAYOUT(FA__DENIAL_LAYOUT(FA__CTX_LAYOUT(FA__DECISION_LAYOUT(       \
+	FA_ABI_MIX(FA_POLICY_LAYOUT, FA_WHY_ERROR)))))
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,76 @@
+/*
+ * fa_policy_layout.h - the layout of a sealed policy in memory.
+ *
+ * A policy is read in place by whichever copy of the engine is handed its
+ * pointer: the Python extension builds one with its own engine and passes
+ * it to the shim's through the bridge (src/shim/fa_bridge.h). So this
+ * layout is part of what crosses, and FA_POLICY_LAYOUT fingerprints it
+ * (every size, offset and limit below) for the bridge's ABI check. Only
+ * the engine reads the fields; everyone else goes through fa_policy.h.
+ */
+#ifndef FA_POLICY_LAYOUT_H
+#define FA_POLICY_LAYOUT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fa_policy.h"
+
+#define FA__MAX_ROOTS 64
+#define FA__MAX_DENY 64
+#define FA__POLICY_MAGIC 0x66617031u
+
+struct fa__ent {
+	int fd;		/* pinned O_PATH directory fd, or -1 */
+	int cwd;	/* root: the live current directory */
+	int root;	/* deny: index of the root that holds it */
+	uint32_t off;	/* the path, in the pool */
+	uint32_t len;
+};
+
+/*
+ * The whole policy lives in one anonymous mapping, made read-only by
+ * fa_policy_seal(): nothing is allocated through malloc, and code running
+ * under the policy cannot loosen it by writing to it.
+ */
+struct fa_policy {
+	uint32_t magic;
+	int sealed;
+	int unrestricted;
+	int symlinks;
+	int outside_symlinks;	/* symlinks may be created whatever their target */
+	int nroots;
+	int ndeny;
+	size_t mapsize;
+	size_t used;
+	struct fa__ent roots[FA__MAX_ROOTS];
+	struct fa__ent deny[FA__MAX_DENY];
+	char pool[];
+};
+
+
+/* One step of a 32-bit FNV-1-style fold, a constant expression. */
+#define FA_ABI_MIX(h, v) ((uint32_t)((uint32_t)(h) * 0x01000193u) ^ (uint32_t)(v))
+
+#define FA__OFF(h, type, member) FA_ABI_MIX(h, offsetof(type, member))
+#define FA__ENT_LAYOUT(h)                                                        \
+	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa__ent)), \
+	struct fa__ent, fd), struct fa__ent, cwd), struct fa__ent, root),           \
+	struct fa__ent, off), struct fa__ent, len)
+#define FA__POLICY_FIELDS(h)                                                      \
+	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF( \
+	FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa_policy)),                    \
+	struct fa_policy, magic), struct fa_policy, sealed),                        \
+	struct fa_policy, unrestricted), struct fa_policy, symlinks),               \
+	struct fa_policy, outside_symlinks), struct fa_policy, nroots),             \
+	struct fa_policy, ndeny), struct fa_policy, mapsize),                       \
+	struct fa_policy, used), struct fa_policy, roots),                          \
+	struct fa_policy, deny), struct fa_policy, pool)
+/* The limits a reader relies on, then the fields. */
+#define FA_POLICY_LAYOUT                                                          \
+	FA__POLICY_FIELDS(FA__ENT_LAYOUT(FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(   \
+	FA_ABI_MIX(FA_ABI_MIX(0x811c9dc5u, FA__POLICY_MAGIC), FA__MAX_ROOTS),       \
+	FA__MAX_DENY), PATH_MAX), FA_SYM_NMODES), FA_OP_NCLASSES)))
+
+#endif
