@@ -356,6 +356,9 @@ int fa_denial_fix(struct fa_buf *b, const struct fa_denial_view *v)
 		}
 		fa_puts(b, v->from_context ? ": drop it from the context's deny list" :
 					     ": drop that --deny from fa-run");
+	} else if (rule_is(v, "link-target") && v->op && !strcmp(v->op, "link")) {
+		/* A hard link is the source's own inode: only a root that holds the source allows it. */
+		put_root_fix(b, v, judged);
 	} else if (rule_is(v, "link-target")) {
 		fa_puts(b, v->from_context ? "pass allow_outside_symlinks=True to mk_audit()" :
 					     "add --allow-outside-symlinks to fa-run");

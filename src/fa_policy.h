@@ -102,6 +102,12 @@ void fa_policy_set_outside_symlinks(fa_policy *p, int allow);
 /* No path restriction at all (the seed's roots=None). */
 void fa_policy_set_unrestricted(fa_policy *p);
 /*
+ * Learn mode (mk_audit(learn=True)): the engine judges as usual; libfashim.so
+ * reports each refusal as not enforced and lets the call through, so that
+ * a native write the audit hook never saw is recorded, not refused.
+ */
+void fa_policy_set_learning(fa_policy *p);
+/*
  * Resolve every root and deny subtree once (realpath semantics), pin each
  * existing root with an O_PATH directory fd, and freeze the policy. A root
  * that does not exist is kept, matched by its lexical path, unless
@@ -137,6 +143,7 @@ int fa_policy_outside_symlinks(const fa_policy *p);
 /* The pinned O_PATH directory fd of root i, or -1 (cwd root, missing root). */
 int fa_policy_root_fd(const fa_policy *p, int i);
 int fa_policy_unrestricted(const fa_policy *p);
+int fa_policy_learning(const fa_policy *p);
 /* The mode's name in FA_SYMLINKS_MODES, "unknown" for another value. */
 const char *fa_symlinks_name(enum fa_symlinks mode);
 /* The mode named s: 0, or -EINVAL (s NULL or no mode's name). */

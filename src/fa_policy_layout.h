@@ -42,6 +42,12 @@ struct fa_policy {
 	int outside_symlinks;	/* symlinks may be created whatever their target */
 	int nroots;
 	int ndeny;
+	/*
+	 * mk_audit(learn=True): judged as usual, but libfashim.so reports a
+	 * refusal and lets the call through. In what was padding on 64-bit
+	 * targets: the sizes and offsets of the other fields stay.
+	 */
+	int learning;
 	size_t mapsize;
 	size_t used;
 	struct fa__ent roots[FA__MAX_ROOTS];
@@ -60,11 +66,12 @@ struct fa_policy {
 	struct fa__ent, off), struct fa__ent, len)
 #define FA__POLICY_FIELDS(h)                                                      \
 	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF( \
-	FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa_policy)),                    \
+	FA__OFF(FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa_policy)),            \
 	struct fa_policy, magic), struct fa_policy, sealed),                        \
 	struct fa_policy, unrestricted), struct fa_policy, symlinks),               \
 	struct fa_policy, outside_symlinks), struct fa_policy, nroots),             \
-	struct fa_policy, ndeny), struct fa_policy, mapsize),                       \
+	struct fa_policy, ndeny), struct fa_policy, learning),                      \
+	struct fa_policy, mapsize),                                                 \
 	struct fa_policy, used), struct fa_policy, roots),                          \
 	struct fa_policy, deny), struct fa_policy, pool)
 /* The limits a reader relies on, then the fields. */

@@ -228,6 +228,12 @@ void fa_policy_set_unrestricted(fa_policy *p)
 		p->unrestricted = 1;
 }
 
+void fa_policy_set_learning(fa_policy *p)
+{
+	if (p && p->magic == FA__POLICY_MAGIC && !p->sealed)
+		p->learning = 1;
+}
+
 ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing)
 {
 	char head[PATH_MAX], tail[PATH_MAX];
@@ -644,4 +650,9 @@ int fa_policy_root_fd(const fa_policy *p, int i)
 int fa_policy_unrestricted(const fa_policy *p)
 {
 	return p && p->magic == FA__POLICY_MAGIC && p->unrestricted;
+}
+
+int fa_policy_learning(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC && p->learning;
 }

@@ -666,6 +666,145 @@ PyTypeObject FaPerms_Type = {
 	.tp_doc = "audit_perms(): a context manager that enforces this policy while active.",
 };
 
+/* ---- thread pool work --------------------------------------------------- */
+
+/*
+ * A concurrent.futures.ThreadPoolExecutor runs submitted work on threads
+ * of its own, each in a Context of its own: the submitter's ContextVar
+ * does not follow the work, and an audited task could hand its writes to
+ * the pool. Work submitted while an entry is active therefore runs in a
+ * copy of the submitter's Context (what asyncio.to_thread does by hand),
+ * and the shim is told before the work starts and after it ends: a
+ * worker's next call, with the GIL released, must not keep the last
+ * work item's answer.
+ */
+typedef struct {
+	PyObject_HEAD
+	PyObject *ctx;
+	PyObject *fn;
+} FaWorkObject;
+
+static void work_dealloc(FaWorkObject *self)
+{
+	Py_XDECREF(self->ctx);
+	Py_XDECREF(self->fn);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* the worker's Context changed: publish it, keeping the work's exception */
+static void work_switched(void)
+{
+	PyObject *et, *ev, *tb;
+
+	PyErr_Fetch(&et, &ev, &tb);
+	fa_bridge_switch();
+	PyErr_Restore(et, ev, tb);
+}
+
+static PyObject *work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
+{
+	PyObject *r;
+
+	if (PyContext_Enter(self->ctx) < 0)
+		return NULL;
+	work_switched();
+	/* called from here, not from bytecode: the call monitor sees no CALL */
+	r = fa_monitor_call(self->fn) < 0 ? NULL : PyObject_Call(self->fn, args, kw);
+	if (PyContext_Exit(self->ctx) < 0)
+		Py_CLEAR(r);
+	work_switched();
+	return r;
+}
+
+static PyTypeObject FaWork_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "fastaudit._fastaudit.ContextWork",
+	.tp_basicsize = sizeof(FaWorkObject),
+	.tp_dealloc = (destructor)work_dealloc,
+	.tp_call = (ternaryfunc)work_call,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Work handed to a thread pool, run in its submitter's Context.",
+};
+
+static PyObject *pool_submit;   /* ThreadPoolExecutor.submit as it was */
+
+/* submit(self, fn, /, *args, **kwargs) */
+static PyObject *submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
+				   PyObject *kwnames)
+{
+	PyObject *entry, *r, *small[8], **a = small;
+	FaWorkObject *w;
+	Py_ssize_t total = n + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+
+	(void)mod;
+	entry = n >= 2 && fa_st.live_entries ? fa_current_entry() : NULL;
+	if (!entry) {
+		if (PyErr_Occurred())
+			return NULL;
+		return PyObject_Vectorcall(pool_submit, args, (size_t)n, kwnames);
+	}
+	Py_DECREF(entry);
+	w = PyObject_New(FaWorkObject, &FaWork_Type);
+	if (!w)
+		return NULL;
+	w->fn = Py_NewRef(args[1]);
+	w->ctx = PyContext_CopyCurrent();
+	if (!w->ctx) {
+		Py_DECREF(w);
+		return NULL;
+	}
+	if (total > (Py_ssize_t)(sizeof small / sizeof small[0]) &&
+	    !(a = PyMem_Malloc((size_t)total * sizeof *a))) {
+		Py_DECREF(w);
+		return PyErr_NoMemory();
+	}
+	memcpy(a, args, (size_t)total * sizeof *a);
+	a[1] = (PyObject *)w;
+	r = PyObject_Vectorcall(pool_submit, a, (size_t)n, kwnames);
+	if (a != small)
+		PyMem_Free(a);
+	Py_DECREF(w);
+	return r;
+}
+
+static PyMethodDef submit_def = {
+	"submit", (PyCFunction)(void (*)(void))submit_in_context, METH_FASTCALL | METH_KEYWORDS,
+	"Submit fn(*args, **kwargs); inside an audit context it runs in a copy of the "
+	"submitter's Context."};
+
+/* Once, at the first entry into any context (so before any code runs in one). */
+static void pools_follow_contexts(void)
+{
+	static int done;
+	PyObject *m = NULL, *cls = NULL, *orig = NULL, *name = NULL, *fn = NULL, *meth = NULL;
+
+	if (done)
+		return;
+	done = 1;
+	if (PyType_Ready(&FaWork_Type) < 0)
+		goto out;
+	m = PyImport_ImportModule("concurrent.futures.thread");
+	cls = m ? PyObject_GetAttrString(m, "ThreadPoolExecutor") : NULL;
+	orig = cls && PyType_Check(cls) ?
+		PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "submit") : NULL;
+	name = orig ? PyUnicode_InternFromString("fastaudit._fastaudit") : NULL;
+	fn = name ? PyCFunction_NewEx(&submit_def, NULL, name) : NULL;
+	meth = fn ? PyInstanceMethod_New(fn) : NULL;
+	if (!meth)
+		goto out;
+	pool_submit = Py_NewRef(orig);
+	if (PyObject_SetAttrString(cls, "submit", meth) < 0)
+		Py_CLEAR(pool_submit);
+out:
+	/* no executor to follow (an interpreter without threads): nothing to do */
+	PyErr_Clear();
+	Py_XDECREF(m);
+	Py_XDECREF(cls);
+	Py_XDECREF(name);
+	Py_XDECREF(fn);
+	Py_XDECREF(meth);
+}
+
 static void cm_dealloc(FaCMObject *self)
 {
 	Py_XDECREF(self->perms);
@@ -692,6 +831,7 @@ static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
 		return NULL;
 	}
 	cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
+	pools_follow_contexts();
 	cur = fa_current_entry();
 	if (!cur && PyErr_Occurred())
 		goto done;
@@ -774,6 +914,8 @@ static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 	if (fa_notes_exit() < 0)
 		m = -1;
 	fa_purge_failed_imports();
+	if (self->perms->cfg->learner && fa_learn_native(self->perms->cfg->learner) < 0)
+		m = -1;
 	if (m < 0)
 		return NULL;
 	Py_RETURN_FALSE;

@@ -90,8 +90,7 @@ static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 	if (monitor_calls && fa_monitor_install(tool_id) < 0)
 		return NULL;
 	fa_notes_install();
-	pol = policy != Py_None ? fa_policy_from_file(policy, roots, symlinks, outside_symlinks)
-				: fa_policy_from_roots(roots, symlinks, outside_symlinks, NULL);
+	pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn);
 	if (!pol)
 		return NULL;
 	if (learn && !(learner = fa_learner_new())) {
@@ -208,6 +207,12 @@ static int exec_module(PyObject *m)
 	if (fa_ctx_init() < 0)
 		return -1;
 	fa_bridge_init();
+#if PY_VERSION_HEX >= 0x030E0000
+	/* configure warns too, but pip shows a build's output only when it fails */
+	if (PyErr_WarnEx(PyExc_RuntimeWarning, "fastaudit-native is built and tested for CPython "
+			 "3.10-3.13; this CPython (" PY_VERSION ") is untested", 1) < 0)
+		return -1;
+#endif
 	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
 		return -1;
 	if (!fa_unconfined() || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)

@@ -451,6 +451,12 @@ static int audit_hook(const char *event, PyObject *args, void *unused)
 	fa_bridge_publish(entry);
 	if (!entry)
 		return PyErr_Occurred() ? -1 : 0;
+	/* often enough that the shim's ring does not wrap past the learner's records */
+	if (((FaEntryObject *)entry)->cfg->learner &&
+	    fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0) {
+		Py_DECREF(entry);
+		return -1;
+	}
 	rc = check_event((FaEntryObject *)entry, event, args);
 	Py_DECREF(entry);
 	return rc;

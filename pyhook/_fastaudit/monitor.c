@@ -389,7 +389,48 @@ static int run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObj
 	return rc;
 }
 
+static PyObject *judge_call(PyObject *const *args, Py_ssize_t n);
+
 static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	if (!fa_st.monitor_on)
+		return disable();
+	return judge_call(args, n);
+}
+
+PyMethodDef fa_monitor_cb_def = {
+	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
+	"sys.monitoring CALL callback of fastaudit."};
+
+/*
+ * Thread pool work run in its submitter's Context is called from C
+ * (ctx.c): no CALL event announces it, so it is judged here as if one
+ * had, from the frame that runs it. A call from C has no site to
+ * DISABLE. 0, or -1 with the refusal raised.
+ */
+int fa_monitor_call(PyObject *fn)
+{
+	PyFrameObject *f = PyEval_GetFrame();
+	PyObject *a[4], *r;
+	unsigned long before = disabled;
+
+	/* no monitor installed: no context monitors calls */
+	if (!f || fa_st.tool_id < 0)
+		return 0;
+	a[0] = (PyObject *)PyFrame_GetCode(f);
+	a[1] = PyLong_FromLong(PyFrame_GetLasti(f));
+	a[2] = fn;
+	a[3] = Py_None;
+	r = a[1] ? judge_call(a, 4) : NULL;
+	disabled = before;
+	Py_DECREF(a[0]);
+	Py_XDECREF(a[1]);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
+}
+
+static PyObject *judge_call(PyObject *const *args, Py_ssize_t n)
 {
 	PyObject *fn, *mod, *entry = NULL, *caller = NULL, *callee = NULL, *chain = NULL;
 	PyObject *res = NULL;
@@ -397,9 +438,6 @@ static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	FaCfgObject *cfg;
 	int r;
 
-	(void)self;
-	if (!fa_st.monitor_on)
-		return disable();
 	if (n < 3)
 		Py_RETURN_NONE;
 	if (own_method(args[2]))
@@ -475,10 +513,6 @@ out:
 	Py_DECREF(fn);
 	return res;
 }
-
-PyMethodDef fa_monitor_cb_def = {
-	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
-	"sys.monitoring CALL callback of fastaudit."};
 
 /*
  * The native bridge's own sys.monitoring tool id, with the shim loaded and
@@ -922,6 +956,12 @@ int fa_notes_tool(void)
 int fa_notes_install(void)
 {
 	return -1;
+}
+
+int fa_monitor_call(PyObject *fn)
+{
+	(void)fn;
+	return 0;
 }
 
 #endif

@@ -211,10 +211,16 @@ PyObject *fa_all_denials(void);
 
 /* ---- py_learn.c: policy files and learning contexts ---------------------- */
 
-/* The policy of mk_audit(policy=file): the file's, plus roots (None: none more). */
-PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks);
+/*
+ * The policy of mk_audit(): the policy file's (file not None) plus roots
+ * (None: none more), or roots alone; in the engine's learn mode for learn=True.
+ */
+PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks,
+			int learn);
 /* A new fastaudit.core.Learner, or NULL with an exception. */
 PyObject *fa_learner_new(void);
+/* Hand the learner the shim's new records, if the shim has any: 0, or -1 with an exception. */
+int fa_learn_native(PyObject *learner);
 /* Record a refusal of a learning context instead of raising: 0, or -1 with an exception. */
 int fa_learn_record(PyObject *learner, const char *event, PyObject *args,
 		    const struct fa_deny_detail *dd);
@@ -231,6 +237,8 @@ int fa_notes_exit(void);
 int fa_notes_tool(void);
 int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
+/* judge a call made from C as the CALL monitor would: 0, or -1 with the refusal raised */
+int fa_monitor_call(PyObject *fn);
 PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

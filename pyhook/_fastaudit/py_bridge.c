@@ -20,6 +20,7 @@
 #include "parts.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -318,12 +319,18 @@ void fa_bridge_enter(PyObject *entry)
 /*
  * Native worker threads (library thread pools, threads whose creating
  * context ended) run no Python code of their own: nothing says for which
- * task they write. While entries are alive they are judged by the one
- * set of roots the live entries share; when live entries disagree, by a
- * policy with no roots (every write refused), so a write on behalf of an
- * audited task is never let through; with no entry alive they are free.
- * The policies published stay referenced for a while after they stop
- * being published: a worker may still be judging with one.
+ * task they write. While entries are alive they are judged under every
+ * live entry's policy at once: a write must be allowed by all of them,
+ * so a write on behalf of any audited task is never let through. With
+ * one policy alive that is the policy itself; with several it is their
+ * intersection, built once per change of the set: the roots of each that
+ * every other one allows, the deny subtrees of all, the strictest symlink
+ * rules. A cwd root (".") moves with the process's directory and cannot
+ * be intersected once: with several policies and a cwd root among them,
+ * or more distinct policies than the table holds, every write is refused.
+ * With no entry alive they are free. The policies published stay alive
+ * for a while after they stop being published: a worker may still be
+ * judging with one.
  */
 #define NLIVE 16
 static struct {
@@ -335,39 +342,120 @@ static fa_policy *no_roots;
 #define NKEEP 8
 static PyObject *kept[NKEEP];
 static int kept_next;
+static fa_policy *kept_meet[NKEEP];
+static int meet_next;
+
+static int has_cwd_root(const fa_policy *p)
+{
+	int i, n = fa_policy_nroots(p);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(fa_policy_root(p, i), "."))
+			return 1;
+	return 0;
+}
+
+/* root is a directory every policy in pols but 'self' lets code write into */
+static int all_allow(const fa_policy *const *pols, int n, int self, const char *root)
+{
+	struct fa_decision d;
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (j != self && fa_check(pols[j], FA_OP_DIR, AT_FDCWD, root, &d) != FA_ALLOW)
+			return 0;
+	return 1;
+}
+
+/* What n restricted policies (n >= 2, no cwd root) all allow, or NULL. */
+static fa_policy *meet(const fa_policy *const *pols, int n)
+{
+	fa_policy *p = fa_policy_new();
+	enum fa_symlinks sym = FA_SYM_TRUST;
+	int i, k, outside = 1;
+	char msg[256];
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < fa_policy_nroots(pols[i]); k++) {
+			const char *r = fa_policy_root(pols[i], k);
+
+			if (all_allow(pols, n, i, r) && fa_policy_add_root(p, r, msg, sizeof msg) < 0)
+				goto fail;
+		}
+		for (k = 0; k < fa_policy_ndeny(pols[i]); k++)
+			if (fa_policy_add_deny(p, fa_policy_deny(pols[i], k), msg, sizeof msg) < 0)
+				goto fail;
+		if (fa_policy_symlinks(pols[i]) > sym)
+			sym = fa_policy_symlinks(pols[i]);
+		outside &= fa_policy_outside_symlinks(pols[i]) != 0;
+	}
+	fa_policy_set_symlinks(p, sym);
+	fa_policy_set_outside_symlinks(p, outside);
+	if (fa_policy_seal(p, 0, msg, sizeof msg) < 0)
+		goto fail;
+	return p;
+fail:
+	fa_policy_free(p);
+	return NULL;
+}
+
+static const fa_policy *refuse_all(void)
+{
+	char msg[128];
+
+	if (!no_roots) {
+		no_roots = fa_policy_new();
+		if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
+			fa_policy_free(no_roots);
+			no_roots = NULL;
+		}
+	}
+	return no_roots;
+}
+
+static void keep(FaPolicyObject *one)
+{
+	Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
+	kept_next = (kept_next + 1) % NKEEP;
+}
 
 static void publish_shared(void)
 {
-	const fa_policy *p = NULL;
-	FaPolicyObject *one = NULL;
+	const fa_policy *pols[NLIVE], *p = NULL;
+	FaPolicyObject *objs[NLIVE];
 	struct fa_thread_ctx c;
-	int i, disagree = live_overflow;
+	int i, n = 0, cwd = 0;
 
-	for (i = 0; i < NLIVE && !disagree; i++) {
-		if (!live[i].pol)
-			continue;
-		if (!one)
-			one = live[i].pol;
-		else if (one->roots != live[i].pol->roots &&
-			 PyObject_RichCompareBool(one->roots, live[i].pol->roots, Py_EQ) != 1)
-			disagree = 1;
-	}
-	PyErr_Clear();
-	if (disagree) {
-		if (!no_roots) {
-			char msg[128];
-
-			no_roots = fa_policy_new();
-			if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
-				fa_policy_free(no_roots);
-				no_roots = NULL;
-			}
+	for (i = 0; i < NLIVE; i++) {
+		/* an unrestricted policy allows every path: it narrows nothing */
+		if (live[i].pol && !fa_policy_unrestricted(live[i].pol->policy)) {
+			objs[n] = live[i].pol;
+			pols[n++] = live[i].pol->policy;
+			cwd |= has_cwd_root(live[i].pol->policy);
+		} else if (live[i].pol && !p) {
+			p = live[i].pol->policy;
+			keep(live[i].pol);
 		}
-		p = no_roots;
-	} else if (one) {
-		p = one->policy;
-		Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
-		kept_next = (kept_next + 1) % NKEEP;
+	}
+	if (live_overflow) {
+		p = refuse_all();
+	} else if (n == 1) {
+		p = pols[0];
+		keep(objs[0]);
+	} else if (n > 1 && cwd) {
+		p = refuse_all();
+	} else if (n > 1) {
+		fa_policy *m = meet(pols, n);
+
+		if (m) {
+			if (kept_meet[meet_next])
+				fa_policy_free(kept_meet[meet_next]);
+			kept_meet[meet_next] = m;
+			meet_next = (meet_next + 1) % NKEEP;
+		}
+		p = m ? m : refuse_all();
 	}
 	memset(&c, 0, sizeof c);
 	c.policy = p;
@@ -549,13 +637,21 @@ static int linked_to_noted(PyObject *exc)
  * every exception gets the note until an OSError has it; after that, an
  * exception raised while handling the noted one (a library re-raising in
  * its own type) gets it too.
+ *
+ * The newest record is not always the one: the shim numbers a denial
+ * before its record is readable, so a worker refused a moment later (a
+ * pool's second thread trying the same mkdir) can hold the newest number
+ * while the exception for the first one is built. The newest readable
+ * record of this thread, or of a native worker, among the last few is
+ * taken instead.
  */
+#define NLOOK 4
 int fa_bridge_note(PyObject *exc)
 {
-	struct fa_denial *d;
+	struct fa_denial *d, *pick = NULL;
 	PyObject *text, *libc;
-	uint64_t n, seq;
-	int rc;
+	uint64_t n, seq, lower;
+	int rc, i, got;
 
 	if (!br || !exc || (const void *)exc == noted_exc)
 		return 0;
@@ -564,29 +660,32 @@ int fa_bridge_note(PyObject *exc)
 		return 0;
 	if (n == noted_seq && !linked_to_noted(exc))
 		return 0;
-	d = PyMem_Malloc(sizeof *d);
+	/* the noted denial again (a re-raise), or only newer ones */
+	lower = n == noted_seq ? noted_seq : noted_seq + 1;
+	d = PyMem_Malloc(NLOOK * sizeof *d);
 	if (!d) {
 		PyErr_Clear();
 		return 0;
 	}
-	if (br->recent_denials(d, 1) != 1 || d->seq < noted_seq ||
-	    (d->seq == noted_seq && n != noted_seq)) {
+	got = br->recent_denials(d, NLOOK);
+	for (i = got - 1; i >= 0 && d[i].seq >= lower && !pick; i--)
+		if (d[i].tid == (int)gettid() || (d[i].from_context && is_worker(d[i].tid)))
+			pick = &d[i];
+	if (!pick) {
+		/* the newest were read and none is ours: skip until the next denial */
+		if (got > 0 && d[got - 1].seq >= n)
+			passed_seq = n;
 		PyMem_Free(d);
 		return 0;
 	}
-	if (d->tid != (int)gettid() && !(d->from_context && is_worker(d->tid))) {
-		passed_seq = d->seq;
-		PyMem_Free(d);
-		return 0;
-	}
-	seq = d->seq;
-	text = denial_text(d);
+	seq = pick->seq;
+	text = denial_text(pick);
 	rc = text ? append_note(exc, text) : -1;
 	Py_XDECREF(text);
 	/* the guard's attribute says who refused, whatever the library raised */
 	libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
-	if (!libc || fa_set_guard_attr(exc, libc, d->why[0] ? d->why : NULL,
-				       d->fix[0] ? d->fix : NULL) < 0)
+	if (!libc || fa_set_guard_attr(exc, libc, pick->why[0] ? pick->why : NULL,
+				       pick->fix[0] ? pick->fix : NULL) < 0)
 		rc = -1;
 	Py_XDECREF(libc);
 	PyMem_Free(d);
@@ -595,7 +694,7 @@ int fa_bridge_note(PyObject *exc)
 		return 0;
 	}
 	noted_exc = exc;
-	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError))
+	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError) && seq > noted_seq)
 		noted_seq = seq;
 	return 1;
 }

@@ -170,6 +170,7 @@ static int hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 	struct fa_denial_view v;
 
 	memset(&v, 0, sizeof(v));
+	v.op = dd->op;
 	v.rule = dd->rule;
 	v.resolved = dd->resolved;
 	v.from_context = 1;

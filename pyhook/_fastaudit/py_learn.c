@@ -9,13 +9,21 @@
  * lets the same operation through. The roots the Learner suggests come
  * from the engine's rule (fa_suggest_roots(), src/places.c), the one
  * fa-run --learn and every denial's fix use.
+ *
+ * What the hook never sees (a C library's own open(), sqlite's VACUUM
+ * INTO) reaches libfashim.so alone: a learning context's policy is compiled
+ * in the engine's learn mode, so the shim reports such a refusal as not
+ * enforced and lets it through, and the Learner takes the shim's records
+ * (the native denials the bridge reads back) whenever the hook runs, the
+ * context exits, or the records are read.
  */
 #include "parts.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks)
+static PyObject *policy_from_file(PyObject *file, PyObject *roots, int symlinks,
+				  int outside_symlinks, int learn)
 {
 	struct fa_policy_file pf;
 	char msg[PATH_MAX + 256];
@@ -30,6 +38,8 @@ PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int symlinks, int
 		Py_DECREF(b);
 		return PyErr_NoMemory();
 	}
+	if (learn)
+		fa_policy_set_learning(p);
 	rc = fa_policy_file_read(p, PyBytes_AS_STRING(b), &pf, msg, sizeof msg);
 	Py_DECREF(b);
 	if (rc < 0) {
@@ -62,15 +72,52 @@ PyObject *fa_policy_from_file(PyObject *file, PyObject *roots, int symlinks, int
 	return r;
 }
 
+PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks,
+			int learn)
+{
+	fa_policy *base = NULL;
+
+	if (file != Py_None)
+		return policy_from_file(file, roots, symlinks, outside_symlinks, learn);
+	/* roots=None restricts no path: there is nothing for the shim to learn. */
+	if (learn && roots != Py_None) {
+		base = fa_policy_new();
+		if (!base)
+			return PyErr_NoMemory();
+		fa_policy_set_learning(base);
+	}
+	return fa_policy_from_roots(roots, symlinks, outside_symlinks, base);
+}
+
 PyObject *fa_learner_new(void)
 {
 	PyObject *core = PyImport_ImportModule("fastaudit.core"), *l;
 
 	if (!core)
 		return NULL;
-	l = PyObject_CallMethod(core, "Learner", NULL);
+	/* The shim's earlier denials are not this context's. */
+	l = PyObject_CallMethod(core, "Learner", "OK", Py_None, fa_native_denial_count());
 	Py_DECREF(core);
 	return l;
+}
+
+/* The shim's count of denials when a learner last looked, by any learner. */
+static unsigned long long native_looked;
+
+int fa_learn_native(PyObject *learner)
+{
+	unsigned long long n = fa_native_denial_count();
+	PyObject *r;
+
+	if (n == native_looked)
+		return 0;
+	/* first, so that the audit events of the call below do not come back here */
+	native_looked = n;
+	r = PyObject_CallMethod(learner, "take_native", NULL);
+	if (!r)
+		return -1;
+	Py_DECREF(r);
+	return 0;
 }
 
 int fa_learn_record(PyObject *learner, const char *event, PyObject *args,

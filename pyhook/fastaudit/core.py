@@ -14,7 +14,8 @@ from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import UNCONFINED, audit_state, mk_audit, recent_denials, suggest_roots
+from ._fastaudit import (UNCONFINED, audit_state, mk_audit, native_denials, recent_denials,
+                          suggest_roots)
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
            'CallTracker', 'recent_denials', 'Learner', 'suggest_roots', 'UNCONFINED']
@@ -44,31 +45,56 @@ class Learner:
     The context refuses nothing its hook judges; each refusal is recorded
     here instead (``records``: event, the path the engine judged, the
     operation, the rule) and approved, so that libfashim.so lets the same
-    operation through. ``suggested_roots()`` gives the fewest write roots
-    that would have allowed the writes, by fa-run --learn's rule: sensitive
-    places come back with the reason, for the host to decide.
+    operation through. What only libfashim.so sees (a C library's own
+    ``open``) it lets through too, and reports; those records come here from
+    its recent denials, with the libc call as the event (``libc.open64``).
+    The shim keeps only its recent denials: ``lost`` counts those that were
+    gone before they could be read. ``suggested_roots()`` gives the fewest
+    write roots that would have allowed the writes, by fa-run --learn's
+    rule: sensitive places come back with the reason, for the host to decide.
     """
 
-    def __init__(self, project=None):
+    def __init__(self, project=None, native_seen=0):
         self.project = os.path.realpath(project if project is not None else os.getcwd())
-        self.records = []
+        self._records = []
+        self._native_seen = native_seen
+        self.lost = 0
         self._lock = threading.Lock()
+
+    @property
+    def records(self):
+        self.take_native()
+        with self._lock:
+            return list(self._records)
 
     def record(self, event, args, path, op, rule):
         with self._lock:
-            self.records.append(LearnedRefusal(event, path, op, rule))
+            self._records.append(LearnedRefusal(event, path, op, rule))
+
+    def take_native(self):
+        """Record libfashim.so's refusals of learning contexts since the last look."""
+        got = native_denials()
+        with self._lock:
+            for d in got:
+                if d['seq'] <= self._native_seen:
+                    continue
+                self.lost += d['seq'] - self._native_seen - 1
+                self._native_seen = d['seq']
+                # only a learning context's refusals go through unenforced
+                if d['policy'] == 'context' and not d['enforced']:
+                    self._records.append(LearnedRefusal(
+                        'libc.' + d['call'], d['resolved2'] or d['resolved'] or d['path'],
+                        d['op'], d['rule']))
 
     def suggested_roots(self):
         """[(root, None)] to grant, and [(place, why_sensitive)] to think about."""
-        with self._lock:
-            paths = [r.path for r in self.records
-                     if r.path and r.rule in _ROOT_RULES and r.path.startswith('/')]
+        paths = [r.path for r in self.records
+                 if r.path and r.rule in _ROOT_RULES and r.path.startswith('/')]
         return suggest_roots(paths, self.project)
 
     def events(self):
         """Refusals no root would allow: process starts and other blocked events."""
-        with self._lock:
-            return sorted({r.event for r in self.records if r.rule not in _ROOT_RULES})
+        return sorted({r.event for r in self.records if r.rule not in _ROOT_RULES})
 
 
 class _ActiveCall:

@@ -515,6 +515,14 @@ int main(int argc, char **argv)
 	/* The kernel floor, from the same policy; report mode denies nothing. */
 	if (report && landlock == FA_FLOOR_ON)
 		die(EXIT_FAIL, "--landlock=on cannot be combined with --report, which denies nothing");
+	if (!report && fa_learn_nested()) {
+		if (landlock == FA_FLOOR_ON)
+			die(EXIT_FAIL, "--landlock=on cannot be used inside fa-run --learn, "
+			    "which denies nothing");
+		fprintf(stderr, "%s: inside fa-run --learn: nothing is denied: "
+			"the kernel floor (Landlock) is off\n", prog);
+		landlock = FA_FLOOR_OFF;
+	}
 	if (report && landlock == FA_FLOOR_AUTO) {
 		fprintf(stderr, "%s: %s: the kernel floor (Landlock) is off\n", prog,
 			learn.on ? "--learn: nothing is denied" : "--report");

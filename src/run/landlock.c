@@ -131,6 +131,7 @@ static const char *const devices[] = {
 
 void fa_floor_allow_devices(struct fa_floor *f)
 {
+	const char *log;
 	char link[64];
 	struct dirent *e;
 	struct stat st;
@@ -139,6 +140,13 @@ void fa_floor_allow_devices(struct fa_floor *f)
 
 	for (i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
 		(void)allow_path(f, devices[i], DEV_RIGHTS);
+	/*
+	 * The --log file of an enclosing fa-run: every process's shim appends
+	 * its denials there, this one's too. Appending needs no truncate right.
+	 */
+	log = getenv("FA_LOG");
+	if (log && *log == '/')
+		(void)allow_path(f, log, FA_LL_FS_WRITE_FILE);
 	/*
 	 * Descriptors inherited open for writing: re-opening them by name
 	 * (/dev/stderr, /proc/self/fd/N) checks the file behind them. Pipes and

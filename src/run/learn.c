@@ -59,6 +59,24 @@ int fa_learn_start(struct fa_learn *l, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * A fa-run started inside fa-run --learn finds the outer run's record in
+ * FA_LEARN. What is learned is the outer policy, and libfashim.so gives
+ * every program the outer run starts the outer run's FA_* variables, the
+ * nested run's command included: the outer record sees each would-be
+ * denial of the outer policy there too. Only a kernel floor of the nested
+ * run would hide them, refusing the write (and the record, a file outside
+ * its roots) first; the nested policy can only narrow the outer one, so
+ * while the outer run learns, the nested run's floor is off as well.
+ */
+int fa_learn_nested(void)
+{
+	const char *s = getenv("FA_LEARN"), *pol = getenv("FA_POLICY");
+
+	/* Both, as an outer fa-run passes them on: FA_LEARN alone starts no learning run. */
+	return s && *s == '/' && pol;
+}
+
 /* ---- a list of strings, kept unique ---- */
 
 struct list {

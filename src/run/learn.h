@@ -19,6 +19,8 @@ struct fa_learn {
 
 /* Make the record and name it to the command in FA_LEARN: 0, or -1 with why. */
 int fa_learn_start(struct fa_learn *l, char *why, size_t len);
+/* 1 if this fa-run runs inside fa-run --learn, which learns for it too (its floor stays off). */
+int fa_learn_nested(void);
 /* After the command: read the record, print the learned policy and the diff, write FILE. */
 void fa_learn_report(struct fa_learn *l);
 

@@ -16,7 +16,9 @@
  *
  * Under fa-run --learn each denial also goes, as one short record
  * ("op TAB rule TAB path NUL": a path may hold a newline, never a NUL), to
- * FA_LEARN, a file fa-run reads when the command exits.
+ * FA_LEARN, a file fa-run reads when the command exits. A context of
+ * mk_audit(learn=True) has its policy in learn mode: its refusals are
+ * reported as not enforced, and its learner reads them from the ring.
  */
 #include "config.h"
 
@@ -174,6 +176,17 @@ static const char *present(const char *s)
 	return s && *s ? s : NULL;
 }
 
+/* The context's policy: a refused program start names none, the thread's context has it. */
+static const fa_policy *context_policy(const struct fa_event *ev)
+{
+	struct fa_pols pp;
+
+	if (ev->policy)
+		return ev->policy;
+	fa_pols_get(&pp, FA_OP_WRITE, NULL);
+	return pp.ctx;
+}
+
 static void build(struct fa_denial_view *v, const struct fa_event *ev)
 {
 	memset(v, 0, sizeof(*v));
@@ -192,7 +205,8 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->rule = present(ev->why);
 	v->reason = present(ev->text);
 	v->from_context = ev->from_context;
-	v->enforced = !(fa_proc.report && !ev->from_context);
+	/* fa-run --report/--learn let fa-run's refusals through; a learning context, its own. */
+	v->enforced = ev->from_context ? !fa_policy_learning(context_policy(ev)) : !fa_proc.report;
 	v->caller = caller_of(ev->ra);
 	/* Roots explain a judged path; an unrestricted policy has none to show. */
 	if (ev->d && ev->policy && !fa_policy_unrestricted(ev->policy))

@@ -199,8 +199,10 @@ void fa_unpin_call(struct fa_spin *s)
 
 	if (s->pinned)
 		fa_unpin(&s->pin);
-	if (s->rfd >= 0)
+	if (s->rfd >= 0) {
+		fa_fd_forget(s->rfd);
 		FA_REAL(close)(s->rfd);
+	}
 	s->pinned = 0;
 	s->rfd = -1;
 	errno = saved;
@@ -228,7 +230,9 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 
 	if (fa_policy_unrestricted(wide))
 		return 1;
-	if (fa_policy_unrestricted(narrow) || fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
+	/* A learning policy lets everything through: only wide's own check stands. */
+	if (fa_policy_unrestricted(narrow) || fa_policy_learning(narrow) ||
+	    fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
 		return 0;
 	for (i = 0; i < fa_policy_nroots(narrow); i++) {
 		const char *r = fa_policy_root(narrow, i);
@@ -314,6 +318,17 @@ static int open_call(const char *call, int dirfd, const char *path, int flags,
 	if (FA_LIKELY(!refused(fd, &d))) {
 		if (FA_UNLIKELY(fd == -EACCES) && fa_proc.floor)
 			floor_refused(call, op, path, flags, mode, &d, ra);
+		/*
+		 * Judged a file inside a root by the process policy (which opened
+		 * it, or covers the context that did); a device or a reopened
+		 * descriptor (no root) stays judged by what it names.
+		 */
+		if (fd >= 0) {
+			if (pp.proc && d.root >= 0 && !(flags & O_PATH))
+				fa_fd_mark(fd);
+			else
+				fa_fd_forget(fd);
+		}
 		*fdp = fd;
 		return 1;
 	}
@@ -478,6 +493,8 @@ int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path
  * fchmod/fchown/f*xattr act on the inode an fd names; that inode's entry
  * is judged like the path call would judge it. An fd that names no entry
  * (pipe, socket, memfd, a deleted file) changes nothing a policy covers.
+ * One the shim opened for writing under the process policy is judged
+ * already (fd.c).
  */
 int fa_fd_call(const char *call, int fd, void *ra)
 {
@@ -490,6 +507,8 @@ int fa_fd_call(const char *call, int fd, void *ra)
 		return 0;
 	fa_pols_get(&pp, FA_OP_ATTR, NULL);
 	if (!pp.proc && !pp.ctx)
+		return 0;
+	if (!pp.ctx && fa_fd_marked(fd))
 		return 0;
 	n = fa_fd_path(fd, path, sizeof(path));
 	errno = saved;

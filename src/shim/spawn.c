@@ -4,8 +4,8 @@
  * posix_spawn* run through libc after the program and the opens of the
  * file actions (spawn_actions.c) are judged and the envp is replaced by
  * the child's environment (built on the stack). system(), popen() (and
- * its old name _IO_popen) and wordexp()'s command substitution spawn
- * /bin/sh inside libc from the global environ, out of reach of any
+ * libio's exported _IO_popen and _IO_proc_open) and wordexp()'s command
+ * substitution spawn /bin/sh inside libc from the global environ, out of reach of any
  * wrapper: they are judged as an exec of /bin/sh (the shell, preloaded,
  * judges what it runs), and when environ has lost the shim's variables
  * (unsetenv, clearenv) libc is handed a private copy for the duration of
@@ -228,38 +228,63 @@ int system(const char *cmd)
 	return rc;
 }
 
-static FILE *popen_as(void *ra, const char *call, fa_real_t_popen real, const char *cmd,
-		      const char *mode)
+/* popen's start: the shell judged, then the environment swapped in; 0 or -1 with errno. */
+static int popen_enter(void *ra, const char *call, struct env_swap *s)
 {
-	struct env_swap s;
-	FILE *f;
 	int e;
 
 	if (shell_check(ra, call) < 0)
-		return NULL;
-	e = swap_in(&s);
+		return -1;
+	e = swap_in(s);
 	if (e) {
 		errno = e;
-		return NULL;
+		return -1;
 	}
-	f = real(cmd, mode);
-	swap_out(&s);
-	return f;
+	return 0;
 }
 
 FILE *popen(const char *cmd, const char *mode)
 {
+	struct env_swap s;
+	FILE *f;
+
 	if (FA_GATE_OPEN() || FA_GUARDED())
 		return FA_REAL(popen)(cmd, mode);
-	return popen_as(FA_RA(), "popen", FA_REAL(popen), cmd, mode);
+	if (popen_enter(FA_RA(), "popen", &s) < 0)
+		return NULL;
+	f = FA_REAL(popen)(cmd, mode);
+	swap_out(&s);
+	return f;
 }
 
 /* The old libio name of popen, still exported and reachable by itself. */
 FILE *_IO_popen(const char *cmd, const char *mode)
 {
+	struct env_swap s;
+	FILE *f;
+
 	if (FA_GATE_OPEN() || FA_GUARDED())
 		return FA_REAL(_IO_popen)(cmd, mode);
-	return popen_as(FA_RA(), "_IO_popen", FA_REAL(_IO_popen), cmd, mode);
+	if (popen_enter(FA_RA(), "_IO_popen", &s) < 0)
+		return NULL;
+	f = FA_REAL(_IO_popen)(cmd, mode);
+	swap_out(&s);
+	return f;
+}
+
+/* popen's engine, also exported: it fills a FILE its caller provides. */
+FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
+{
+	struct env_swap s;
+	FILE *f;
+
+	if (FA_GATE_OPEN() || FA_GUARDED())
+		return FA_REAL(_IO_proc_open)(fp, cmd, mode);
+	if (popen_enter(FA_RA(), "_IO_proc_open", &s) < 0)
+		return NULL;
+	f = FA_REAL(_IO_proc_open)(fp, cmd, mode);
+	swap_out(&s);
+	return f;
 }
 
 /*

@@ -433,6 +433,9 @@ both open_by_handle_at "$IN/f" "RDWR|TRUNC" -- "$OUT/f" "RDWR|TRUNC"
 allow open_by_handle_at "$OUT/f" RDONLY
 both _IO_file_open "$IN/new" "WRONLY|CREAT|TRUNC" -- "$OUT/new" "WRONLY|CREAT|TRUNC"
 allow _IO_file_open "$OUT/f" RDONLY
+both _IO_file_fopen "$IN/new" w -- "$OUT/new" w
+both _IO_file_fopen "$IN/f" a -- "$OUT/f" a
+allow _IO_file_fopen "$OUT/f" r
 for fn in setmntent __setmntent; do
 	both $fn "$IN/mtab" w -- "$OUT/mtab" w
 	both $fn "$IN/f" a -- "$OUT/f" a
@@ -619,6 +622,10 @@ for how in allow deny list listother; do
 		*) deny $fn "echo ok" ;;
 		esac
 	done
+	# popen's engine needs libio's private FILE to run: only its refusal is driven.
+	case $how in
+	deny | listother) deny _IO_proc_open "echo ok" ;;
+	esac
 done
 XENV=()
 MODES=(openat2 fallback)

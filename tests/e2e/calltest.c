@@ -765,6 +765,38 @@ CASE(_IO_file_open)
 	return file_result(_IO_file_open(f, A(0), parse_flags(A(1)), 0644, 4 /* _IO_NO_READS */, 1));
 }
 
+FILE *_IO_file_fopen(FILE *fp, const char *file, const char *mode, int is32);
+CASE(_IO_file_fopen)
+{
+	FILE *f = fopen("/dev/null", "r");
+
+	if (!f)
+		return say_err(errno);
+	_IO_file_close_it(f);
+	errno = SENTINEL;
+	return file_result(_IO_file_fopen(f, A(0), A(1), 1));
+}
+
+/*
+ * popen's engine, given the FILE to fill: only its refusal is tested, since
+ * the FILE it needs is libio's private struct _IO_proc_file. A refused
+ * start never touches the buffer; a started one would, so the buffer is
+ * large and the case reports "started" without reading from it.
+ */
+FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode);
+CASE(_IO_proc_open)
+{
+	static long long buf[512];
+	FILE *p;
+
+	errno = SENTINEL;
+	p = _IO_proc_open((FILE *)buf, A(0), "r");
+	if (!p)
+		return say_err(errno);
+	printf("started\n");
+	return 0;
+}
+
 CASE(acct)
 {
 	int rc;
@@ -1384,7 +1416,8 @@ static const struct {
 	ENTRY(fts_open, 2), ENTRY(fts64_open, 2), ENTRY(fts_close, 3), ENTRY(fts64_close, 3),
 	ENTRY(nftw, 2), ENTRY(nftw64, 2),
 	ENTRY(__open_nocancel, 2), ENTRY(__open64_nocancel, 2), ENTRY(_IO_fopen, 2),
-	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2), ENTRY(__setmntent, 2), ENTRY(_IO_file_open, 2), ENTRY(acct, 1),
+	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2), ENTRY(__setmntent, 2), ENTRY(_IO_file_open, 2), ENTRY(_IO_file_fopen, 2),
+	ENTRY(_IO_proc_open, 1), ENTRY(acct, 1),
 	ENTRY(updwtmp, 1), ENTRY(updwtmpx, 1), ENTRY(utmpname, 1), ENTRY(utmpxname, 1),
 	ENTRY(pututline, 1), ENTRY(pututxline, 1), ENTRY(login, 1), ENTRY(logout, 1),
 	ENTRY(logwtmp, 0), ENTRY(lckpwdf, 0), ENTRY(ioctl, 1),

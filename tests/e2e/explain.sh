@@ -63,6 +63,11 @@ check "exec: fix" "exec is denied: add --allow-exec $(readlink -f /bin/true) to 
 # ---- a symlink pointing outside ----
 far --landlock=off -- ln -s "$O/sub" link
 check "link target: fix" "add --allow-outside-symlinks to fa-run" "$(fix 1)"
+# ---- a hard link to a file outside: no symlink option allows it, a root holding the source does ----
+echo x >"$O/sub/src"
+far --landlock=off -- ln "$O/sub/src" hard
+check "hard link source: fix" "add -w $O/sub to fa-run" "$(fix 1)"
+check "hard link source: nothing made" "" "$(ls "$R" | grep hard)"
 
 # ---- a relative path climbing out: judged, and fixed, where it lands ----
 far --landlock=off -- sh -c 'echo x >../out/sub/g'

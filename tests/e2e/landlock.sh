@@ -209,6 +209,12 @@ status "a child that drops the preload and rewrites FA_POLICY" 13
 untouched "a child that drops the preload and rewrites FA_POLICY"
 far --landlock=off -w "$R" -- "$FA_RUN" --landlock=on -w "$R/deny" -- "$FLOOR" raw "$R/narrowed"
 status "a nested fa-run narrows" 13
+# Every shim appends to the outer run's --log: a nested floor must leave it writable.
+rm -f "$T/outer.log"
+far --landlock=on --log "$T/outer.log" -w "$R" -- "$FA_RUN" --landlock=on -w "$R/deny" -- sh -c "echo x >'$O/nestlog'; echo ok"
+check "a nested fa-run under --log: runs" "ok" "$(cat "$T/o")"
+untouched "a nested fa-run under --log"
+if grep -qF '"path":"'"$O/nestlog"'"' "$T/outer.log"; then pass; else fail "a nested fa-run under --log: the outer log lacks the denial: $(cat "$T/outer.log" "$T/e")"; fi
 
 # ---- exec rules reach execve made without libc ----
 far --landlock=on --exec=deny -w "$R" -- "$FLOOR" raw-exec /bin/true

@@ -151,6 +151,33 @@ grep -q "^deny " "$T/deny.pol" && fail "deny kept: $(cat "$T/deny.pol")" || pass
 grep -q "^# dropped: deny $P/keep" "$T/deny.pol" && pass || fail "deny: $(cat "$T/deny.pol")"
 grep -q "^-deny $P/keep\$" "$T/deny.err" && pass || fail "deny diff: $(cat "$T/deny.err")"
 
+# ---- a nested fa-run is learned through: the outer policy is the one learned ----
+# The nested run's kernel floor would refuse the outer run's record (a file
+# outside its roots) and the write itself; it is off while the outer run learns.
+mkdir -p "$P/in" "$T/nested"
+(cd "$P" && "$FA_RUN" -w "$P" --learn="$T/nest.pol" -- \
+	"$FA_RUN" -w "$P/in" -w "$T/nested" -- sh -c "echo x > $T/nested/f; echo y > in/g") \
+	>/dev/null 2>"$T/nest.err"
+check "nested fa-run under --learn" 0 $?
+[ -f "$T/nested/f" ] && [ -f "$P/in/g" ] && pass ||
+	fail "nested: a write was denied: $(cat "$T/nest.err")"
+check "nested: roots" "$(printf '%s\n' "$P" "$T/nested" | sort)" "$(roots "$T/nest.pol")"
+grep -q '^fa-run: inside fa-run --learn: nothing is denied' "$T/nest.err" && pass ||
+	fail "nested: the floor being off is not said: $(cat "$T/nest.err")"
+rm -f "$T/nested/f" "$P/in/g"
+# the log where the nested floor lets it be written
+(cd "$P" && "$FA_RUN" --policy "$T/nest.pol" --log "$T/nested/log" -- \
+	"$FA_RUN" -w "$P/in" -w "$T/nested" -- sh -c "echo x > $T/nested/f; echo y > in/g") \
+	>/dev/null 2>"$T/nest2.err"
+check "nested under the learned policy" 0 $?
+[ ! -s "$T/nested/log" ] && pass || fail "nested: denials logged: $(cat "$T/nested/log")"
+# FA_LEARN alone, with no outer run, turns no floor off (a write the preload cannot see)
+(cd "$P" && FA_LEARN=/dev/null "$FA_RUN" -w "$P/in" -- "$FA_BUILDDIR/tests/e2e/floor" raw \
+	"$T/nested/h") >/dev/null 2>&1
+[ ! -e "$T/nested/h" ] && pass || fail "FA_LEARN alone turned the kernel floor off"
+"$FA_RUN" -w "$P" --learn -- "$FA_RUN" --landlock=on -w "$P" -- true 2>/dev/null
+check "--landlock=on inside --learn exits 125" 125 $?
+
 # ---- --learn=FILE that cannot be written stops before the command runs ----
 "$FA_RUN" --learn="$T/no/such/dir/p" -- sh -c "touch '$T/ran'" 2>"$T/nofile.err"
 check "--learn=unwritable exits 125" 125 $?

@@ -6,7 +6,8 @@
 FUZZ_SECONDS = 600
 FUZZ_BURST_SECONDS = 20
 EXTRA_DIST += %D%/run.sh %D%/model.h %D%/model.c %D%/fuzz_fold.c \
-	%D%/fuzz_policy.c %D%/fuzz_check.c %D%/fuzz_policy_file.c %D%/policy.dict
+	%D%/fuzz_policy.c %D%/fuzz_check.c %D%/fuzz_policy_file.c %D%/policy.dict \
+	%D%/policy_file.dict
 FUZZ_RUN = FUZZ_CFLAGS='$(FA_CFLAGS)' $(SHELL) $(srcdir)/%D%/run.sh '$(abs_top_srcdir)' '$(abs_top_builddir)'
 
 fuzz:

@@ -75,6 +75,8 @@ _PROBE_C = r'''
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 static PyObject *noop(PyObject *m, PyObject *a) { Py_RETURN_NONE; }
 
@@ -147,7 +149,77 @@ static PyObject *thread_write(PyObject *m, PyObject *args)
     return PyBool_FromLong(ok != NULL);
 }
 
+/*
+ * The shim numbers a denial, names the calling object with dladdr() (which
+ * takes the loader's lock), and only then makes its record readable. A
+ * thread held inside dlopen() (by fa_blocker's constructor) keeps that
+ * lock, so a denial made meanwhile stays numbered and unreadable until
+ * release_loader_lock().
+ */
+static int hold_in[2], hold_out[2];
+static pthread_t holder, late;
+static char hold_lib[4096], late_path[4096];
+
+static void *hold_loader(void *unused)
+{
+    return dlopen(hold_lib, RTLD_NOW | RTLD_LOCAL);
+}
+
+static void *late_write(void *unused)
+{
+    FILE *f = fopen(late_path, "w");
+    if (f)
+        fclose(f);
+    return NULL;
+}
+
+/* Outside any context: the pipes fa_blocker's constructor talks through. */
+static PyObject *prepare_hold(PyObject *m, PyObject *args)
+{
+    const char *lib;
+    char env[32];
+    if (!PyArg_ParseTuple(args, "s", &lib))
+        return NULL;
+    if (pipe(hold_in) || pipe(hold_out))
+        return PyErr_SetFromErrno(PyExc_OSError);
+    snprintf(env, sizeof env, "%d,%d", hold_in[0], hold_out[1]);
+    setenv("FA_PROBE_HOLD", env, 1);
+    snprintf(hold_lib, sizeof hold_lib, "%s", lib);
+    Py_RETURN_NONE;
+}
+
+/* Hold the loader's lock, then start a native thread writing path. */
+static PyObject *hold_loader_lock(PyObject *m, PyObject *args)
+{
+    const char *path;
+    char c;
+    int ok;
+    if (!PyArg_ParseTuple(args, "s", &path))
+        return NULL;
+    snprintf(late_path, sizeof late_path, "%s", path);
+    Py_BEGIN_ALLOW_THREADS
+    ok = pthread_create(&holder, NULL, hold_loader, NULL) == 0 && read(hold_out[0], &c, 1) == 1 &&
+         pthread_create(&late, NULL, late_write, NULL) == 0;
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *release_loader_lock(PyObject *m, PyObject *unused)
+{
+    char c = 1;
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = write(hold_in[1], &c, 1) == 1;
+    pthread_join(holder, NULL);
+    pthread_join(late, NULL);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
+    {"prepare_hold", prepare_hold, METH_VARARGS, NULL},
+    {"hold_loader_lock", hold_loader_lock, METH_VARARGS, NULL},
+    {"release_loader_lock", release_loader_lock, METH_NOARGS, NULL},
     {"noop", noop, METH_NOARGS, NULL},
     {"write_file_nogil", write_file_nogil, METH_VARARGS, NULL},
     {"run_system", run_system, METH_VARARGS, NULL},
@@ -163,6 +235,26 @@ static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, MODNAME_S, NULL, -1, met
 PyMODINIT_FUNC INITFUNC(void) { return PyModule_Create(&def); }
 '''
 
+# A library whose constructor blocks dlopen() (so the loader's lock is held)
+# until fa_probe.release_loader_lock(); never imported, only dlopen()ed.
+_BLOCKER_C = r'''
+#include <Python.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+__attribute__((constructor)) static void hold(void)
+{
+    const char *s = getenv("FA_PROBE_HOLD");
+    int in, out;
+    char c = 1;
+    if (s && sscanf(s, "%d,%d", &in, &out) == 2 && write(out, &c, 1) == 1)
+        (void)!read(in, &c, 1);
+}
+
+PyMODINIT_FUNC PyInit_fa_blocker(void) { return NULL; }
+'''
+
 _PYX = '''
 def cy_add(a, b):
     return a + b
@@ -171,7 +263,8 @@ def cy_add(a, b):
 
 @pytest.fixture(scope='session')
 def native_mods(tmp_path_factory):
-    """fa_probe (undeclared C), fa_safe_probe (declared safe), fa_cy (Cython)."""
+    """fa_probe (undeclared C), fa_safe_probe (declared safe), fa_cy (Cython);
+    fa_blocker's file sits next to them."""
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
     out = tmp_path_factory.mktemp('native')
@@ -180,6 +273,8 @@ def native_mods(tmp_path_factory):
     exts = [Extension(name, [str(src)], define_macros=[
                 ('MODNAME_S', f'"{name}"'), ('INITFUNC', f'PyInit_{name}')])
             for name in ('fa_probe', 'fa_safe_probe')]
+    (out / 'blocker.c').write_text(_BLOCKER_C)
+    exts.append(Extension('fa_blocker', [str(out / 'blocker.c')]))
     try:
         from Cython.Build import cythonize
         (out / 'fa_cy.pyx').write_text(_PYX)

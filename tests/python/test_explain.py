@@ -52,6 +52,18 @@ def test_hook_sensitive_place_is_called_out(mk, root, tmp_path, monkeypatch):
     assert not (home / '.ssh' / 'authorized_keys').exists()
 
 
+def test_hook_hard_link_names_the_source_root(mk, root, outside):
+    """No symlink option allows a hard link out: the root that holds its source does."""
+    (outside / 'sub').mkdir()
+    (outside / 'sub' / 'f').write_text('x')
+    ap = mk([str(root)], allow_outside_symlinks=True)
+    with ap():
+        e = refusal(os.link, str(outside / 'sub' / 'f'), str(root / 'l'))
+    assert e.fastaudit == {'layer': 'hook', 'rule': 'link-target',
+                           'fix': "add %s to mk_audit([...])'s roots" % (outside / 'sub')}
+    assert os.listdir(root) == []
+
+
 def test_hook_outside_symlink_names_the_option(mk, root, outside):
     ap = mk([str(root)])
     with ap():

@@ -3,11 +3,16 @@
 at FILE:LINE:COL; a learning context that refuses nothing, records what it
 would have refused, and suggests roots by fa-run --learn's rule.
 """
+import json
 import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from fastaudit import Learner, audit_state, mk_audit, suggest_roots
-from test_native import run
+from test_native import PRELUDE, SHIM, run
 
 
 def write_policy(path, text):
@@ -137,3 +142,90 @@ def test_learn_lets_the_shim_through(native_mods, root, outside):
     assert r['roots'] == [[str(outside), None]]
     assert 'subprocess.Popen' in r['events']
     assert os.path.exists(outside / 'f')
+
+
+NATIVE_WRITES = '''
+    import ctypes, sqlite3
+    libc_open = ctypes.CDLL(None, use_errno=True).open   # found before the context
+    libc_system = ctypes.CDLL(None).system
+    def c_open(path):
+        fd = libc_open(path.encode(), os.O_WRONLY | os.O_CREAT, 0o644)
+        return os.close(fd) if fd >= 0 else 'refused'
+    def vacuum_into(path):
+        db = sqlite3.connect(root + '/db')
+        db.execute('create table if not exists t(x)')
+        db.commit()
+        try:
+            db.execute('vacuum into ?', (path,))
+        except sqlite3.OperationalError as e:
+            return 'refused: %s' % e
+        finally:
+            db.close()
+    ap = mk_audit([root], learn=LEARN, monitor_calls=False)
+    with ap():
+        res['ctypes'] = repr(c_open(out + '/c/made'))
+        res['vacuum'] = repr(vacuum_into(out + '/v/copy.db'))
+        res['system'] = libc_system(b'true')
+    if LEARN:
+        lrn = ap.learned()
+        res['records'] = [list(r) for r in lrn.records]
+        res['roots'] = lrn.suggested_roots()
+        res['lost'] = lrn.lost
+        res['events'] = lrn.events()
+'''
+
+
+@pytest.mark.parametrize('learn', [True, False])
+def test_learn_native_writes_the_hook_never_sees(native_mods, root, outside, learn):
+    """A C library's own open() (ctypes, sqlite's VACUUM INTO) and system() are let
+    through and learned; without learn=True the shim refuses them."""
+    (outside / 'c').mkdir()
+    (outside / 'v').mkdir()
+    r = run(native_mods, root, outside, textwrap.dedent(NATIVE_WRITES).replace('LEARN', repr(learn)))
+    if not learn:
+        assert r['ctypes'] == "'refused'", r
+        assert r['vacuum'].startswith("'refused"), r
+        assert r['system'] != 0, r
+        assert os.listdir(outside / 'c') == [] and os.listdir(outside / 'v') == []
+        return
+    assert r['ctypes'] == r['vacuum'] == 'None' and r['system'] == 0, r
+    assert 'libc.system' in r['events'], r
+    assert os.listdir(outside / 'c') == ['made'] and 'copy.db' in os.listdir(outside / 'v')
+    native = {(e, p, rule) for e, p, op, rule in r['records'] if e.startswith('libc.')}
+    assert ('libc.open', str(outside / 'c' / 'made'), 'outside-roots') in native, r
+    assert any(p == str(outside / 'v' / 'copy.db') and rule == 'outside-roots'
+               for e, p, rule in native), r
+    assert r['roots'] == [[str(outside), None]], r
+    assert r['lost'] == 0
+
+
+def test_learning_context_never_widens_fa_run(native_mods, root, outside):
+    """Under fa-run, a learning context lets through only what fa-run's own policy allows."""
+    fa_run = os.path.join(os.environ.get('FA_BUILDDIR', ''), 'fa-run')
+    if not os.path.exists(fa_run):
+        pytest.skip('fa-run not built')
+    (root / 'sub').mkdir()
+    body = textwrap.dedent('''
+        import ctypes
+        libc_open = ctypes.CDLL(None).open
+        def c_open(path):
+            fd = libc_open(path.encode(), os.O_WRONLY | os.O_CREAT, 0o644)
+            return os.close(fd) if fd >= 0 else 'refused'
+        ap = mk_audit([root + '/sub'], learn=True, monitor_calls=False)
+        with ap():
+            attempt('in_fa_run', c_open, root + '/x')
+            attempt('outside_both', c_open, out + '/y')
+        res['paths'] = [r.path for r in ap.learned().records]
+    ''')
+    code = PRELUDE + body + '\nprint(json.dumps(res))\n'
+    env = dict(os.environ, LD_PRELOAD=SHIM)
+    env['PYTHONPATH'] = os.pathsep.join([os.path.dirname(native_mods[0].__file__)] + sys.path)
+    # without the kernel floor, which would refuse the second write on its own
+    p = subprocess.run([fa_run, '--landlock=off', '-w', str(root), '--', sys.executable, '-c',
+                        code, str(root), str(outside)], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout.splitlines()[-1])
+    assert r['in_fa_run'] == 'ok' and r['outside_both'] == "'refused'", r
+    assert r['paths'] == [str(root / 'x'), str(outside / 'y')], r
+    assert os.listdir(outside) == [] and (root / 'x').exists()
