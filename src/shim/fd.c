@@ -17,7 +17,7 @@
  * descriptor's life, even if another process renames the file out of the
  * roots meanwhile. A mark goes when the shim sees the number closed
  * (close, dup2/dup3 over it, close_range, closefrom), handed to stdio
- * (which closes it unseen), or handed out again by an open it sees; exec
+ * (fopen's own descriptor, or fdopen: fclose closes it unseen), or handed out again by an open it sees; exec
  * starts with none, a fork child inherits them with the fds. A context's
  * policy always judges again: the marks are the process policy's alone.
  * What a preload cannot see: a raw close (syscall(SYS_close), inline)
@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -94,3 +95,9 @@ void closefrom(int lowfd)
 	close_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
 }
 #endif
+
+FILE *fdopen(int fd, const char *mode)
+{
+	fa_fd_forget(fd);
+	return FA_REAL(fdopen)(fd, mode);
+}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char *in, *out;
@@ -99,6 +100,24 @@ int main(int argc, char **argv)
 		fd = f ? fileno(f) : -1;
 		say("fchmod stream", fchmod(fd, 0600));
 		say("fclose", fclose(f));
+		if (!same("opendir out", fd, opened_outside_dir()))
+			return 1;
+		say("fchmod reused", fchmod(fd, 0700));
+	} else if (!strcmp(c, "raw-close")) {
+		fd = say("open in", wfile(at(in, "f")));
+		say("fchmod in", fchmod(fd, 0600));
+		say("syscall close", (int)syscall(SYS_close, fd));
+		if (!same("opendir out", fd, opened_outside_dir()))
+			return 1;
+		say("fchmod reused", fchmod(fd, 0700));
+	} else if (!strcmp(c, "fdopen")) {
+		FILE *f;
+
+		fd = say("open in", wfile(at(in, "f")));
+		say("fchmod in", fchmod(fd, 0600));
+		f = fdopen(fd, "w");
+		say("fdopen", f ? 0 : -1);
+		say("fclose", f ? fclose(f) : -1);
 		if (!same("opendir out", fd, opened_outside_dir()))
 			return 1;
 		say("fchmod reused", fchmod(fd, 0700));

@@ -2,7 +2,7 @@
 # What the shim remembers about descriptors is forgotten when it must be
 # (fdcache.c): an fd it opened for writing, whose fchmod/fchown/futimens
 # it does not judge again, once that number is closed, replaced by dup2,
-# handed to stdio or reopened by freopen, and then reused outside the
+# handed to stdio (fopen, fdopen) or reopened by freopen, and then reused outside the
 # roots; a device opened for writing is never remembered;
 # the path a dirfd names once the number is reused for another directory,
 # the directory is renamed by the process, or the process changes
@@ -45,6 +45,17 @@ check "the file outside kept its mode" "644" "$(stat -c %a "$OUT/f")"
 check "an fd handed to stdio, closed by fclose, reused outside" "fchmod stream: ok
 fclose: ok
 fchmod reused: EACCES" "$(run stdio)"
+check "an fd closed by syscall(SYS_close), reused outside" "open in: ok
+fchmod in: ok
+syscall close: ok
+fchmod reused: EACCES" "$(run raw-close)"
+check "the directory outside kept its mode after syscall(SYS_close)" "755" "$(stat -c %a "$OUT")"
+check "an fd of the program's own given to fdopen, closed by fclose, reused outside" "open in: ok
+fchmod in: ok
+fdopen: ok
+fclose: ok
+fchmod reused: EACCES" "$(run fdopen)"
+check "the directory outside kept its mode after fdopen" "755" "$(stat -c %a "$OUT")"
 
 check "freopen into a remembered fd's number" "open in: ok
 freopen out: ok
