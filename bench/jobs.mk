@@ -1,10 +1,10 @@
 # Real jobs under fa-run (not a test): "make bench-jobs" prints the ratios.
-EXTRA_DIST += bench/jobs/run.sh
+EXTRA_DIST += %D%/jobs/run.sh
 
-bench-jobs: bench/shim/floor-exec fa-run $(lib_LTLIBRARIES)
+bench-jobs: %D%/shim/floor-exec fa-run $(lib_LTLIBRARIES)
 	FA_RUN='$(abs_top_builddir)/fa-run' \
-	FLOOR_EXEC='$(abs_top_builddir)/bench/shim/floor-exec' \
+	FLOOR_EXEC='$(abs_top_builddir)/%D%/shim/floor-exec' \
 	FA_SHIM='$(abs_top_builddir)/src/.libs/libfashim.so' \
 	PYTHON='$(PYTHON)' \
-	$(SHELL) '$(abs_top_srcdir)/bench/jobs/run.sh' $(BENCH_ROUNDS)
+	$(SHELL) '$(abs_top_srcdir)/%D%/jobs/run.sh' $(BENCH_ROUNDS)
 .PHONY: bench-jobs

@@ -1,39 +1,39 @@
 # pyhook: the fastaudit package and its C extension fastaudit._fastaudit.
 if WITH_PYTHON
 fastauditdir = $(pyexecdir)/fastaudit
-fastaudit_LTLIBRARIES = pyhook/_fastaudit.la
-pyhook__fastaudit_la_SOURCES = \
-	pyhook/py_symlinks.h \
-	pyhook/_fastaudit/parts.h \
-	pyhook/_fastaudit/cpython_private.h \
-	pyhook/_fastaudit/fastaudit_module.c \
-	pyhook/_fastaudit/hook.c \
-	pyhook/_fastaudit/events.c \
-	pyhook/_fastaudit/ctx.c \
-	pyhook/_fastaudit/py_policy.c \
-	pyhook/_fastaudit/py_learn.c \
-	pyhook/_fastaudit/monitor.c \
-	pyhook/_fastaudit/py_bridge.c \
-	pyhook/_fastaudit/py_denial.c \
-	pyhook/_fastaudit/text.c
-pyhook__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
-pyhook__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-pyhook__fastaudit_la_LDFLAGS = -module -avoid-version -shared -shrext $(PYTHON_EXT_SUFFIX)
-pyhook__fastaudit_la_LIBADD = src/libfaengine.la -ldl
+fastaudit_LTLIBRARIES = %D%/_fastaudit.la
+%C%__fastaudit_la_SOURCES = \
+	%D%/py_symlinks.h \
+	%D%/_fastaudit/parts.h \
+	%D%/_fastaudit/cpython_private.h \
+	%D%/_fastaudit/fastaudit_module.c \
+	%D%/_fastaudit/hook.c \
+	%D%/_fastaudit/events.c \
+	%D%/_fastaudit/ctx.c \
+	%D%/_fastaudit/py_policy.c \
+	%D%/_fastaudit/py_learn.c \
+	%D%/_fastaudit/monitor.c \
+	%D%/_fastaudit/py_bridge.c \
+	%D%/_fastaudit/py_denial.c \
+	%D%/_fastaudit/text.c
+%C%__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
+%C%__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+%C%__fastaudit_la_LDFLAGS = -module -avoid-version -shared -shrext $(PYTHON_EXT_SUFFIX)
+%C%__fastaudit_la_LIBADD = src/libfaengine.la -ldl
 
 fastaudit_PYTHON = \
-	pyhook/fastaudit/__init__.py \
-	pyhook/fastaudit/__main__.py \
-	pyhook/fastaudit/_shim.py \
-	pyhook/fastaudit/core.py \
-	pyhook/fastaudit/hooks.py
+	%D%/fastaudit/__init__.py \
+	%D%/fastaudit/__main__.py \
+	%D%/fastaudit/_shim.py \
+	%D%/fastaudit/core.py \
+	%D%/fastaudit/hooks.py
 # Written by configure from AC_INIT's version.
-nodist_fastaudit_PYTHON = pyhook/fastaudit/_version.py
+nodist_fastaudit_PYTHON = %D%/fastaudit/_version.py
 # What pip's fa-run and fa-check commands run: beside the package, so that
 # they need not import it.
 fastauditcmddir = $(pyexecdir)
-fastauditcmd_PYTHON = pyhook/_fastaudit_cmd.py
-EXTRA_DIST += pyhook/fastaudit/_version.py.in
+fastauditcmd_PYTHON = %D%/_fastaudit_cmd.py
+EXTRA_DIST += %D%/fastaudit/_version.py.in
 
 # The package reaches the shim and the two programs through lib/ and bin/
 # inside itself, wherever it is: links here, in the build tree and after
@@ -44,15 +44,15 @@ fastaudit_links = lib/libfashim.so bin/fa-run bin/fa-check
 # An importable package in the build tree for the tests: the sources
 # (copied when building out of tree) next to the freshly built extension.
 all-local: fastaudit-stage
-fastaudit-stage: pyhook/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
-	@$(MKDIR_P) pyhook/fastaudit/lib pyhook/fastaudit/bin
+fastaudit-stage: %D%/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
+	@$(MKDIR_P) %D%/fastaudit/lib %D%/fastaudit/bin
 	@for f in $(fastaudit_PYTHON) $(fastauditcmd_PYTHON); do \
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
-	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
-	@ln -sf ../../../src/.libs/libfashim.so pyhook/fastaudit/lib/libfashim.so
-	@ln -sf ../../../fa-run$(EXEEXT) pyhook/fastaudit/bin/fa-run
-	@ln -sf ../../../fa-check$(EXEEXT) pyhook/fastaudit/bin/fa-check
+	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
+	@ln -sf ../../../src/.libs/libfashim.so %D%/fastaudit/lib/libfashim.so
+	@ln -sf ../../../fa-run$(EXEEXT) %D%/fastaudit/bin/fa-run
+	@ln -sf ../../../fa-check$(EXEEXT) %D%/fastaudit/bin/fa-check
 
 # The .la files libtool installs for the two modules are of no use to Python
 # (so uninstall removes the modules by name, as for the shim).
@@ -69,8 +69,8 @@ fastaudit-uninstall-links:
 
 clean-local: fastaudit-unstage
 fastaudit-unstage:
-	-rm -f pyhook/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
-	-cd pyhook/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
+	-rm -f %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
+	-cd %D%/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
 	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(fastauditcmd_PYTHON)
 else
 fastaudit-install-links fastaudit-uninstall-links:

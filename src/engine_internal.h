@@ -26,6 +26,30 @@ static inline const char *fa__str(const fa_policy *p, const struct fa__ent *e)
 /* ---- match.c: pure string work, no I/O ---- */
 
 /*
+ * The next component of the path at *s: skips slashes, returns where the
+ * component starts with its length in *n, and leaves *s just past it;
+ * NULL when only slashes are left. Every walk over a path's components
+ * is this loop; inline because the lexical folder runs it on every write.
+ */
+static inline const char *fa__next_comp(const char **s, size_t *n)
+{
+	const char *p = *s, *c;
+
+	while (*p == '/')
+		p++;
+	if (!*p) {
+		*s = p;
+		return NULL;
+	}
+	c = p;
+	while (*p && *p != '/')
+		p++;
+	*n = (size_t)(p - c);
+	*s = p;
+	return c;
+}
+
+/*
  * n bytes of a and b equal. Inline, eight bytes a step: a root compare is
  * a few words, less than the call into memcmp.
  */

@@ -17,20 +17,10 @@
  */
 static ssize_t fold(const char *s, char *out, size_t len, size_t base, int climb)
 {
-	size_t o = base;
+	size_t o = base, n;
+	const char *c;
 
-	while (*s) {
-		const char *c;
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		c = s;
-		while (*s && *s != '/')
-			s++;
-		n = (size_t)(s - c);
+	while ((c = fa__next_comp(&s, &n))) {
 		if (n == 1 && c[0] == '.')
 			continue;
 		if (n == 2 && c[0] == '.' && c[1] == '.') {
@@ -75,19 +65,12 @@ ssize_t fa_lex_normalize(const char *rel, char *out, size_t len)
 
 int fa__has_dotdot(const char *path)
 {
-	const char *s = path;
+	const char *s = path, *c;
+	size_t n;
 
-	while (*s) {
-		const char *c;
-
-		while (*s == '/')
-			s++;
-		c = s;
-		while (*s && *s != '/')
-			s++;
-		if (s - c == 2 && c[0] == '.' && c[1] == '.')
+	while ((c = fa__next_comp(&s, &n)))
+		if (n == 2 && c[0] == '.' && c[1] == '.')
 			return 1;
-	}
 	return 0;
 }
 
@@ -186,8 +169,8 @@ int fa__scan_abs(const char *path, size_t *len)
 
 ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out, size_t len)
 {
-	const char *s = rel, *end;
-	size_t o = blen;
+	const char *s = rel, *end, *c;
+	size_t o = blen, n;
 	int st;
 
 	if (rel[0] == '/')
@@ -201,8 +184,7 @@ ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out
 		memcpy(out, base, blen);
 	if (!st) {
 		/* Already clean: one copy. */
-		size_t n = (size_t)(end - rel);
-
+		n = (size_t)(end - rel);
 		if (o + n + 2 > len)
 			return -ENAMETOOLONG;
 		if (o > 1)
@@ -210,18 +192,7 @@ ssize_t fa__join_clean(const char *base, size_t blen, const char *rel, char *out
 		memcpy(out + o, rel, n + 1);
 		return (ssize_t)(o + n);
 	}
-	while (*s) {
-		const char *c;
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		c = s;
-		while (*s && *s != '/')
-			s++;
-		n = (size_t)(s - c);
+	while ((c = fa__next_comp(&s, &n))) {
 		if (n == 1 && c[0] == '.')
 			continue;
 		/* base "/" needs no separator. */

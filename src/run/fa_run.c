@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "fa_policy.h"
+#include "path_search.h"
 #include "run/landlock.h"
 #include "run/learn.h"
 #include "shim/fa_shim_run.h"
@@ -130,10 +131,10 @@ static __attribute__((noreturn, format(printf, 2, 3))) void die(int status, cons
 /* PROG as execvp would find it; returns 0 and fills out, or -errno. */
 static int find_program(const char *name, char *out, size_t len)
 {
-	const char *path, *p, *end;
+	struct fa_path_search ps;
 	char buf[PATH_MAX];
 	struct stat st;
-	int err = ENOENT;
+	int err = ENOENT, rc;
 
 	if (!*name)
 		return -ENOENT;
@@ -142,22 +143,15 @@ static int find_program(const char *name, char *out, size_t len)
 			return -ENAMETOOLONG;
 		return access(out, F_OK) ? -errno : 0;
 	}
-	path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (p = path;; p = end + 1) {
-		end = strchrnul(p, ':');
-		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(end - p), p,
-			     end > p ? "/" : "", name) < (int)sizeof(buf) &&
-		    !stat(buf, &st) && S_ISREG(st.st_mode)) {
+	fa_path_search_init(&ps, name);
+	while ((rc = fa_path_search_next(&ps, buf, sizeof(buf))) != 0) {
+		if (rc > 0 && !stat(buf, &st) && S_ISREG(st.st_mode)) {
 			if (!access(buf, X_OK)) {
 				snprintf(out, len, "%s", buf);
 				return 0;
 			}
 			err = EACCES;
 		}
-		if (!*end)
-			break;
 	}
 	return -err;
 }

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "path_search.h"
 #include "wrap.h"
 
 extern char **environ;
@@ -494,9 +495,8 @@ static int script_exec(void *ra, const char *call, const char *file, char *const
 static int execvpe_slow(void *ra, const char *call, const char *file, char *const argv[],
 			char *const envp[])
 {
-	const char *path, *p, *end;
+	struct fa_path_search ps;
 	char buf[PATH_MAX];
-	size_t flen;
 	int got_eacces = 0, denied = 0, rc;
 
 	if (!*file) {
@@ -509,25 +509,12 @@ static int execvpe_slow(void *ra, const char *call, const char *file, char *cons
 			rc = script_exec(ra, call, file, argv, envp);
 		return rc;
 	}
-	flen = strlen(file);
-	path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (p = path;; p = end + 1) {
-		size_t dl;
-
-		end = strchrnul(p, ':');
-		dl = (size_t)(end - p);
-		if (dl + flen + 2 > sizeof(buf)) {
-			errno = ENAMETOOLONG;
-			if (!*end)
-				break;
+	fa_path_search_init(&ps, file);
+	while ((rc = fa_path_search_next(&ps, buf, sizeof(buf))) != 0) {
+		if (rc < 0) {
+			errno = -rc;
 			continue;
 		}
-		memcpy(buf, p, dl);
-		if (dl)
-			buf[dl++] = '/';
-		memcpy(buf + dl, file, flen + 1);
 		exec_at_d(ra, call, AT_FDCWD, buf, argv, envp, 0, &denied);
 		if (denied)
 			return -1;
@@ -548,8 +535,6 @@ static int execvpe_slow(void *ra, const char *call, const char *file, char *cons
 		default:
 			return -1;
 		}
-		if (!*end)
-			break;
 	}
 	if (got_eacces)
 		errno = EACCES;

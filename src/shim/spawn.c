@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "path_search.h"
 #include "wrap.h"
 
 extern char **environ;
@@ -128,11 +129,10 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	const char *path, *p, *end;
+	struct fa_path_search ps;
 	char buf[PATH_MAX];
-	size_t flen;
 	struct stat st;
-	int saved = errno, got_eacces = 0;
+	int saved = errno, got_eacces = 0, rc;
 
 	if (FA_GATE_OPEN())
 		return fa_real_posix_spawnp(pid, file, fa, attr, argv, envp);
@@ -140,31 +140,15 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 		return ENOENT;
 	if (strchr(file, '/'))
 		return spawn_slow(FA_RA(), "posix_spawnp", pid, file, fa, attr, argv, envp);
-	flen = strlen(file);
-	path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (p = path;; p = end + 1) {
-		size_t dl;
-
-		end = strchrnul(p, ':');
-		dl = (size_t)(end - p);
-		if (dl + flen + 2 <= sizeof(buf)) {
-			memcpy(buf, p, dl);
-			if (dl)
-				buf[dl++] = '/';
-			memcpy(buf + dl, file, flen + 1);
-			if (!stat(buf, &st)) {
-				if (S_ISREG(st.st_mode) && !faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS)) {
-					errno = saved;
-					return spawn_slow(FA_RA(), "posix_spawnp", pid, buf, fa, attr,
-							  argv, envp);
-				}
-				got_eacces = 1;
+	fa_path_search_init(&ps, file);
+	while ((rc = fa_path_search_next(&ps, buf, sizeof(buf))) != 0) {
+		if (rc > 0 && !stat(buf, &st)) {
+			if (S_ISREG(st.st_mode) && !faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS)) {
+				errno = saved;
+				return spawn_slow(FA_RA(), "posix_spawnp", pid, buf, fa, attr, argv, envp);
 			}
+			got_eacces = 1;
 		}
-		if (!*end)
-			break;
 	}
 	errno = saved;
 	return got_eacces ? EACCES : ENOENT;

@@ -6,7 +6,6 @@
 #  - with the shim loaded but no policy, the same output as bare libc
 #    (errno included), so the no-policy path changes nothing.
 # Path cases run twice: openat2 resolution and the forced fallback walk.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 CT=$E2E/calltest

@@ -3,11 +3,10 @@
 # (6000 bytes below the top), removed by rm -rf through directory fds.
 # Inside the root both work; outside, every change is refused with EACCES
 # and a message, and the tree is left as it was.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
-have_python || { echo "SKIP: no python3"; exit 77; }
+need_fa_run
+need_python "to dig the deep trees"
 
 R=$T/root
 O=$T/out
@@ -33,8 +32,8 @@ print('ok')
 PY
 
 run() {
-	got=$(cd "$T" && "$FA_RUN" -w "$R" "$@" 2>"$T/e")
-	rc=$?
+	fa_run_in "$T" -w "$R" "$@"
+	got=$(cat "$T/o")
 }
 
 run -- python3 "$T/dig.py" "$R"

@@ -3,10 +3,9 @@
 # --log line), and the one summary line fa-run prints at exit, which counts
 # the denials of every process of the run, with the kernel floor and
 # without it.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 R=$T/root
 O=$T/out
@@ -16,8 +15,7 @@ mkdir -p "$R/keep" "$O/sub" "$H/.config"
 # far [FA-RUN ARGS...] -- COMMAND...: in $R; $rc, stderr in $T/e, log in $T/l.
 far() {
 	rm -f "$T/l"
-	(cd "$R" && HOME=$H "$FA_RUN" -w "$R" --log "$T/l" "$@" >/dev/null 2>"$T/e")
-	rc=$?
+	HOME=$H fa_run_in "$R" -w "$R" --log "$T/l" "$@"
 }
 
 # fix N: the "fix" of the N-th log line (1-based).

@@ -8,7 +8,6 @@
 # the directory is renamed by the process, or the process changes
 # directory. A directory another process moves out of the roots is seen
 # by its old name: judged and opened there, so nothing is made outside.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 FC=$E2E/fdcache

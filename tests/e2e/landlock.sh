@@ -6,10 +6,9 @@
 # subtrees stay the preload's; a kernel refusing Landlock makes
 # --landlock=on exit 125; a nested fa-run or a rewritten FA_* only
 # narrows; exec rules reach execve made without libc; real programs run.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 FLOOR=$E2E/floor
 STATIC=$E2E/floorstatic
 
@@ -29,34 +28,13 @@ esac
 
 R=$T/root
 O=$T/out
-mkdir -p "$R/deny" "$O"
-echo theirs >"$O/f"
+mkdir -p "$R/deny"
+make_outside() { mkdir -p "$O" && echo theirs >"$O/f"; }
+make_outside
 outside=$(snapshot "$O")
 
 # far ARGS...: fa-run ARGS in $R; $rc, $T/o and $T/e.
-far() {
-	(cd "$R" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
-	rc=$?
-}
-status() { check "$1: exit status" "$2" "$rc"; }
-says() {
-	if grep -qF -- "$2" "$T/e"; then pass; else fail "$1: stderr lacks [$2]: $(head -c 600 "$T/e")"; fi
-}
-silent_on() {
-	if grep -qF -- "$2" "$T/e"; then fail "$1: stderr has [$2]: $(head -c 600 "$T/e")"; else pass; fi
-}
-untouched() {
-	local now
-	now=$(snapshot "$O")
-	if [ "$now" = "$outside" ]; then
-		pass
-	else
-		fail "$1: the outside tree changed: $(ls -A "$O" | tr '\n' ' ')"
-		rm -rf "$O"
-		mkdir -p "$O"
-		echo theirs >"$O/f"
-	fi
-}
+far() { fa_run_in "$R" "$@"; }
 exists() { [ -e "$2" ] && pass || fail "$1: $2 was not made"; }
 
 # ---- the floor catches what the preload cannot see ----

@@ -4,10 +4,9 @@
 # fed back with --policy, runs the job again with no denial at all, and is
 # no wider than the job: no root above the project, the temporary
 # directory only where it was used, sensitive places named, not granted.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 # A temporary directory of the job's own, directly under /tmp, as jobs use it.
 TMPD=$(mktemp -d /tmp/fa-learn-tmp.XXXXXX) || exit 99

@@ -1,6 +1,9 @@
 # lib.sh - sourced by the end-to-end scripts: locations, a scratch tree,
 # the preload line (with the sanitizer runtime first when the build has
-# one), tree snapshots and small assertions.
+# one), tree snapshots, small assertions and the way to run fa-run.
+
+# The scripts start under make's sh; what follows is bash.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 
 set -u
 
@@ -27,8 +30,8 @@ PRELOAD=$FA_SHIM
 if [ -n "$FA_SANITIZERS" ]; then
 	# An ASan-built shim must come after the ASan runtime in the preload
 	# list; foreign programs (sh, make) leak by design, so leak checks are off.
-	asan=$(${CC:-gcc} -print-file-name=libasan.so)
-	PRELOAD="$asan $FA_SHIM"
+	: "${FA_ASAN_LIB:?an ASan build names its runtime (configure sets FA_ASAN_LIB)}"
+	PRELOAD="$FA_ASAN_LIB $FA_SHIM"
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 	export ASAN_OPTIONS
 fi
@@ -71,8 +74,53 @@ finish() {
 
 
 have_python() { command -v python3 >/dev/null 2>&1; }
+# need_python WHY: a script that cannot run without python3 skips.
+need_python() { have_python || { echo "SKIP: python3 is needed $1"; exit 77; }; }
 
 # policy LINE...: the FA_POLICY text the next cases run under.
 policy() {
 	POL=$(printf '%s\n' "$@")
+}
+
+# need_fa_run: a script that drives fa-run stops here when it is not built.
+need_fa_run() {
+	[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+}
+
+# fa_run_in DIR ARGS...: fa-run ARGS with DIR as the current directory;
+# its status in $rc, its stdout in $T/o, its stderr in $T/e.
+fa_run_in() {
+	local dir=$1
+	shift
+	(cd "$dir" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
+	rc=$?
+}
+
+# status LABEL N: the last run exited with N.
+status() { check "$1: exit status" "$2" "$rc"; }
+# says LABEL TEXT: the last run's stderr mentions TEXT; silent_on: it does not.
+says() {
+	if grep -qF -- "$2" "$T/e"; then pass; else fail "$1: stderr lacks [$2]: $(head -c 600 "$T/e")"; fi
+}
+silent_on() {
+	if grep -qF -- "$2" "$T/e"; then fail "$1: stderr has [$2]: $(head -c 600 "$T/e")"; else pass; fi
+}
+
+# untouched LABEL: the tree $O is as its snapshot $outside. When it is
+# not, say how, and make it again with the script's make_outside so that
+# the next case starts from the same tree. A script that checks more
+# redefines untouched around outside_untouched.
+untouched() { outside_untouched "$1"; }
+outside_untouched() {
+	local now
+	now=$(snapshot "$O")
+	if [ "$now" = "$outside" ]; then
+		pass
+		return
+	fi
+	fail "$1: the outside tree changed"
+	diff <(printf '%s\n' "$outside") <(printf '%s\n' "$now") >&2
+	rm -rf "$O"
+	make_outside
+	outside=$(snapshot "$O")
 }

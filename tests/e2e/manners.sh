@@ -2,7 +2,6 @@
 # Fork from a multithreaded process, vfork + exec, signal handlers that
 # call wrapped functions, errno preservation: all under a live policy.
 # Every run has a time limit, so a deadlock fails instead of hanging.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 M=$E2E/manners

@@ -4,10 +4,9 @@
 # where a directory must be) gives the kernel's errno and prints nothing;
 # a call it would perform is still refused with EACCES and one line.
 # Real programs that probe this way (mkdir -p, install -d) run silently.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 CT=$E2E/calltest
 R=$T/root
@@ -20,7 +19,8 @@ outside=$(tree)
 
 # run [FA-RUN ARGS...] -- COMMAND...: in $R, stdout in $got, stderr in $T/e.
 run() {
-	got=$(cd "$R" && "$FA_RUN" -w "$R" "$@" 2>"$T/e")
+	fa_run_in "$R" -w "$R" "$@"
+	got=$(cat "$T/o")
 }
 
 # kernel FUNC ARG...: under fa-run, the very answer bare libc gives, silently.

@@ -3,16 +3,16 @@
 # message naming the option that allows them; allowed with
 # --allow-outside-symlinks, where a write through such a link is still
 # refused where it lands and hard links stay refused.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 R=$T/root
 O=$T/out
 S=$T/src
-mkdir -p "$R" "$O" "$S"
-echo theirs >"$O/f"
+mkdir -p "$R" "$S"
+make_outside() { mkdir -p "$O" && echo theirs >"$O/f"; }
+make_outside
 ln -s "$O/f" "$S/abs"
 ln -s ../out "$S/rel"
 echo x >"$S/plain"
@@ -20,14 +20,7 @@ tar -C "$S" -cf "$T/a.tar" abs rel plain
 outside=$(snapshot "$O")
 
 # far [FA-RUN ARGS...] -- COMMAND...: in $R; $rc, stderr in $T/e.
-far() {
-	(cd "$R" && "$FA_RUN" -w "$R" "$@" >/dev/null 2>"$T/e")
-	rc=$?
-}
-
-untouched() {
-	check "$1: the outside tree" "$outside" "$(snapshot "$O")"
-}
+far() { fa_run_in "$R" -w "$R" "$@"; }
 
 # By default: refused, and the message says how to allow it.
 far -- tar -xf "$T/a.tar"

@@ -3,10 +3,9 @@
 # the file's directory, options adding to the file and never silently
 # widening it, and every malformed file stopping with 125 and its
 # FILE:LINE:COL before the command runs.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 P=$T/proj
 mkdir -p "$P/build/secret" "$P/src" "$P/etc" "$T/elsewhere" "$T/other"

@@ -3,55 +3,29 @@
 # make, grandchildren, env -i, exec policy, deny subtrees, report mode, the
 # JSON log, and fa-run's own exit statuses. After every denial the outside
 # tree (and what the deny subtree holds) is unchanged.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 P=$T/proj
 O=$T/other
-mkdir -p "$P/.git/objects" "$P/src" "$O/sub"
+mkdir -p "$P/.git/objects" "$P/src"
 echo head >"$P/.git/HEAD"
 echo obj >"$P/.git/objects/x"
 echo mine >"$P/src/a.c"
-echo theirs >"$O/f"
-echo theirs >"$O/sub/g"
+make_outside() { mkdir -p "$O/sub" && echo theirs >"$O/f" && echo theirs >"$O/sub/g"; }
+make_outside
 
 outside=$(snapshot "$O")
 gitsnap=$(snapshot "$P/.git")
 
 # far [FA-RUN ARGS...] -- COMMAND...: run in $P; $rc, $T/o and $T/e.
-far() {
-	(cd "$P" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
-	rc=$?
-}
+far() { fa_run_in "$P" "$@"; }
 
 # untouched LABEL: nothing outside and nothing in .git changed.
 untouched() {
-	local now
-	now=$(snapshot "$O")
-	if [ "$now" = "$outside" ]; then
-		pass
-	else
-		fail "$1: the outside tree changed"
-		diff <(printf '%s\n' "$outside") <(printf '%s\n' "$now") >&2
-		rm -rf "$O"
-		mkdir -p "$O/sub"
-		echo theirs >"$O/f"
-		echo theirs >"$O/sub/g"
-		outside=$(snapshot "$O")
-	fi
-	now=$(snapshot "$P/.git")
-	[ "$now" = "$gitsnap" ] && pass || fail "$1: .git changed"
-}
-
-status() { check "$1: exit status" "$2" "$rc"; }
-says() {	# says LABEL TEXT: stderr mentions TEXT
-	if grep -qF -- "$2" "$T/e"; then
-		pass
-	else
-		fail "$1: stderr lacks [$2]: $(head -c 600 "$T/e")"
-	fi
+	outside_untouched "$1"
+	[ "$(snapshot "$P/.git")" = "$gitsnap" ] && pass || fail "$1: .git changed"
 }
 
 # ---- shell redirections ----

@@ -3,7 +3,6 @@
 # symlink to OUTSIDE thousands of times while creations go through it.
 # Zero entries may ever land in OUTSIDE. The same program without the
 # shim shows that the race really is there to be lost.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 ROUNDS=${FA_RACE_ROUNDS:-20000}

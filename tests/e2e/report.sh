@@ -4,11 +4,10 @@
 # byte; paths of 4095 bytes (two of them, full of escapes) are neither
 # cut nor dropped; the caller is the program's real path, not argv[0];
 # a log that cannot be written stops the start (125) or, later, is said.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
-have_python || { echo "1..0 # SKIP python3 is needed to read the lines back"; exit 77; }
+need_fa_run
+need_python "to read the lines back"
 
 W=$T/w
 O=$T/out

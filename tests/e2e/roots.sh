@@ -2,10 +2,9 @@
 # The root limit under fa-run: 64 write roots; a directory given again, or
 # by another name that resolves to it, counts once; one more is refused at
 # start-up with status 125 and a message saying the limit.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
-[ -x "$FA_RUN" ] || { fail "fa-run not built: $FA_RUN"; finish; }
+need_fa_run
 
 args=()
 for i in $(seq 64); do

@@ -5,7 +5,6 @@
 # driven by manners.sh), so a wrapper added without a test fails here;
 # so must every syscall() number it judges (its FA_NR lines).
 # The shim exports nothing else but its bridge.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 DEF=$FA_SRCDIR/src/shim/symbols.def
@@ -47,12 +46,12 @@ for n in $names; do
 done
 
 # Every syscall() number the table judges is called by number in calls.sh
-# (chdir and fchdir, which are told to the cwd cache, in stack_test).
+# (chdir and fchdir, which are told to the cwd cache, in tests/shim/test_stack.c).
 nrs=$(sed -n 's/^FA_NR(\([a-z0-9_]*\),.*/\1/p' "$DEF")
 [ -n "$nrs" ] || fail "no FA_NR lines read from $DEF"
 for n in $nrs; do
 	if grep -Eq "syscall $n( |\$)|nr_both( [a-z0-9_]+)* $n( |\$)" "$FA_SRCDIR/tests/e2e/calls.sh" ||
-		grep -q "syscall(SYS_$n," "$FA_SRCDIR/src/shim/stack_test.c"; then
+		grep -q "syscall(SYS_$n," "$FA_SRCDIR/tests/shim/test_stack.c"; then
 		pass
 	else
 		fail "syscall($n) is judged by the shim but has no end-to-end case"

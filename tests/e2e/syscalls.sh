@@ -9,7 +9,6 @@
 #    most N + c openat2 and no readlink per file (what the dirfd names is
 #    read once, and fchmod/fchown/futimens on a file the shim opened for
 #    writing are not judged again).
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 if ! command -v strace >/dev/null 2>&1; then

@@ -4,7 +4,7 @@
 # make check-installed.
 if WITH_PYTHON
 if HAVE_PYTEST
-PY_TESTS += tests/install/test_install.py
+PY_TESTS += %D%/test_install.py
 endif
 endif
-EXTRA_DIST += tests/install/test_install.py
+EXTRA_DIST += %D%/test_install.py

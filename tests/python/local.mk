@@ -1,41 +1,36 @@
-# tests/python: pytest suites for the fastaudit package, one PY_TESTS entry each.
+# tests/python: pytest suites for the fastaudit package, each named once below.
+python_suites = \
+	%D%/test_api.py \
+	%D%/test_paths.py \
+	%D%/test_events.py \
+	%D%/test_context.py \
+	%D%/test_monitor.py \
+	%D%/test_imports.py \
+	%D%/test_native.py \
+	%D%/test_pools.py \
+	%D%/test_exec_search.py \
+	%D%/test_denials.py \
+	%D%/test_explain.py \
+	%D%/test_symlinks.py \
+	%D%/test_bridge_abi.py \
+	%D%/test_hook_reentry.py \
+	%D%/test_learn.py \
+	%D%/test_children.py \
+	%D%/test_reference_suite.py
 if WITH_PYTHON
 if HAVE_PYTEST
-PY_TESTS += \
-	tests/python/test_api.py \
-	tests/python/test_paths.py \
-	tests/python/test_events.py \
-	tests/python/test_context.py \
-	tests/python/test_monitor.py \
-	tests/python/test_imports.py \
-	tests/python/test_native.py \
-	tests/python/test_pools.py \
-	tests/python/test_exec_search.py \
-	tests/python/test_denials.py \
-	tests/python/test_explain.py \
-	tests/python/test_symlinks.py \
-	tests/python/test_bridge_abi.py \
-	tests/python/test_hook_reentry.py \
-	tests/python/test_learn.py \
-	tests/python/test_children.py \
-	tests/python/test_reference_suite.py
+PY_TESTS += $(python_suites)
 else
 # One line instead of a failure per suite (configure found what is missing).
 check-local: python-suites-skipped
 python-suites-skipped:
 	@echo "SKIP: the Python suites: $(PYTHON) has no $(FA_PY_MISSING); get them with:" \
-		"$(PYTHON) -m pip install -r $(srcdir)/tests/python/requirements.txt" "(then re-run configure)"
-endif
+		"$(PYTHON) -m pip install -r $(srcdir)/%D%/requirements.txt" "(then re-run configure)"
 endif
 # The reference suite's downloads and environments, cached in the build tree.
 clean-local: reference-suite-clean
 reference-suite-clean:
 	-rm -rf tests/reference-suite
+endif
 .PHONY: reference-suite-clean
-EXTRA_DIST += tests/python/conftest.py tests/python/requirements.txt tests/python/test_learn.py \
-	tests/python/test_api.py tests/python/test_paths.py tests/python/test_events.py \
-	tests/python/test_context.py tests/python/test_monitor.py tests/python/test_imports.py \
-	tests/python/test_native.py tests/python/test_pools.py tests/python/test_exec_search.py \
-	tests/python/test_denials.py tests/python/test_explain.py tests/python/test_children.py \
-	tests/python/test_symlinks.py tests/python/test_bridge_abi.py tests/python/test_hook_reentry.py \
-	tests/python/test_reference_suite.py
+EXTRA_DIST += %D%/conftest.py %D%/requirements.txt $(python_suites)

@@ -337,5 +337,5 @@ int main(void)
 	};
 
 	fa_cwd_cache_enable();
-	return run_tap("cwd", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("cwd", tests);
 }

@@ -58,109 +58,126 @@ static void fill_in(const char *rel)
 	}
 }
 
-static void deep_fds(void **state)
+/* One symlink mode's policy and fresh deep trees: inside the root, outside it, in the deny subtree. */
+struct deep {
+	fa_policy *p;
+	int in, out, git;
+};
+
+/* Runs check once for each symlink mode, on trees dug for it and removed after. */
+static void each_mode(void (*check)(struct deep *))
 {
+	struct deep t;
 	int m;
 
-	(void)state;
 	memset(seg, 'd', 100);
 	for (m = FA_SYM_TRUST; m <= FA_SYM_NOFOLLOW; m++) {
-		fa_policy *p = tree_policy((enum fa_symlinks)m);
-		struct fa_decision d;
-		struct fa_pin pin;
-		int in = dig("root/sub"), out = dig("outside"), git = dig("root/proj/.git"), fd;
-		char buf[PATH_MAX], link[64];
-
-		/* /proc/self/fd cannot name these: the string route has nothing */
-		snprintf(link, sizeof link, "/proc/self/fd/%d", in);
-		assert_int_equal(readlink(link, buf, sizeof buf), -1);
-		/* inside: open, create a directory, remove both */
-		fd = fa_openat(p, in, "f", O_WRONLY | O_CREAT | O_TRUNC, 0600, &d);
-		assert_true(fd >= 0);
-		assert_int_equal(d.verdict, FA_ALLOW);
-		close(fd);
-		assert_int_equal(faccessat(in, "f", F_OK, 0), 0);
-		assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, in, "d", &pin, &d), 0);
-		assert_int_equal(mkdirat(pin.fd, pin.name, 0755), 0);
-		fa_unpin(&pin);
-		assert_int_equal(fa_pin_parent(p, FA_OP_REMOVE, in, "d", &pin, &d), 0);
-		assert_int_equal(unlinkat(pin.fd, pin.name, AT_REMOVEDIR), 0);
-		fa_unpin(&pin);
-		assert_int_equal(fa_check(p, FA_OP_REMOVE, in, "f", &d), FA_ALLOW);
-		/* relative to a parent of the deep directory, the path itself long */
-		assert_int_equal(fa_check(p, FA_OP_CREATE, in, "../g", &d), FA_ALLOW);
-		/* outside: refused, nothing made */
-		assert_int_equal(fa_openat(p, out, "f", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
-		assert_int_equal(d.verdict, FA_DENY);
-		assert_int_equal(d.why, FA_WHY_OUTSIDE);
-		assert_non_null(strstr(d.path, "/outside/"));
-		assert_int_not_equal(faccessat(out, "f", F_OK, 0), 0);
-		assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, out, "d", &pin, &d), -EACCES);
-		assert_int_equal(d.why, FA_WHY_OUTSIDE);
-		assert_int_equal(fa_check(p, FA_OP_REMOVE, out, "x", &d), FA_DENY);
-		/* the kernel's order holds down there too */
-		assert_int_equal(fa_openat(p, out, "none", O_RDWR, 0, &d), -ENOENT);
-		/* a hard link's source is judged where it lies, file or not */
-		{
-			struct fa_decision d2;
-			int f = openat(out, "f", O_WRONLY | O_CREAT, 0600);
-
-			assert_true(f >= 0);
-			close(f);
-			assert_int_equal(fa_check2(p, FA_OP_LINK, in, "f", in, "h", &d, &d2), FA_ALLOW);
-			assert_int_equal(fa_check2(p, FA_OP_LINK, out, "f", in, "h", &d, &d2), FA_DENY);
-			assert_int_equal(d.why, FA_WHY_LINK_TARGET);
-			assert_int_equal(unlinkat(out, "f", 0), 0);
-		}
-		/* a deny subtree between the root and the directory */
-		assert_int_equal(fa_openat(p, git, "f", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
-		assert_int_equal(d.why, FA_WHY_DENY_SUBTREE);
-		assert_int_not_equal(faccessat(git, "f", F_OK, 0), 0);
-		close(in);
-		close(out);
-		close(git);
+		t.p = tree_policy((enum fa_symlinks)m);
+		t.in = dig("root/sub");
+		t.out = dig("outside");
+		t.git = dig("root/proj/.git");
+		check(&t);
+		close(t.in);
+		close(t.out);
+		close(t.git);
 		fill_in("root/sub");
 		fill_in("outside");
 		fill_in("root/proj/.git");
-		fa_policy_free(p);
+		fa_policy_free(t.p);
 	}
 }
 
+static void fds_check(struct deep *t)
+{
+	fa_policy *p = t->p;
+	int in = t->in, out = t->out, git = t->git, fd;
+	struct fa_decision d;
+	struct fa_pin pin;
+	char buf[PATH_MAX], link[64];
+
+	/* /proc/self/fd cannot name these: the string route has nothing */
+	snprintf(link, sizeof link, "/proc/self/fd/%d", in);
+	assert_int_equal(readlink(link, buf, sizeof buf), -1);
+	/* inside: open, create a directory, remove both */
+	fd = fa_openat(p, in, "f", O_WRONLY | O_CREAT | O_TRUNC, 0600, &d);
+	assert_true(fd >= 0);
+	assert_int_equal(d.verdict, FA_ALLOW);
+	close(fd);
+	assert_int_equal(faccessat(in, "f", F_OK, 0), 0);
+	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, in, "d", &pin, &d), 0);
+	assert_int_equal(mkdirat(pin.fd, pin.name, 0755), 0);
+	fa_unpin(&pin);
+	assert_int_equal(fa_pin_parent(p, FA_OP_REMOVE, in, "d", &pin, &d), 0);
+	assert_int_equal(unlinkat(pin.fd, pin.name, AT_REMOVEDIR), 0);
+	fa_unpin(&pin);
+	assert_int_equal(fa_check(p, FA_OP_REMOVE, in, "f", &d), FA_ALLOW);
+	/* relative to a parent of the deep directory, the path itself long */
+	assert_int_equal(fa_check(p, FA_OP_CREATE, in, "../g", &d), FA_ALLOW);
+	/* outside: refused, nothing made */
+	assert_int_equal(fa_openat(p, out, "f", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
+	assert_int_equal(d.verdict, FA_DENY);
+	assert_int_equal(d.why, FA_WHY_OUTSIDE);
+	assert_non_null(strstr(d.path, "/outside/"));
+	assert_int_not_equal(faccessat(out, "f", F_OK, 0), 0);
+	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, out, "d", &pin, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_OUTSIDE);
+	assert_int_equal(fa_check(p, FA_OP_REMOVE, out, "x", &d), FA_DENY);
+	/* the kernel's order holds down there too */
+	assert_int_equal(fa_openat(p, out, "none", O_RDWR, 0, &d), -ENOENT);
+	/* a hard link's source is judged where it lies, file or not */
+	{
+		struct fa_decision d2;
+		int f = openat(out, "f", O_WRONLY | O_CREAT, 0600);
+
+		assert_true(f >= 0);
+		close(f);
+		assert_int_equal(fa_check2(p, FA_OP_LINK, in, "f", in, "h", &d, &d2), FA_ALLOW);
+		assert_int_equal(fa_check2(p, FA_OP_LINK, out, "f", in, "h", &d, &d2), FA_DENY);
+		assert_int_equal(d.why, FA_WHY_LINK_TARGET);
+		assert_int_equal(unlinkat(out, "f", 0), 0);
+	}
+	/* a deny subtree between the root and the directory */
+	assert_int_equal(fa_openat(p, git, "f", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_DENY_SUBTREE);
+	assert_int_not_equal(faccessat(git, "f", F_OK, 0), 0);
+}
+
+static void deep_fds(void **state)
+{
+	(void)state;
+	each_mode(fds_check);
+}
+
 /* The current directory that deep: getcwd cannot say where it is. */
+static void cwd_check(struct deep *t)
+{
+	fa_policy *p = t->p;
+	struct fa_decision d;
+	struct fa_pin pin;
+	char buf[PATH_MAX];
+	int fd;
+
+	assert_int_equal(fchdir(t->in), 0);
+	assert_null(getcwd(buf, sizeof buf));
+	fd = fa_openat(p, AT_FDCWD, "g", O_WRONLY | O_CREAT, 0600, &d);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(fa_pin_parent(p, FA_OP_REMOVE, AT_FDCWD, "g", &pin, &d), 0);
+	assert_int_equal(unlinkat(pin.fd, pin.name, 0), 0);
+	fa_unpin(&pin);
+	assert_int_equal(fchdir(t->out), 0);
+	assert_int_equal(fa_openat(p, AT_FDCWD, "g", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
+	assert_int_equal(d.why, FA_WHY_OUTSIDE);
+	assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, AT_FDCWD, "d", &pin, &d), -EACCES);
+	assert_int_not_equal(faccessat(t->out, "g", F_OK, 0), 0);
+	assert_int_not_equal(faccessat(t->out, "d", F_OK, 0), 0);
+	assert_int_equal(chdir(tp("root")), 0);
+}
+
 static void deep_cwd(void **state)
 {
-	int m;
-
 	(void)state;
-	memset(seg, 'd', 100);
-	for (m = FA_SYM_TRUST; m <= FA_SYM_NOFOLLOW; m++) {
-		fa_policy *p = tree_policy((enum fa_symlinks)m);
-		struct fa_decision d;
-		struct fa_pin pin;
-		char buf[PATH_MAX];
-		int in = dig("root/sub"), out = dig("outside"), fd;
-
-		assert_int_equal(fchdir(in), 0);
-		assert_null(getcwd(buf, sizeof buf));
-		fd = fa_openat(p, AT_FDCWD, "g", O_WRONLY | O_CREAT, 0600, &d);
-		assert_true(fd >= 0);
-		close(fd);
-		assert_int_equal(fa_pin_parent(p, FA_OP_REMOVE, AT_FDCWD, "g", &pin, &d), 0);
-		assert_int_equal(unlinkat(pin.fd, pin.name, 0), 0);
-		fa_unpin(&pin);
-		assert_int_equal(fchdir(out), 0);
-		assert_int_equal(fa_openat(p, AT_FDCWD, "g", O_WRONLY | O_CREAT, 0600, &d), -EACCES);
-		assert_int_equal(d.why, FA_WHY_OUTSIDE);
-		assert_int_equal(fa_pin_parent(p, FA_OP_CREATE, AT_FDCWD, "d", &pin, &d), -EACCES);
-		assert_int_not_equal(faccessat(out, "g", F_OK, 0), 0);
-		assert_int_not_equal(faccessat(out, "d", F_OK, 0), 0);
-		assert_int_equal(chdir(tp("root")), 0);
-		close(in);
-		close(out);
-		fill_in("root/sub");
-		fill_in("outside");
-		fa_policy_free(p);
-	}
+	each_mode(cwd_check);
 }
 
 int main(void)
@@ -170,5 +187,5 @@ int main(void)
 		BOTH(deep_cwd),
 	};
 
-	return run_tap("deep", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("deep", tests);
 }

@@ -499,5 +499,5 @@ int main(void)
 		BOTH(unrestricted_and_empty),
 	};
 
-	return run_tap("escape", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("escape", tests);
 }

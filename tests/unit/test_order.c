@@ -179,5 +179,5 @@ int main(void)
 		BOTH(dotdot_after_file),
 	};
 
-	return run_tap("order", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("order", tests);
 }

@@ -495,5 +495,5 @@ int main(void)
 		cmocka_unit_test(exported_path_helpers),
 	};
 
-	return run_tap("policy", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("policy", tests);
 }

@@ -218,5 +218,5 @@ int main(void)
 		BOTH(final_link_beneath),
 	};
 
-	return run_tap("race", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("race", tests);
 }

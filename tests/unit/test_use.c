@@ -609,5 +609,5 @@ int main(void)
 		cmocka_unit_test(seccomp_fallback),
 	};
 
-	return run_tap("use", tests, sizeof tests / sizeof tests[0]);
+	return RUN_TAP("use", tests);
 }

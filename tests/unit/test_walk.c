@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +25,7 @@
 #include <cmocka.h>
 
 #include "engine_internal.h"
+#include "rm_tree.h"
 
 static char top[2][64];
 
@@ -76,14 +76,6 @@ static void make_tree(char *t)
 	mk(t, "s/labs", 'l', abs);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
 
 /* What an fd names, relative to the tree it belongs to ("?" if neither). */
 static void where(int fd, char *out, size_t len)
@@ -193,8 +185,8 @@ static void walk_agrees_with_openat2(void **state)
 			bad++;
 		}
 	}
-	nftw(top[0], rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(top[1], rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(top[0]);
+	rm_tree(top[1]);
 	assert_int_equal(bad, 0);
 }
 
@@ -229,7 +221,7 @@ static void walk_final_links(void **state)
 				       RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), -EXDEV);
 	assert_int_equal(fa__open_walk(dfd, "lout/", O_RDONLY, 0, RESOLVE_BENEATH), -EXDEV);
 	close(dfd);
-	nftw(top[1], rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tree(top[1]);
 }
 
 /*
@@ -312,6 +304,6 @@ int main(void)
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	rc = cmocka_run_group_tests_name("walk", tests, NULL, NULL);
 	if (chdir("/") == 0)
-		nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(scratch);
 	return rc;
 }

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rm_tree.h"
 #include "tree.h"
 
 char T[256];
@@ -75,19 +75,11 @@ void tree_make(void)
 	must(chdir(tp("root")) == 0, "chdir");
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
 
 void tree_remove(void)
 {
 	if (chdir("/") == 0 && T[0])
-		nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(T);
 }
 
 fa_policy *tree_policy(enum fa_symlinks mode)
@@ -119,13 +111,16 @@ int use_walk(void **state)
 	return 0;
 }
 
-int run_tap(const char *name, const struct CMUnitTest *tests, size_t n)
+int tree_group_setup(void **state)
 {
-	int r;
-
-	cmocka_set_message_output(CM_OUTPUT_TAP);
+	(void)state;
 	tree_make();
-	r = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+	return 0;
+}
+
+int tree_group_teardown(void **state)
+{
+	(void)state;
 	tree_remove();
-	return r;
+	return 0;
 }

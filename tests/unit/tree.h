@@ -42,7 +42,12 @@ fa_policy *tree_policy(enum fa_symlinks mode);
 /* cmocka setups: choose the resolver for the test that follows. */
 int use_openat2(void **state);
 int use_walk(void **state);
-int run_tap(const char *name, const struct CMUnitTest *tests, size_t n);
+/* cmocka group setup and teardown: the tree around a whole group. */
+int tree_group_setup(void **state);
+int tree_group_teardown(void **state);
+#define RUN_TAP(name, tests) \
+	(cmocka_set_message_output(CM_OUTPUT_TAP), \
+	 cmocka_run_group_tests_name(name, tests, tree_group_setup, tree_group_teardown))
 
 /* Each test twice: "name/openat2" and "name/walk". */
 #define BOTH(fn) \
