@@ -42,21 +42,12 @@ int fa__root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen
 /* Copy path without '.' and empty components (keeping '..'). */
 ssize_t fa__clean(const char *in, char *out, size_t len)
 {
-	size_t o = 0;
-	const char *s = in;
+	const char *s = in, *b;
+	size_t o = 0, n;
 
 	out[o++] = '/';
-	while (*s) {
-		const char *b;
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		b = s;
-		while (*s && *s != '/')
-			s++;
-		n = (size_t)(s - b);
-		if (n == 0 || (n == 1 && b[0] == '.'))
+	while ((b = fa__next_comp(&s, &n))) {
+		if (n == 1 && b[0] == '.')
 			continue;
 		if (o > 1)
 			out[o++] = '/';
@@ -314,20 +305,13 @@ void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r)
 	{
 		/* Resolve up to the last '..' for real, then append the rest. */
 		char head[PATH_MAX];
-		const char *s = raw, *cut = raw;
+		const char *s = raw, *cut = raw, *b;
+		size_t bl;
 		int missing;
 
-		while (*s) {
-			const char *b;
-
-			while (*s == '/')
-				s++;
-			b = s;
-			while (*s && *s != '/')
-				s++;
-			if (s - b == 2 && b[0] == '.' && b[1] == '.')
+		while ((b = fa__next_comp(&s, &bl)))
+			if (bl == 2 && b[0] == '.' && b[1] == '.')
 				cut = s;
-		}
 		if ((size_t)(cut - raw) >= sizeof head)
 			goto toolong;
 		memcpy(head, raw, (size_t)(cut - raw));

@@ -65,17 +65,12 @@ static void set_cur(struct walk *w, int fd, int owned)
 /* 1 if only slashes and "." components are left in s. */
 static int nothing_left(const char *s)
 {
-	while (*s) {
-		const char *c;
+	const char *c;
+	size_t n;
 
-		while (*s == '/')
-			s++;
-		c = s;
-		while (*s && *s != '/')
-			s++;
-		if (s > c && !(s - c == 1 && c[0] == '.'))
+	while ((c = fa__next_comp(&s, &n)))
+		if (!(n == 1 && c[0] == '.'))
 			return 0;
-	}
 	return 1;
 }
 
@@ -86,23 +81,16 @@ static int nothing_left(const char *s)
  */
 static size_t next_comp(struct walk *w, char *name, int *last, int *dir)
 {
-	char *s = w->rem, *c;
+	const char *s = w->rem, *c;
 	size_t n, rest;
 
-	for (;;) {
-		while (*s == '/')
-			s++;
-		if (!*s) {
+	do {
+		c = fa__next_comp(&s, &n);
+		if (!c) {
 			w->rem[0] = 0;
 			return 0;
 		}
-		c = s;
-		while (*s && *s != '/')
-			s++;
-		n = (size_t)(s - c);
-		if (!(n == 1 && c[0] == '.'))
-			break;
-	}
+	} while (n == 1 && c[0] == '.');
 	memcpy(name, c, n);
 	name[n] = 0;
 	rest = strlen(s);
