@@ -98,8 +98,11 @@ code_name(PyObject *mod, PyCodeObject *code)
         PyErr_Clear();
         return NULL;
     }
-    if (c && (c->mod == mod || (PyUnicode_Check(mod) && PyUnicode_Check(c->mod) &&
-                                PyUnicode_Compare(mod, c->mod) == 0))) {
+    if (c
+        && (c->mod == mod
+            || (PyUnicode_Check(mod) && PyUnicode_Check(c->mod)
+                && PyUnicode_Compare(mod, c->mod) == 0)))
+    {
         return c;
     }
     c = PyMem_RawMalloc(sizeof *c);
@@ -277,7 +280,8 @@ capture_chain(void)
  * asyncio is looked up, never imported: without it there is no task. The
  * two functions are kept once found; asyncio replaces neither.
  */
-static PyObject *str_asyncio, *str_threading, *get_running_loop, *current_task_fn, *current_thread_fn;
+static PyObject *str_asyncio, *str_threading, *get_running_loop,
+    *current_task_fn, *current_thread_fn;
 
 static void *
 current_task(void)
@@ -292,7 +296,8 @@ current_task(void)
             return NULL;
         }
         get_running_loop = PyObject_GetAttrString(aio, "_get_running_loop");
-        current_task_fn = get_running_loop ? PyObject_GetAttrString(aio, "current_task") : NULL;
+        current_task_fn = get_running_loop
+            ? PyObject_GetAttrString(aio, "current_task") : NULL;
         Py_DECREF(aio);
         if (!current_task_fn) {
             Py_CLEAR(get_running_loop);
@@ -368,7 +373,7 @@ thread_name_of(PyObject *thread)
     return PyObject_GetAttrString(thread, "name");
 }
 
-/* ---- Cfg: an immutable snapshot of one mk_audit's settings --------------- */
+/* ---- Cfg: an immutable snapshot of one mk_audit's settings -------------- */
 
 static void
 cfg_dealloc(FaCfgObject *self)
@@ -386,7 +391,8 @@ static PyObject *
 cfg_repr(FaCfgObject *self)
 {
     return PyUnicode_FromFormat("AuditCfg(oks=%R, monitor_calls=%s, import_allow=%R)",
-                                self->pol->roots, self->monitor_calls ? "True" : "False",
+                                self->pol->roots,
+                                self->monitor_calls ? "True" : "False",
                                 self->import_allow);
 }
 
@@ -446,7 +452,8 @@ fa_mods_union(PyObject *a, PyObject *b)
             continue;
         }
         if (!PyUnicode_Check(item)) {
-            PyErr_Format(PyExc_TypeError, "module prefixes must be str, not %.100s",
+            PyErr_Format(PyExc_TypeError,
+                         "module prefixes must be str, not %.100s",
                          Py_TYPE(item)->tp_name);
             Py_DECREF(item);
             Py_DECREF(it);
@@ -511,7 +518,9 @@ entry_new(FaCfgObject *cfg)
     if (!e) {
         return NULL;
     }
-    /* counted from birth: a copied context keeps the checks on until it dies */
+    /*
+     * counted from birth: a copied context keeps the checks on until it dies
+     */
     fa_st.live_entries++;
     e->cfg = (FaCfgObject *)Py_NewRef(cfg);
     fa_bridge_live((PyObject *)cfg->pol, 1);
@@ -571,7 +580,7 @@ fa_origin_note(FaEntryObject *e)
     return fa_text_done(&t);
 }
 
-/* ---- audit_perms and its context manager --------------------------------- */
+/* ---- audit_perms and its context manager -------------------------------- */
 
 typedef struct {
     PyObject_HEAD
@@ -593,8 +602,8 @@ perms_dealloc(FaPermsObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                  PyObject *kwnames);
+static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args,
+                                  size_t nargsf, PyObject *kwnames);
 
 PyObject *
 fa_perms_new(FaCfgObject *cfg)
@@ -650,8 +659,10 @@ static int
 replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
 {
     FaCfgObject *o = self->cfg;
-    PyObject *n = fa_cfg_new(o->pol, o->before_deny, o->on_call, data ? data : o->data,
-                             imports ? imports : o->import_allow, o->monitor_calls);
+    PyObject *n = fa_cfg_new(o->pol, o->before_deny, o->on_call,
+                             data ? data : o->data,
+                             imports ? imports : o->import_allow,
+                             o->monitor_calls);
 
     if (!n) {
         return -1;
@@ -697,16 +708,21 @@ perms_add_imports(FaPermsObject *self, PyObject *mods)
 static PyObject *
 perms_repr(FaPermsObject *self)
 {
-    return PyUnicode_FromFormat("<audit_perms roots=%R>", self->cfg->pol->roots);
+    return PyUnicode_FromFormat("<audit_perms roots=%R>",
+                                self->cfg->pol->roots);
 }
 
-/* mk_audit(learn=True): what the context would have refused, and the roots it needed. */
+/*
+ * mk_audit(learn=True): what the context would have refused, and the roots it
+ * needed.
+ */
 static PyObject *
 perms_learned(FaPermsObject *self, PyObject *unused)
 {
     (void)unused;
     if (!self->cfg->learner) {
-        PyErr_SetString(PyExc_ValueError, "learned(): this audit_perms was not made with "
+        PyErr_SetString(PyExc_ValueError,
+                        "learned(): this audit_perms was not made with "
                         "mk_audit(..., learn=True)");
         return NULL;
     }
@@ -783,7 +799,8 @@ work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
     }
     work_switched();
     /* called from here, not from bytecode: the call monitor sees no CALL */
-    r = fa_monitor_call(self->fn) < 0 ? NULL : PyObject_Call(self->fn, args, kw);
+    r = fa_monitor_call(self->fn) < 0 ? NULL
+        : PyObject_Call(self->fn, args, kw);
     if (PyContext_Exit(self->ctx) < 0) {
         Py_CLEAR(r);
     }
@@ -831,8 +848,9 @@ submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
         Py_DECREF(w);
         return NULL;
     }
-    if (total > (Py_ssize_t)(sizeof small / sizeof small[0]) &&
-        !(a = PyMem_Malloc((size_t)total * sizeof *a))) {
+    if (total > (Py_ssize_t)(sizeof small / sizeof small[0])
+        && !(a = PyMem_Malloc((size_t)total * sizeof *a)))
+    {
         Py_DECREF(w);
         return PyErr_NoMemory();
     }
@@ -847,16 +865,20 @@ submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
 }
 
 static PyMethodDef submit_def = {
-    "submit", (PyCFunction)(void (*)(void))submit_in_context, METH_FASTCALL | METH_KEYWORDS,
+    "submit", (PyCFunction)(void (*)(void))submit_in_context,
+    METH_FASTCALL | METH_KEYWORDS,
     "Submit fn(*args, **kwargs); inside an audit context it runs in a copy of the "
     "submitter's Context."};
 
-/* Once, at the first entry into any context (so before any code runs in one). */
+/*
+ * Once, at the first entry into any context (so before any code runs in one).
+ */
 static void
 pools_follow_contexts(void)
 {
     static int done;
-    PyObject *m = NULL, *cls = NULL, *orig = NULL, *name = NULL, *fn = NULL, *meth = NULL;
+    PyObject *m = NULL, *cls = NULL, *orig = NULL, *name = NULL, *fn = NULL,
+        *meth = NULL;
 
     if (done) {
         return;
@@ -922,9 +944,13 @@ cm_enter(FaCMObject *self, PyObject *unused)
     if (!cur && PyErr_Occurred()) {
         goto done;
     }
-    /* re-entering the active configuration is free; replacing it is a policy change */
-    if ((!cur || ((FaEntryObject *)cur)->cfg != cfg) &&
-        PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0) {
+    /*
+     * re-entering the active configuration is free; replacing it is a policy
+     * change
+     */
+    if ((!cur || ((FaEntryObject *)cur)->cfg != cfg)
+        && PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0)
+    {
         goto done;
     }
     if (self->token) {
@@ -981,7 +1007,8 @@ cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
     (void)args;
     (void)n;
     if (!token) {
-        PyErr_SetString(PyExc_RuntimeError, "audit_perms() context exited without being entered");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "audit_perms() context exited without being entered");
         return NULL;
     }
     /*
@@ -1010,7 +1037,9 @@ cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
         m = -1;
     }
     fa_purge_failed_imports();
-    if (self->perms->cfg->learner && fa_learn_native(self->perms->cfg->learner) < 0) {
+    if (self->perms->cfg->learner
+        && fa_learn_native(self->perms->cfg->learner) < 0)
+    {
         m = -1;
     }
     if (m < 0) {
@@ -1048,7 +1077,8 @@ fa_ctx_init(void)
         cname_index = fa_py_request_code_extra(cname_free);
     }
     if (cname_index < 0) {
-        PyErr_SetString(PyExc_RuntimeError, "fastaudit: no code object extra slot left");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "fastaudit: no code object extra slot left");
         return -1;
     }
     return 0;

@@ -17,10 +17,12 @@
 
 static const struct fa_evinfo table[] = {
     ALLOW("array.__new__"), ALLOW("builtins.breakpoint"), ALLOW("builtins.id"),
-    ALLOW("builtins.input"), ALLOW("builtins.input/result"), ALLOW("code.__new__"),
+    ALLOW("builtins.input"), ALLOW("builtins.input/result"),
+    ALLOW("code.__new__"),
     ALLOW("compile"), ALLOW("cpython.run_interactivehook"), ALLOW("exec"),
     ALLOW("function.__new__"), ALLOW("glob.glob"), ALLOW("glob.glob/2"),
-    {"import", FA_EV_IMPORT, FA_OP_WRITE, -1, -1}, ALLOW("mmap.__new__"), ALLOW("object.__delattr__"),
+    {"import", FA_EV_IMPORT, FA_OP_WRITE, -1, -1}, ALLOW("mmap.__new__"),
+    ALLOW("object.__delattr__"),
     ALLOW("object.__getattr__"), ALLOW("os.fork"), ALLOW("os.forkpty"),
     ALLOW("os.fwalk"), ALLOW("os.getxattr"), ALLOW("os.listdir"),
     ALLOW("os.listdrives"), ALLOW("os.listmounts"), ALLOW("os.listvolumes"),
@@ -40,13 +42,17 @@ static const struct fa_evinfo table[] = {
      * CPython raises the singular spelling (the documentation says
      * "hooks"); asyncio.run() needs it inside a context.
      */
-    ALLOW("sys.set_asyncgen_hook_finalizer"), ALLOW("sys.set_asyncgen_hook_firstiter"),
-    ALLOW("sys.set_asyncgen_hooks_finalizer"), ALLOW("sys.set_asyncgen_hooks_firstiter"),
+    ALLOW("sys.set_asyncgen_hook_finalizer"),
+    ALLOW("sys.set_asyncgen_hook_firstiter"),
+    ALLOW("sys.set_asyncgen_hooks_finalizer"),
+    ALLOW("sys.set_asyncgen_hooks_firstiter"),
     ALLOW("sys.setprofile"), ALLOW("sys.settrace"),
-    ALLOW("syslog.closelog"), ALLOW("syslog.openlog"), ALLOW("syslog.setlogmask"),
+    ALLOW("syslog.closelog"), ALLOW("syslog.openlog"),
+    ALLOW("syslog.setlogmask"),
     ALLOW("syslog.syslog"), ALLOW("time.sleep"), ALLOW("urllib.Request"),
     ALLOW("webbrowser.open"),
-    ALLOW("winreg.ConnectRegistry"), ALLOW("winreg.EnumKey"), ALLOW("winreg.EnumValue"),
+    ALLOW("winreg.ConnectRegistry"), ALLOW("winreg.EnumKey"),
+    ALLOW("winreg.EnumValue"),
     ALLOW("winreg.ExpandEnvironmentStrings"), ALLOW("winreg.OpenKey"),
     ALLOW("winreg.OpenKey/result"), ALLOW("winreg.PyHKEY.Detach"),
     ALLOW("winreg.QueryInfoKey"), ALLOW("winreg.QueryReflectionKey"),
@@ -98,8 +104,10 @@ static const char *const allow_prefix[] = {
     "fcntl.", "ftplib.", "gc.", "imaplib.", "marshal.", "poplib.", "smtplib.",
 };
 
-static const struct fa_evinfo internal = {"audit_perms.", FA_EV_INTERNAL, FA_OP_WRITE, -1, -1};
-static const struct fa_evinfo prefixed = {"", FA_EV_ALLOW, FA_OP_WRITE, -1, -1};
+static const struct fa_evinfo internal = {"audit_perms.", FA_EV_INTERNAL,
+                                          FA_OP_WRITE, -1, -1};
+static const struct fa_evinfo prefixed = {"", FA_EV_ALLOW, FA_OP_WRITE, -1,
+                                          -1};
 static const struct fa_evinfo other = {"", FA_EV_OTHER, FA_OP_WRITE, -1, -1};
 
 /*
@@ -195,7 +203,8 @@ int
 fa_env_sensitive(const char *key)
 {
     static const char *const names[] = {
-        "PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES",
+        "PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
+        "DYLD_INSERT_LIBRARIES",
         "LD_PRELOAD", "LD_AUDIT", "VIRTUAL_ENV", "CONDA_PREFIX", "HOME",
         "USER", "LOGNAME", "SHELL", "TMPDIR", "TEMP", "TMP",
     };

@@ -12,15 +12,19 @@
 #include <string.h>
 
 static char *mk_audit_kw[] = {
-    "roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-    "native", "allow_outside_symlinks", "native_calls", "policy", "learn", "symlinks", NULL,
+    "roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls",
+    "allow_imports",
+    "native", "allow_outside_symlinks", "native_calls", "policy", "learn",
+    "symlinks", NULL,
 };
 
 static PyObject *
 mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
-    PyObject *roots = NULL, *policy = Py_None, *learner = NULL, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
-    PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
+    PyObject *roots = NULL, *policy = Py_None, *learner = NULL,
+        *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
+    PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL,
+        *r = NULL;
     PyObject *symlinks_arg = NULL;
     enum fa_symlinks mode;
     int symlinks = -1;
@@ -28,10 +32,14 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
 
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit", mk_audit_kw, &roots,
-                                     &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-                                     &allow_imports, &native, &outside_symlinks, &native_calls,
-                                     &policy, &learn, &symlinks_arg)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit",
+                                     mk_audit_kw, &roots,
+                                     &before_deny, &on_call, &data, &tool_id,
+                                     &monitor_calls,
+                                     &allow_imports, &native,
+                                     &outside_symlinks, &native_calls,
+                                     &policy, &learn, &symlinks_arg))
+    {
         return NULL;
     }
     if (symlinks_arg && symlinks_arg != Py_None) {
@@ -42,27 +50,32 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     }
     /* roots may be left out only when a policy file gives them */
     if (!roots && policy == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "mk_audit() missing required argument 'roots' (pos 1)");
+        PyErr_SetString(PyExc_TypeError,
+                        "mk_audit() missing required argument 'roots' (pos 1)");
         return NULL;
     }
     if (learn && before_deny != Py_None) {
-        PyErr_SetString(PyExc_ValueError, "mk_audit(learn=True) approves every refusal itself: "
+        PyErr_SetString(PyExc_ValueError,
+                        "mk_audit(learn=True) approves every refusal itself: "
                         "a before_deny would never be asked");
         return NULL;
     }
     if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
-        PyErr_Format(PyExc_ValueError, "native_calls must be 'audit' or 'libc', not '%s'",
+        PyErr_Format(PyExc_ValueError,
+                     "native_calls must be 'audit' or 'libc', not '%s'",
                      native_calls);
         return NULL;
     }
     if (strcmp(native, "auto") && strcmp(native, "require")) {
-        PyErr_Format(PyExc_ValueError, "native must be 'auto' or 'require', not '%s'", native);
+        PyErr_Format(PyExc_ValueError,
+                     "native must be 'auto' or 'require', not '%s'", native);
         return NULL;
     }
     if (!strcmp(native, "require") && !fa_native_on()) {
         /* The package knows where its shim is and how this process was
          * started, so the message can give the exact command. */
-        PyObject *hint = NULL, *shim = PyImport_ImportModule("fastaudit._shim");
+        PyObject *hint = NULL,
+            *shim = PyImport_ImportModule("fastaudit._shim");
 
         if (shim) {
             hint = PyObject_CallMethod(shim, "reexec_hint", NULL);
@@ -84,7 +97,9 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     if (fa_install() < 0) {
         return NULL;
     }
-    if (PySys_Audit("audit_perms.set_config", "O", roots ? roots : policy) < 0) {
+    if (PySys_Audit("audit_perms.set_config", "O",
+                    roots ? roots : policy) < 0)
+    {
         return NULL;
     }
     on = PyObject_IsTrue(on_call);
@@ -92,7 +107,8 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     if (on && !monitor_calls) {
-        PyErr_SetString(PyExc_RuntimeError, "on_call requires monitor_calls=True");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "on_call requires monitor_calls=True");
         return NULL;
     }
     if (monitor_calls && fa_monitor_install(tool_id) < 0) {
@@ -113,8 +129,8 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
         imports = Py_NewRef(fa_st.import_allow);
     }
     if (imports) {
-        cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny, on ? on_call : Py_None, data,
-                         imports, monitor_calls);
+        cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny,
+                         on ? on_call : Py_None, data, imports, monitor_calls);
     }
     if (cfg) {
         ((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
@@ -144,7 +160,8 @@ audit_state(PyObject *self, PyObject *unused)
         return NULL;
     }
     cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
-    tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
+    tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None)
+        : PyLong_FromLong(fa_st.tool_id);
     d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
                       "safe_native", fa_st.safe_native,
                       "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
@@ -153,16 +170,25 @@ audit_state(PyObject *self, PyObject *unused)
                       "roots", cfg ? cfg->pol->roots : Py_None,
                       "monitor_on", fa_st.monitor_on,
                       "live_entries", fa_st.live_entries,
-                      "monitor_calls", cfg ? (cfg->monitor_calls ? Py_True : Py_False) : Py_None,
-                      "import_allow", cfg ? cfg->import_allow : fa_st.import_allow,
+                      "monitor_calls",
+                      cfg ? (cfg->monitor_calls ? Py_True : Py_False)
+                      : Py_None,
+                      "import_allow",
+                      cfg ? cfg->import_allow : fa_st.import_allow,
                       "native", fa_native_on() ? Py_True : Py_False,
-                      "native_reason", fa_native_on() ? "libfashim.so loaded" : fa_native_reason(),
+                      "native_reason",
+                      fa_native_on() ? "libfashim.so loaded"
+                      : fa_native_reason(),
                       "native_denial_count", fa_native_denial_count(),
                       "native_denials", fa_native_denials(),
                       "denials", fa_all_denials());
-    /* Only in a learning context, so that every other snapshot keeps the reference's keys. */
+    /*
+     * Only in a learning context, so that every other snapshot keeps the
+     * reference's keys.
+     */
     if (d && cfg && cfg->learner) {
-        PyObject *sug = PyObject_CallMethod(cfg->learner, "suggested_roots", NULL);
+        PyObject *sug = PyObject_CallMethod(cfg->learner, "suggested_roots",
+                                            NULL);
 
         if (!sug || PyDict_SetItemString(d, "suggested_roots", sug) < 0) {
             Py_CLEAR(d);
@@ -195,20 +221,23 @@ static PyMethodDef methods[] = {
     {"recent_denials", recent_denials, METH_NOARGS,
      "Recent denials of every layer, oldest first: the audit hook's and the call monitor's\n"
      "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library swallowed."},
-    {"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
+    {"mk_audit", (PyCFunction)(void (*)(void))mk_audit,
+     METH_VARARGS | METH_KEYWORDS,
      "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
      "         monitor_calls=True, allow_imports=())\n--\n\n"
      "Install the audit hook (once) and return an audit_perms context factory.\n"
      "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a policy\n"
      "file; roots then add to its roots), learn (refuse nothing, record what would\n"
      "have been refused: audit_perms.learned())."},
-    {"audit_state", audit_state, METH_NOARGS, "A debug snapshot of the audit state."},
+    {"audit_state", audit_state, METH_NOARGS,
+     "A debug snapshot of the audit state."},
     {"suggest_roots", (PyCFunction)(void (*)(void))fa_suggest_roots_py,
      METH_VARARGS | METH_KEYWORDS,
      "suggest_roots(paths, project=None)\n--\n\n"
      "The fewest write roots that allow writing the given absolute paths, as\n"
      "[(root, why_sensitive_or_None)]: fa-run --learn's rule."},
-    {"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor, METH_FASTCALL,
+    {"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor,
+     METH_FASTCALL,
      "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
      "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep file writers audited."},
     {NULL},
@@ -217,7 +246,8 @@ static PyMethodDef methods[] = {
 static int
 exec_module(PyObject *m)
 {
-    static PyTypeObject *types[] = {&FaPolicy_Type, &FaCfg_Type, &FaEntry_Type, &FaPerms_Type, &FaCM_Type};
+    static PyTypeObject *types[] = {&FaPolicy_Type, &FaCfg_Type, &FaEntry_Type,
+                                    &FaPerms_Type, &FaCM_Type};
     size_t i;
 
     for (i = 0; i < sizeof types / sizeof types[0]; i++) {
@@ -230,15 +260,21 @@ exec_module(PyObject *m)
     }
     fa_bridge_init();
 #if PY_VERSION_HEX >= 0x030E0000
-    /* configure warns too, but pip shows a build's output only when it fails */
-    if (PyErr_WarnEx(PyExc_RuntimeWarning, "fastaudit-native is built and tested for CPython "
-                     "3.10-3.13; this CPython (" PY_VERSION ") is untested", 1) < 0)
+    /*
+     * configure warns too, but pip shows a build's output only when it fails
+     */
+    if (PyErr_WarnEx(PyExc_RuntimeWarning,
+                     "fastaudit-native is built and tested for CPython "
+                     "3.10-3.13; this CPython (" PY_VERSION ") is untested",
+                     1) < 0)
         return -1;
 #endif
     if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0) {
         return -1;
     }
-    if (!fa_unconfined() || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0) {
+    if (!fa_unconfined()
+        || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)
+    {
         return -1;
     }
     return 0;

@@ -131,7 +131,9 @@ executor_thread(PyObject *args)
     const char *s;
     int named;
 
-    if (on_stack("asyncio.base_events", "BaseEventLoop.shutdown_default_executor")) {
+    if (on_stack("asyncio.base_events",
+                 "BaseEventLoop.shutdown_default_executor"))
+    {
         return 1;
     }
     if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1) {
@@ -152,7 +154,8 @@ executor_thread(PyObject *args)
     named = s && !strncmp(s, "asyncio_", 8);
     Py_DECREF(name);
     PyErr_Clear();
-    return named && on_stack("asyncio.base_events", "BaseEventLoop.run_in_executor");
+    return named
+        && on_stack("asyncio.base_events", "BaseEventLoop.run_in_executor");
 }
 
 static int
@@ -185,8 +188,10 @@ fa_event_message(const char *event, PyObject *args)
     fa_text_lit(&t, "Audit: ");
     fa_text_c(&t, event);
     fa_text_lit(&t, " blocked in sandbox with args: ");
-    if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2 &&
-        PyUnicode_Check(PyTuple_GET_ITEM(args, 2))) {
+    if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args)
+        && PyTuple_GET_SIZE(args) > 2
+        && PyUnicode_Check(PyTuple_GET_ITEM(args, 2)))
+    {
         /* the monitor passes the chain it saw as the third argument */
         PyObject *shown = PyTuple_GetSlice(args, 0, 2);
 
@@ -223,10 +228,14 @@ note_failed_import(void)
 
     Py_XINCREF(f);
     while (f) {
-        /* a module body runs as a code object named "<module>": only those can be importing */
+        /*
+         * a module body runs as a code object named "<module>": only those can
+         * be importing
+         */
         PyCodeObject *c = PyFrame_GetCode(f);
         int body = PyUnicode_Check(fa_py_code_name(c)) &&
-               PyUnicode_CompareWithASCIIString(fa_py_code_name(c), "<module>") == 0;
+               PyUnicode_CompareWithASCIIString(fa_py_code_name(c),
+                                                "<module>") == 0;
 
         Py_DECREF(c);
         g = body ? fa_py_frame_globals(f) : NULL;
@@ -254,7 +263,9 @@ note_failed_import(void)
     if (top && !fa_st.failed_imports) {
         fa_st.failed_imports = PySet_New(NULL);
     }
-    if (!top || !fa_st.failed_imports || PySet_Add(fa_st.failed_imports, top) < 0) {
+    if (!top || !fa_st.failed_imports
+        || PySet_Add(fa_st.failed_imports, top) < 0)
+    {
         PyErr_Clear();
     }
     Py_XDECREF(top);
@@ -278,8 +289,11 @@ fa_purge_failed_imports(void)
             n = PyList_GET_SIZE(keys);
             for (i = 0; i < n; i++) {
                 k = PyList_GET_ITEM(keys, i);
-                if (PyUnicode_Check(k) && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1 &&
-                    PyUnicode_GET_LENGTH(k) > len && PyUnicode_READ_CHAR(k, len) == '.') {
+                if (PyUnicode_Check(k)
+                    && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1
+                    && PyUnicode_GET_LENGTH(k) > len
+                    && PyUnicode_READ_CHAR(k, len) == '.')
+                {
                     PyDict_DelItem(modules, k);
                 }
             }
@@ -310,7 +324,8 @@ unconfined_repr(PyObject *self)
 
 static PyType_Slot unconfined_slots[] = {
     {Py_tp_repr, (void *)unconfined_repr},
-    {Py_tp_doc, (void *)"before_deny's answer for a process start that is to run outside the "
+    {Py_tp_doc,
+     (void *)"before_deny's answer for a process start that is to run outside the "
                 "context's roots, as the host process would."},
     {0, NULL},
 };
@@ -372,11 +387,13 @@ fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
             goto out;
         }
         for (i = 0; i <= n; i++) {
-            PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i) : e->cfg->before_deny;
+            PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i)
+                : e->cfg->before_deny;
             if (h == Py_None) {
                 continue;
             }
-            r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full, e->cfg->data, calls, NULL);
+            r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full,
+                                             e->cfg->data, calls, NULL);
             if (!r) {
                 goto out;
             }
@@ -446,9 +463,14 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
         break;
     }
     if (importing_allowed_module(e->cfg->import_allow)) {
-        /* the shim honours the allowance too (import-time writes, process starts) */
-        if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD && ev->cls != FA_EV_ENV &&
-            ev->cls != FA_EV_SETATTR) {
+        /*
+         * the shim honours the allowance too (import-time writes, process
+         * starts)
+         */
+        if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD
+            && ev->cls != FA_EV_ENV
+            && ev->cls != FA_EV_SETATTR)
+        {
             fa_approve_event((PyObject *)e, ev, args);
         } else {
             fa_bridge_approve_exec(event, args, 0);
@@ -457,7 +479,9 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
     }
     switch (ev->cls) {
     case FA_EV_ENV:
-        if (PyTuple_GET_SIZE(args) >= 1 && !env_denied(PyTuple_GET_ITEM(args, 0))) {
+        if (PyTuple_GET_SIZE(args) >= 1
+            && !env_denied(PyTuple_GET_ITEM(args, 0)))
+        {
             return 0;
         }
         return deny_event(e, event, args);
@@ -501,9 +525,13 @@ audit_hook(const char *event, PyObject *args, void *unused)
     if (!entry) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    /* often enough that the shim's ring does not wrap past the learner's records */
-    if (((FaEntryObject *)entry)->cfg->learner &&
-        fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0) {
+    /*
+     * often enough that the shim's ring does not wrap past the learner's
+     * records
+     */
+    if (((FaEntryObject *)entry)->cfg->learner
+        && fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0)
+    {
         Py_DECREF(entry);
         return -1;
     }
@@ -527,7 +555,9 @@ without_lxml_hook(PyObject *hooks)
     }
     for (i = 0; i < PyTuple_GET_SIZE(hooks); i++) {
         h = PyTuple_GET_ITEM(hooks, i);
-        if (PyCFunction_Check(h) && PyCFunction_GET_FUNCTION(h) == (PyCFunction)(void (*)(void))fa_lxml_monitor) {
+        if (PyCFunction_Check(h)
+            && PyCFunction_GET_FUNCTION(h) == (PyCFunction)(void (*)(void))fa_lxml_monitor)
+        {
             fa_st.lxml_hook = 1;
             continue;
         }
@@ -584,9 +614,12 @@ fa_install(void)
     if (!eps) {
         goto out;
     }
-    if (!PyArg_ParseTuple(eps, "O!O!O!O!O;_entry_points() returned a bad shape",
+    if (!PyArg_ParseTuple(eps,
+                          "O!O!O!O!O;_entry_points() returned a bad shape",
                           &PyTuple_Type, &safe, &PyTuple_Type, &imports,
-                          &PyTuple_Type, &mhooks, &PyTuple_Type, &ahooks, &active)) {
+                          &PyTuple_Type, &mhooks, &PyTuple_Type, &ahooks,
+                          &active))
+    {
         goto out;
     }
     own_mhooks = without_lxml_hook(mhooks);

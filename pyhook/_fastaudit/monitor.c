@@ -67,7 +67,10 @@ fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
 
 #if FA_HAVE_MONITORING
 
-/* DISABLE answers given since the last restart_events(): none, nothing to re-arm */
+/*
+ * DISABLE answers given since the last restart_events(): none, nothing to
+ * re-arm
+ */
 static unsigned long disabled;
 
 static PyObject *
@@ -90,7 +93,8 @@ rearm(void)
         PyObject *sys = PyImport_ImportModule("sys");
         PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
 
-        fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events") : NULL;
+        fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events")
+            : NULL;
         Py_XDECREF(m);
         Py_XDECREF(sys);
         if (!fa_st.mon_restart) {
@@ -106,11 +110,13 @@ rearm(void)
     return 0;
 }
 
-static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname, *str_name_,
+static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname,
+    *str_name_,
     *str_func, *str_wrapped, *str_dict, *str_mro;
 static PyObject *partial_type;
 static destructor py_class_dealloc;   /* tp_dealloc of every class statement */
-static ternaryfunc py_call_slot;      /* tp_call of instances whose class defines __call__ */
+/* tp_call of instances whose class defines __call__ */
+static ternaryfunc py_call_slot;
 
 static PyObject *
 getattr_opt(PyObject *o, PyObject *name)
@@ -141,7 +147,9 @@ unwrap(PyObject *fn)
             Py_SETREF(fn, Py_NewRef(PyMethod_GET_FUNCTION(fn)));
             continue;
         }
-        if (partial_type && PyObject_TypeCheck(fn, (PyTypeObject *)partial_type)) {
+        if (partial_type
+            && PyObject_TypeCheck(fn, (PyTypeObject *)partial_type))
+        {
             w = getattr_opt(fn, str_func);
             if (!w) {
                 break;
@@ -311,7 +319,8 @@ own_method(PyObject *fn)
         return 0;
     }
     self = PyCFunction_GET_SELF(fn);
-    return self && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
+    return self
+        && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
 }
 
 /*
@@ -414,8 +423,8 @@ run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObject *fn,
         if (h == Py_None) {
             continue;
         }
-        r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off, cfg->data,
-                                         calls, NULL);
+        r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off,
+                                         cfg->data, calls, NULL);
         if (!r) {
             rc = -1;
             break;
@@ -482,7 +491,8 @@ fa_monitor_call(PyObject *fn)
 static PyObject *
 judge_call(PyObject *const *args, Py_ssize_t n)
 {
-    PyObject *fn, *mod, *entry = NULL, *caller = NULL, *callee = NULL, *chain = NULL;
+    PyObject *fn, *mod, *entry = NULL, *caller = NULL, *callee = NULL,
+        *chain = NULL;
     PyObject *res = NULL;
     PyFrameObject *f;
     FaCfgObject *cfg;
@@ -645,11 +655,15 @@ bridge_callbacks(PyObject *mon_, int id, int on)
     if (!ev) {
         return -1;
     }
-    for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0] && rc == 0; i++) {
+    for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0]
+         && rc == 0; i++)
+    {
         e = PyObject_GetAttrString(ev, bridge_events[i]);
         cb = !on ? Py_NewRef(Py_None) :
              PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
-        r = e && cb ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb) : NULL;
+        r = e && cb
+            ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb)
+                : NULL;
         Py_XDECREF(r);
         if (r && on) {
             Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));
@@ -700,8 +714,11 @@ fa_notes_install(void)
         }
         if (tool == Py_None) {
             id = prefer[i];
-        } else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME)) {
-            id = prefer[i];   /* left over from an earlier copy of the module */
+        } else if (PyUnicode_Check(tool)
+                   && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
+        {
+            /* left over from an earlier copy of the module */
+            id = prefer[i];
         }
         Py_DECREF(tool);
     }
@@ -744,7 +761,8 @@ notes_set(PyObject *events)
         PyObject *sys = PyImport_ImportModule("sys");
         PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
 
-        fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events") : NULL;
+        fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events")
+            : NULL;
         Py_XDECREF(m);
         Py_XDECREF(sys);
         if (!fa_st.mon_set_events) {
@@ -769,7 +787,10 @@ fa_notes_enter(void)
     if (notes_tool < 0) {
         return 0;
     }
-    /* coroutine sites DISABLEd while no entry was alive must see task steps again */
+    /*
+     * coroutine sites DISABLEd while no entry was alive must see task steps
+     * again
+     */
     if (rearm() < 0) {
         return -1;
     }
@@ -811,7 +832,8 @@ notes_release(PyObject *mon_, int id)
     PyObject *r;
 
     if (notes_on) {
-        PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is in use by fastaudit's notes "
+        PyErr_Format(PyExc_RuntimeError,
+                     "sys.monitoring tool id %d is in use by fastaudit's notes "
                      "while a context is entered", id);
         return -1;
     }
@@ -871,17 +893,20 @@ fa_monitor_install(int tool_id)
 
     if (fa_st.tool_id >= 0) {
         if (fa_st.tool_id != tool_id) {
-            PyErr_Format(PyExc_RuntimeError, "fastaudit already uses sys.monitoring tool id %d",
+            PyErr_Format(PyExc_RuntimeError,
+                         "fastaudit already uses sys.monitoring tool id %d",
                          fa_st.tool_id);
             return -1;
         }
         return 0;
     }
     if (!mon) {
-        if (!S(str_module, "__module__") || !S(str_objclass, "__objclass__") ||
-            !S(str_self, "__self__") || !S(str_qualname, "__qualname__") ||
-            !S(str_name_, "__name__") || !S(str_func, "func") ||
-            !S(str_wrapped, "__wrapped__") || !S(str_dict, "__dict__") || !S(str_mro, "__mro__")) {
+        if (!S(str_module, "__module__") || !S(str_objclass, "__objclass__")
+            || !S(str_self, "__self__") || !S(str_qualname, "__qualname__")
+            || !S(str_name_, "__name__") || !S(str_func, "func")
+            || !S(str_wrapped, "__wrapped__") || !S(str_dict, "__dict__")
+            || !S(str_mro, "__mro__"))
+        {
             return -1;
         }
         if (sample_slots() < 0) {
@@ -911,24 +936,31 @@ fa_monitor_install(int tool_id)
     if (!tool) {
         goto out;
     }
-    if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, "fastaudit")) {
+    if (PyUnicode_Check(tool)
+        && !PyUnicode_CompareWithASCIIString(tool, "fastaudit"))
+    {
         /* left over from an earlier copy of the module in this process */
         r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, 0);
         Py_XDECREF(r);
-        r = r ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call, Py_None) : NULL;
+        r = r
+            ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id,
+                                  call, Py_None) : NULL;
         Py_XDECREF(r);
         r = r ? PyObject_CallMethod(mon, "free_tool_id", "i", tool_id) : NULL;
         Py_XDECREF(r);
         if (!r) {
             goto out;
         }
-    } else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME)) {
+    } else if (PyUnicode_Check(tool)
+               && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
+    {
         /* the notes move to another id once the monitor has this one */
         if (notes_release(mon, tool_id) < 0) {
             goto out;
         }
     } else if (tool != Py_None) {
-        PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is already used by %R",
+        PyErr_Format(PyExc_RuntimeError,
+                     "sys.monitoring tool id %d is already used by %R",
                      tool_id, tool);
         goto out;
     }
@@ -938,7 +970,9 @@ fa_monitor_install(int tool_id)
     }
     Py_DECREF(r);
     cb = PyCFunction_New(&fa_monitor_cb_def, NULL);
-    r = cb ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call, cb) : NULL;
+    r = cb
+        ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call,
+                              cb) : NULL;
     if (!r) {
         goto out;
     }
@@ -1037,7 +1071,8 @@ int
 fa_monitor_install(int tool_id)
 {
     (void)tool_id;
-    PyErr_SetString(PyExc_RuntimeError, "monitor_calls=True requires Python 3.12+ sys.monitoring");
+    PyErr_SetString(PyExc_RuntimeError,
+                    "monitor_calls=True requires Python 3.12+ sys.monitoring");
     return -1;
 }
 

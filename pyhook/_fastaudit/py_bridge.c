@@ -83,7 +83,9 @@ void
 fa_bridge_changed(void)
 {
     *stamp_of(PyThreadState_Get()->context) = ++fa_gen;
-    /* ContextVar.set() leaves context_ver as it was: the cached answer must go */
+    /*
+     * ContextVar.set() leaves context_ver as it was: the cached answer must go
+     */
     tc.valid = 0;
 }
 
@@ -160,7 +162,8 @@ fa_bridge_init(void)
     }
     b = fn();
     if (!b || b->version != FA_BRIDGE_VERSION || b->size < sizeof *b) {
-        snprintf(reason, sizeof reason, "libfashim.so speaks another bridge version (%u)",
+        snprintf(reason, sizeof reason,
+                 "libfashim.so speaks another bridge version (%u)",
                  b ? b->version : 0);
         return;
     }
@@ -195,8 +198,12 @@ fa_bridge_publish(PyObject *entry)
         return;
     }
     ts = PyThreadState_Get();
-    /* the ContextVar changes only through the Context's version: nothing new */
-    if (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver) {
+    /*
+     * the ContextVar changes only through the Context's version: nothing new
+     */
+    if (tc.valid && tc.published && ts->context == tc.ctx
+        && ts->context_ver == tc.ver)
+    {
         return;
     }
     answer_for(entry, &tc.ans);
@@ -218,7 +225,10 @@ fa_bridge_switch(void)
     PyThreadState *ts = PyThreadState_Get();
     PyObject *entry;
 
-    if (!br || (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver)) {
+    if (!br
+        || (tc.valid && tc.published && ts->context == tc.ctx
+            && ts->context_ver == tc.ver))
+    {
         return;
     }
     entry = fa_current_entry();
@@ -313,7 +323,9 @@ resolve(struct fa_thread_ctx *out)
     if (!holds_gil(ts)) {
         return 0;
     }
-    /* inside some C function with the GIL: run no Python, keep its exception */
+    /*
+     * inside some C function with the GIL: run no Python, keep its exception
+     */
     PyErr_Fetch(&et, &ev, &tb);
     entry = fa_current_entry();
     PyErr_Clear();
@@ -395,7 +407,9 @@ all_allow(const fa_policy *const *pols, int n, int self, const char *root)
     int j;
 
     for (j = 0; j < n; j++) {
-        if (j != self && fa_check(pols[j], FA_OP_DIR, AT_FDCWD, root, &d) != FA_ALLOW) {
+        if (j != self
+            && fa_check(pols[j], FA_OP_DIR, AT_FDCWD, root, &d) != FA_ALLOW)
+        {
             return 0;
         }
     }
@@ -418,12 +432,16 @@ meet(const fa_policy *const *pols, int n)
         for (k = 0; k < fa_policy_nroots(pols[i]); k++) {
             const char *r = fa_policy_root(pols[i], k);
 
-            if (all_allow(pols, n, i, r) && fa_policy_add_root(p, r, msg, sizeof msg) < 0) {
+            if (all_allow(pols, n, i, r)
+                && fa_policy_add_root(p, r, msg, sizeof msg) < 0)
+            {
                 goto fail;
             }
         }
         for (k = 0; k < fa_policy_ndeny(pols[i]); k++) {
-            if (fa_policy_add_deny(p, fa_policy_deny(pols[i], k), msg, sizeof msg) < 0) {
+            if (fa_policy_add_deny(p, fa_policy_deny(pols[i], k), msg,
+                                   sizeof msg) < 0)
+            {
                 goto fail;
             }
         }
@@ -526,7 +544,10 @@ fa_bridge_live(PyObject *policy, int delta)
         }
     }
     if (i == NLIVE) {
-        /* entries of more distinct policies than the table holds: refuse for workers */
+        /*
+         * entries of more distinct policies than the table holds: refuse for
+         * workers
+         */
         if (delta < 0) {
             if (live_overflow && --live_overflow == 0) {
                 publish_shared();
@@ -586,8 +607,9 @@ fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
         approve_exec("/bin/sh");
         return;
     }
-    if (!strcmp(event, "subprocess.Popen") || !strcmp(event, "os.exec") ||
-        !strcmp(event, "os.posix_spawn")) {
+    if (!strcmp(event, "subprocess.Popen") || !strcmp(event, "os.exec")
+        || !strcmp(event, "os.posix_spawn"))
+    {
         prog = PyTuple_GET_ITEM(args, 0);
     } else if (!strcmp(event, "pty.spawn")) {
         prog = PyTuple_GET_ITEM(args, 0);
@@ -633,9 +655,12 @@ out:
     Py_XDECREF(dirs);
 }
 
-static __thread uint64_t noted_seq;   /* the newest denial whose note reached an OSError */
-static __thread const void *noted_exc; /* identity only: the last exception given a note */
-static __thread uint64_t passed_seq;  /* the newest denial found to be another thread's */
+/* the newest denial whose note reached an OSError */
+static __thread uint64_t noted_seq;
+/* identity only: the last exception given a note */
+static __thread const void *noted_exc;
+/* the newest denial found to be another thread's */
+static __thread uint64_t passed_seq;
 
 /*
  * A bridge record rendered by the shim's own renderer (denial.h) into a
@@ -664,7 +689,9 @@ denial_text(const struct fa_denial *d)
     return r;
 }
 
-/* Append to __notes__: what add_note() does on 3.11+; 3.10 has no add_note(). */
+/*
+ * Append to __notes__: what add_note() does on 3.11+; 3.10 has no add_note().
+ */
 static int
 append_note(PyObject *exc, PyObject *text)
 {
@@ -688,8 +715,11 @@ append_note(PyObject *exc, PyObject *text)
 static int
 linked_to_noted(PyObject *exc)
 {
-    PyObject *ctx = PyException_GetContext(exc), *cause = PyException_GetCause(exc);
-    int linked = noted_exc && ((const void *)ctx == noted_exc || (const void *)cause == noted_exc);
+    PyObject *ctx = PyException_GetContext(exc),
+        *cause = PyException_GetCause(exc);
+    int linked = noted_exc
+        && ((const void *)ctx == noted_exc
+            || (const void *)cause == noted_exc);
 
     Py_XDECREF(ctx);
     Py_XDECREF(cause);
@@ -742,7 +772,9 @@ fa_bridge_note(PyObject *exc)
     }
     got = br->recent_denials(d, NLOOK);
     for (i = got - 1; i >= 0 && d[i].seq >= lower && !pick; i--) {
-        if (d[i].tid == (int)gettid() || (d[i].from_context && is_worker(d[i].tid))) {
+        if (d[i].tid == (int)gettid()
+            || (d[i].from_context && is_worker(d[i].tid)))
+        {
             pick = &d[i];
         }
     }
@@ -761,7 +793,8 @@ fa_bridge_note(PyObject *exc)
     /* the guard's attribute says who refused, whatever the library raised */
     libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
     if (!libc || fa_set_guard_attr(exc, libc, pick->why[0] ? pick->why : NULL,
-                                   pick->fix[0] ? pick->fix : NULL) < 0) {
+                                   pick->fix[0] ? pick->fix : NULL) < 0)
+    {
         rc = -1;
     }
     Py_XDECREF(libc);
@@ -849,7 +882,9 @@ denial_dict(const struct fa_denial *d)
     fa_denial_view_of(&v, d);
     for (i = 0; i < fa_denial_nfields; i++) {
         val = field_value(&v, &fa_denial_fields[i]);
-        if (!val || PyDict_SetItemString(dict, fa_denial_fields[i].name, val) < 0) {
+        if (!val
+            || PyDict_SetItemString(dict, fa_denial_fields[i].name, val) < 0)
+        {
             Py_XDECREF(val);
             Py_DECREF(dict);
             return NULL;

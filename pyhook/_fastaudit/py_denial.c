@@ -20,7 +20,8 @@
 
 #include "denial.h"
 
-static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_event, *s_layer, *s_libc,
+static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots,
+    *s_event, *s_layer, *s_libc,
     *s_fix, *s_fastaudit, *s_hook;
 
 #define NRECENT 32
@@ -54,7 +55,8 @@ names(void)
     s_fix = PyUnicode_InternFromString("fix");
     s_fastaudit = PyUnicode_InternFromString("fastaudit");
     s_hook = PyUnicode_InternFromString("hook");
-    return s_notes && s_path && s_resolved && s_rule && s_op && s_roots && s_event && s_layer &&
+    return s_notes && s_path && s_resolved && s_rule && s_op && s_roots
+        && s_event && s_layer &&
            s_libc && s_fix && s_fastaudit && s_hook ? 0 : -1;
 }
 
@@ -137,7 +139,8 @@ set_str(PyObject *exc, PyObject *name, const char *s)
  * explain an exception is the one that refused.
  */
 int
-fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule, const char *fix)
+fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
+                  const char *fix)
 {
     PyObject *d, *v;
     int rc = -1;
@@ -179,7 +182,10 @@ out:
     return rc;
 }
 
-/* The fix of a hook-layer denial, by the one rule of fixes (src/denial.c); 0: none. */
+/*
+ * The fix of a hook-layer denial, by the one rule of fixes (src/denial.c); 0:
+ * none.
+ */
 static int
 hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 {
@@ -196,11 +202,13 @@ hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 
 /* Raise PermissionError(msg) for event; returns -1 (always). */
 int
-fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+fa_raise_denial(PyObject *event, PyObject *msg,
+                const struct fa_deny_detail *dd)
 {
     PyObject *exc, *notes, *fixnote = NULL;
     static const char lead[] = "; to allow: ";
-    char note[sizeof(lead) - 1 + PATH_MAX + 256], *fix = note + sizeof(lead) - 1;
+    char note[sizeof(lead) - 1 + PATH_MAX + 256],
+        *fix = note + sizeof(lead) - 1;
     struct fa_buf fb = { fix, 0, sizeof(note) - (sizeof(lead) - 1) };
     int hasfix = 0;
 
@@ -219,14 +227,19 @@ fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
         goto fail;
     }
     if (dd) {
-        if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0 ||
-            set_str(exc, s_resolved, dd->resolved) < 0 || set_const(exc, s_rule, dd->rule) < 0 ||
-            set_const(exc, s_op, dd->op) < 0 ||
-            PyObject_SetAttr(exc, s_roots, dd->roots ? dd->roots : Py_None) < 0) {
+        if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0
+            || set_str(exc, s_resolved, dd->resolved) < 0
+            || set_const(exc, s_rule, dd->rule) < 0
+            || set_const(exc, s_op, dd->op) < 0
+            || PyObject_SetAttr(exc, s_roots,
+                                dd->roots ? dd->roots : Py_None) < 0)
+        {
             goto fail;
         }
-        if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0 ||
-            fa_set_guard_attr(exc, s_hook, dd->rule, hasfix ? fix : NULL) < 0) {
+        if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0
+            || fa_set_guard_attr(exc, s_hook, dd->rule,
+                                 hasfix ? fix : NULL) < 0)
+        {
             goto fail;
         }
         /* one note, ending as the shim's line does: "...; to allow: FIX" */
@@ -241,7 +254,9 @@ fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
         }
         if (dd->note) {
             notes = PyList_New(0);
-            if (!notes || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0) {
+            if (!notes
+                || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0)
+            {
                 Py_XDECREF(notes);
                 goto fail;
             }
@@ -252,14 +267,19 @@ fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
             Py_DECREF(notes);
         }
     } else {
-        /* an event the context blocks outright: only the host can let it through */
+        /*
+         * an event the context blocks outright: only the host can let it
+         * through
+         */
         PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: approve it from the "
                                            "host (before_deny returning True, or a tool "
-                                           "started through track_call)", event);
+                                           "started through track_call)",
+                                           event);
         const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
 
-        if (!u || PyObject_SetAttr(exc, s_fix, f) < 0 ||
-            fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0) {
+        if (!u || PyObject_SetAttr(exc, s_fix, f) < 0
+            || fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0)
+        {
             Py_XDECREF(f);
             goto fail;
         }
@@ -282,7 +302,10 @@ fail:
     return -1;
 }
 
-/* The keys the shim's records use, where they mean the same; "time" in the log's format. */
+/*
+ * The keys the shim's records use, where they mean the same; "time" in the
+ * log's format.
+ */
 static PyObject *
 hook_item(const struct recent *r)
 {
@@ -291,9 +314,11 @@ hook_item(const struct recent *r)
 
     fa_put_time(&b, &r->when);
     return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z,s:O}",
-                         "layer", "hook", "seq", r->seq, "time", b.p, (Py_ssize_t)b.len,
+                         "layer", "hook", "seq", r->seq, "time", b.p,
+                         (Py_ssize_t)b.len,
                          "tid", r->tid, "event", r->event, "message", r->msg,
-                         "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op,
+                         "path", r->path ? r->path : Py_None, "rule", r->rule,
+                         "op", r->op,
                          "fix", r->fix ? r->fix : Py_None);
 }
 
@@ -342,7 +367,8 @@ fa_all_denials(void)
     if (!sort_key) {
         PyObject *op = PyImport_ImportModule("operator");
         /* fixed-width UTC times: text order is time order */
-        sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "time") : NULL;
+        sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "time")
+            : NULL;
         Py_XDECREF(op);
         if (!sort_key) {
             goto fail;

@@ -50,17 +50,23 @@ policy_from_file(PyObject *file, PyObject *roots, int symlinks,
         PyErr_Format(PyExc_ValueError, "mk_audit(policy=...): %s", msg);
         return NULL;
     }
-    /* As fa-run's --symlinks: the keyword and the file agree, or neither is guessed at. */
+    /*
+     * As fa-run's --symlinks: the keyword and the file agree, or neither is
+     * guessed at.
+     */
     if (symlinks >= 0 && pf.symlinks_set && (int)pf.symlinks != symlinks) {
         PyErr_Format(PyExc_ValueError,
                      "mk_audit: symlinks='%s' contradicts 'symlinks %s' in %s: give one",
-                     fa_symlinks_name((enum fa_symlinks)symlinks), fa_symlinks_name(pf.symlinks),
-                     pf.path);
+                     fa_symlinks_name((enum fa_symlinks)symlinks),
+                     fa_symlinks_name(pf.symlinks), pf.path);
         fa_policy_file_free(&pf);
         fa_policy_free(p);
         return NULL;
     }
-    /* Exec rules are fa-run's: a context refuses process starts unless the host approves. */
+    /*
+     * Exec rules are fa-run's: a context refuses process starts unless the
+     * host approves.
+     */
     fa_policy_file_free(&pf);
     if (!roots) {
         roots = none = PyTuple_New(0);
@@ -69,20 +75,25 @@ policy_from_file(PyObject *file, PyObject *roots, int symlinks,
             return NULL;
         }
     }
-    /* The keyword adds to the file, as fa-run's option does; it never takes away. */
-    r = fa_policy_from_roots(roots, symlinks, outside_symlinks || fa_policy_outside_symlinks(p), p);
+    /*
+     * The keyword adds to the file, as fa-run's option does; it never takes
+     * away.
+     */
+    r = fa_policy_from_roots(roots, symlinks, outside_symlinks
+                             || fa_policy_outside_symlinks(p), p);
     Py_XDECREF(none);
     return r;
 }
 
 PyObject *
-fa_policy_for(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks,
-              int learn)
+fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
+              int outside_symlinks, int learn)
 {
     fa_policy *base = NULL;
 
     if (file != Py_None) {
-        return policy_from_file(file, roots, symlinks, outside_symlinks, learn);
+        return policy_from_file(file, roots, symlinks, outside_symlinks,
+                                learn);
     }
     /* roots=None restricts no path: there is nothing for the shim to learn. */
     if (learn && roots != Py_None) {
@@ -104,7 +115,8 @@ fa_learner_new(void)
         return NULL;
     }
     /* The shim's earlier denials are not this context's. */
-    l = PyObject_CallMethod(core, "Learner", "OK", Py_None, fa_native_denial_count());
+    l = PyObject_CallMethod(core, "Learner", "OK", Py_None,
+                            fa_native_denial_count());
     Py_DECREF(core);
     return l;
 }
@@ -121,7 +133,9 @@ fa_learn_native(PyObject *learner)
     if (n == native_looked) {
         return 0;
     }
-    /* first, so that the audit events of the call below do not come back here */
+    /*
+     * first, so that the audit events of the call below do not come back here
+     */
     native_looked = n;
     r = PyObject_CallMethod(learner, "take_native", NULL);
     if (!r) {
@@ -152,7 +166,8 @@ PyObject *
 fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = { "paths", "project", NULL };
-    PyObject *paths, *project = Py_None, *seq = NULL, *projb = NULL, *out = NULL;
+    PyObject *paths, *project = Py_None, *seq = NULL, *projb = NULL,
+        *out = NULL;
     PyObject **held = NULL;
     struct fa_suggested_root *sug = NULL;
     const char **dirs = NULL;
@@ -161,13 +176,16 @@ fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw)
     int k, nd = 0;
 
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:suggest_roots", kwlist, &paths, &project)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:suggest_roots", kwlist,
+                                     &paths, &project))
+    {
         return NULL;
     }
     if (project != Py_None && !PyUnicode_FSConverter(project, &projb)) {
         return NULL;
     }
-    seq = PySequence_Fast(paths, "suggest_roots: paths must be a collection of paths");
+    seq = PySequence_Fast(paths,
+                          "suggest_roots: paths must be a collection of paths");
     if (!seq) {
         goto out;
     }
@@ -188,25 +206,31 @@ fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw)
         }
         held[i] = b;
         if (PyBytes_AS_STRING(b)[0] != '/') {
-            PyErr_Format(PyExc_ValueError, "suggest_roots: %R is not an absolute path",
+            PyErr_Format(PyExc_ValueError,
+                         "suggest_roots: %R is not an absolute path",
                          PySequence_Fast_GET_ITEM(seq, i));
             goto out;
         }
-        /* The directory a write to the path needs; only / holds it: / is named. */
+        /*
+         * The directory a write to the path needs; only / holds it: / is
+         * named.
+         */
         if (!fa_place_holder(PyBytes_AS_STRING(b), holders[nd], PATH_MAX)) {
             strcpy(holders[nd], "/");
         }
         dirs[nd] = holders[nd];
         nd++;
     }
-    k = fa_suggest_roots(dirs, nd, projb ? PyBytes_AS_STRING(projb) : NULL, sug, nd);
+    k = fa_suggest_roots(dirs, nd, projb ? PyBytes_AS_STRING(projb) : NULL,
+                         sug, nd);
     if (k < 0) {
         PyErr_SetString(PyExc_ValueError, "suggest_roots: bad paths");
         goto out;
     }
     out = PyList_New(k);
     for (i = 0; out && i < k; i++) {
-        PyObject *t = Py_BuildValue("(Nz)", PyUnicode_DecodeFSDefault(sug[i].path),
+        PyObject *t = Py_BuildValue("(Nz)",
+                                    PyUnicode_DecodeFSDefault(sug[i].path),
                                     sug[i].sensitive);
 
         if (!t) {

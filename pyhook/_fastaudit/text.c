@@ -23,7 +23,8 @@ next_piece(struct fa_text *t)
         return NULL;
     }
     if (t->n == FA_TEXT_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "fastaudit: message has too many parts");
+        PyErr_SetString(PyExc_OverflowError,
+                        "fastaudit: message has too many parts");
         t->failed = 1;
         return NULL;
     }
@@ -78,7 +79,9 @@ fa_text_u(struct fa_text *t, PyObject *u)
     }
 }
 
-/* A new reference (or NULL with an exception set), released by fa_text_done(). */
+/*
+ * A new reference (or NULL with an exception set), released by fa_text_done().
+ */
 void
 fa_text_steal(struct fa_text *t, PyObject *u)
 {
@@ -115,8 +118,9 @@ fa_text_tuple_repr(struct fa_text *t, PyObject *tup)
 {
     Py_ssize_t i, n;
 
-    if (!PyTuple_CheckExact(tup) || (n = PyTuple_GET_SIZE(tup)) > 16 ||
-        t->n + 2 * n + 2 > FA_TEXT_MAX) {
+    if (!PyTuple_CheckExact(tup) || (n = PyTuple_GET_SIZE(tup)) > 16
+        || t->n + 2 * n + 2 > FA_TEXT_MAX)
+    {
         fa_text_repr(t, tup);
         return;
     }
@@ -175,7 +179,8 @@ fa_text_done(struct fa_text *t)
             memcpy((char *)data + pos, p->s, (size_t)p->len);
         } else {
             for (j = 0; j < p->len; j++) {
-                PyUnicode_WRITE(kind, data, pos + j, (Py_UCS4)(unsigned char)p->s[j]);
+                PyUnicode_WRITE(kind, data, pos + j,
+                                (Py_UCS4)(unsigned char)p->s[j]);
             }
         }
         pos += p->len;
