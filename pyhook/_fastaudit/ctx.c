@@ -390,7 +390,8 @@ cfg_dealloc(FaCfgObject *self)
 static PyObject *
 cfg_repr(FaCfgObject *self)
 {
-    return PyUnicode_FromFormat("AuditCfg(oks=%R, monitor_calls=%s, import_allow=%R)",
+    return PyUnicode_FromFormat("AuditCfg(oks=%R, monitor_calls=%s, "
+                                "import_allow=%R)",
                                 self->pol->roots,
                                 self->monitor_calls ? "True" : "False",
                                 self->import_allow);
@@ -731,11 +732,14 @@ perms_learned(FaPermsObject *self, PyObject *unused)
 
 static PyMethodDef perms_methods[] = {
     {"set_data", (PyCFunction)perms_set_data, METH_O,
-     "set_data(d): host data passed to before_deny and on_call from the next entry on."},
+     "set_data(d): host data passed to before_deny and on_call from the next "
+     "entry on."},
     {"add_imports", (PyCFunction)perms_add_imports, METH_VARARGS,
-     "add_imports(*mods): module prefixes whose import-time events are allowed."},
+     "add_imports(*mods): module prefixes whose import-time events are "
+     "allowed."},
     {"learned", (PyCFunction)perms_learned, METH_NOARGS,
-     "learned(): the Learner of mk_audit(..., learn=True): its records and suggested_roots()."},
+     "learned(): the Learner of mk_audit(..., learn=True): its records and "
+     "suggested_roots()."},
     {NULL},
 };
 
@@ -749,7 +753,8 @@ PyTypeObject FaPerms_Type = {
     .tp_vectorcall_offset = offsetof(FaPermsObject, vectorcall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_methods = perms_methods,
-    .tp_doc = "audit_perms(): a context manager that enforces this policy while active.",
+    .tp_doc = "audit_perms(): a context manager that enforces this policy "
+              "while active.",
 };
 
 /* ---- thread pool work --------------------------------------------------- */
@@ -867,8 +872,8 @@ submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
 static PyMethodDef submit_def = {
     "submit", (PyCFunction)(void (*)(void))submit_in_context,
     METH_FASTCALL | METH_KEYWORDS,
-    "Submit fn(*args, **kwargs); inside an audit context it runs in a copy of the "
-    "submitter's Context."};
+    "Submit fn(*args, **kwargs); inside an audit context it runs in a copy "
+    "of the submitter's Context."};
 
 /*
  * Once, at the first entry into any context (so before any code runs in one).
@@ -935,7 +940,8 @@ cm_enter(FaCMObject *self, PyObject *unused)
     (void)unused;
     if (self->token) {
         PyErr_SetString(PyExc_RuntimeError,
-                        "this audit_perms() context is already entered; call audit_perms() again");
+                        "this audit_perms() context is already entered; call "
+                        "audit_perms() again");
         return NULL;
     }
     cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
@@ -956,7 +962,8 @@ cm_enter(FaCMObject *self, PyObject *unused)
     if (self->token) {
         /* a hook entered this same object meanwhile */
         PyErr_SetString(PyExc_RuntimeError,
-                        "this audit_perms() context is already entered; call audit_perms() again");
+                        "this audit_perms() context is already entered; call "
+                        "audit_perms() again");
         goto done;
     }
     e = entry_new(cfg);

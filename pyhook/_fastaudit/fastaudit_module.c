@@ -83,14 +83,15 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
         Py_XDECREF(shim);
         if (!hint) {
             PyErr_Clear();
-            hint = PyUnicode_FromString("run it under fa-run, or with LD_PRELOAD=libfashim.so");
+            hint = PyUnicode_FromString("run it under fa-run, or with "
+                                        "LD_PRELOAD=libfashim.so");
             if (!hint) {
                 return NULL;
             }
         }
         PyErr_Format(PyExc_RuntimeError,
-                     "mk_audit(native='require'): native checks are off: %s; %U",
-                     fa_native_reason(), hint);
+                     "mk_audit(native='require'): native checks are off: %s; "
+                     "%U", fa_native_reason(), hint);
         Py_DECREF(hint);
         return NULL;
     }
@@ -162,7 +163,8 @@ audit_state(PyObject *self, PyObject *unused)
     cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
     tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None)
         : PyLong_FromLong(fa_st.tool_id);
-    d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
+    d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,"
+                      "s:N}",
                       "safe_native", fa_st.safe_native,
                       "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
                       "tool_id", tid,
@@ -219,15 +221,20 @@ static PyMethodDef methods[] = {
     {"native_denials", native_denials, METH_NOARGS,
      "Recent writes and process starts refused by libfashim.so, oldest first."},
     {"recent_denials", recent_denials, METH_NOARGS,
-     "Recent denials of every layer, oldest first: the audit hook's and the call monitor's\n"
-     "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library swallowed."},
+     "Recent denials of every layer, oldest first: the audit hook's and the "
+     "call monitor's\n"
+     "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library "
+     "swallowed."},
     {"mk_audit", (PyCFunction)(void (*)(void))mk_audit,
      METH_VARARGS | METH_KEYWORDS,
      "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
      "         monitor_calls=True, allow_imports=())\n--\n\n"
-     "Install the audit hook (once) and return an audit_perms context factory.\n"
-     "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a policy\n"
-     "file; roots then add to its roots), learn (refuse nothing, record what would\n"
+     "Install the audit hook (once) and return an audit_perms context "
+     "factory.\n"
+     "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a "
+     "policy\n"
+     "file; roots then add to its roots), learn (refuse nothing, record what "
+     "would\n"
      "have been refused: audit_perms.learned())."},
     {"audit_state", audit_state, METH_NOARGS,
      "A debug snapshot of the audit state."},
@@ -239,7 +246,8 @@ static PyMethodDef methods[] = {
     {"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor,
      METH_FASTCALL,
      "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
-     "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep file writers audited."},
+     "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep "
+     "file writers audited."},
     {NULL},
 };
 

@@ -325,8 +325,8 @@ unconfined_repr(PyObject *self)
 static PyType_Slot unconfined_slots[] = {
     {Py_tp_repr, (void *)unconfined_repr},
     {Py_tp_doc,
-     (void *)"before_deny's answer for a process start that is to run outside the "
-                "context's roots, as the host process would."},
+     (void *)"before_deny's answer for a process start that is to run "
+             "outside the context's roots, as the host process would."},
     {0, NULL},
 };
 
@@ -663,7 +663,8 @@ fa_install(void)
     }
     if (fa_st.installed != 2) {
         PyErr_SetString(PyExc_RuntimeError,
-                        "fastaudit: the audit hook could not be installed (vetoed by another hook)");
+                        "fastaudit: the audit hook could not be installed "
+                        "(vetoed by another hook)");
         goto fail;
     }
     rc = 0;

@@ -833,8 +833,8 @@ notes_release(PyObject *mon_, int id)
 
     if (notes_on) {
         PyErr_Format(PyExc_RuntimeError,
-                     "sys.monitoring tool id %d is in use by fastaudit's notes "
-                     "while a context is entered", id);
+                     "sys.monitoring tool id %d is in use by fastaudit's "
+                     "notes while a context is entered", id);
         return -1;
     }
     if (bridge_callbacks(mon_, id, 0) < 0) {
@@ -862,8 +862,8 @@ sample_slots(void)
     if (!ns) {
         return -1;
     }
-    r = PyRun_String("class _Plain: pass\nclass _Callable:\n    def __call__(self): pass\n",
-                     Py_file_input, ns, ns);
+    r = PyRun_String("class _Plain: pass\nclass _Callable:\n    def "
+                     "__call__(self): pass\n", Py_file_input, ns, ns);
     Py_XDECREF(r);
     if (!r) {
         Py_DECREF(ns);

@@ -169,8 +169,8 @@ fa_bridge_init(void)
     }
     if (b->engine_abi != FA_ENGINE_ABI) {
         snprintf(reason, sizeof reason,
-                 "libfashim.so was built from another engine (ABI %#x, ours %#x)",
-                 b->engine_abi, FA_ENGINE_ABI);
+                 "libfashim.so was built from another engine (ABI %#x, ours "
+                 "%#x)", b->engine_abi, FA_ENGINE_ABI);
         return;
     }
     br = b;

@@ -271,10 +271,11 @@ fa_raise_denial(PyObject *event, PyObject *msg,
          * an event the context blocks outright: only the host can let it
          * through
          */
-        PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: approve it from the "
-                                           "host (before_deny returning True, or a tool "
-                                           "started through track_call)",
-                                           event);
+        PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: "
+                                           "approve it from the host "
+                                           "(before_deny returning True, or "
+                                           "a tool started through "
+                                           "track_call)", event);
         const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
 
         if (!u || PyObject_SetAttr(exc, s_fix, f) < 0

@@ -56,7 +56,8 @@ policy_from_file(PyObject *file, PyObject *roots, int symlinks,
      */
     if (symlinks >= 0 && pf.symlinks_set && (int)pf.symlinks != symlinks) {
         PyErr_Format(PyExc_ValueError,
-                     "mk_audit: symlinks='%s' contradicts 'symlinks %s' in %s: give one",
+                     "mk_audit: symlinks='%s' contradicts 'symlinks %s' in "
+                     "%s: give one",
                      fa_symlinks_name((enum fa_symlinks)symlinks),
                      fa_symlinks_name(pf.symlinks), pf.path);
         fa_policy_file_free(&pf);
@@ -79,8 +80,9 @@ policy_from_file(PyObject *file, PyObject *roots, int symlinks,
      * The keyword adds to the file, as fa-run's option does; it never takes
      * away.
      */
-    r = fa_policy_from_roots(roots, symlinks, outside_symlinks
-                             || fa_policy_outside_symlinks(p), p);
+    r = fa_policy_from_roots(roots, symlinks,
+                             outside_symlinks || fa_policy_outside_symlinks(p),
+                             p);
     Py_XDECREF(none);
     return r;
 }
