@@ -138,7 +138,9 @@ build(void)
     unsigned j;
 
     for (i = 0; i < NTABLE; i++) {
-        for (j = hash_name(table[i].name) % NSLOT; slots[j]; j = (j + 1) % NSLOT) {
+        for (j = hash_name(table[i].name) % NSLOT; slots[j];
+             j = (j + 1) % NSLOT)
+        {
             ;
         }
         slots[j] = &table[i];

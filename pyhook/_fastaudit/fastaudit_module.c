@@ -13,9 +13,8 @@
 
 static char *mk_audit_kw[] = {
     "roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls",
-    "allow_imports",
-    "native", "allow_outside_symlinks", "native_calls", "policy", "learn",
-    "symlinks", NULL,
+    "allow_imports", "native", "allow_outside_symlinks", "native_calls",
+    "policy", "learn", "symlinks", NULL,
 };
 
 static PyObject *
@@ -50,8 +49,8 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     }
     /* roots may be left out only when a policy file gives them */
     if (!roots && policy == Py_None) {
-        PyErr_SetString(PyExc_TypeError,
-                        "mk_audit() missing required argument 'roots' (pos 1)");
+        PyErr_SetString(PyExc_TypeError, "mk_audit() missing required "
+                        "argument 'roots' (pos 1)");
         return NULL;
     }
     if (learn && before_deny != Py_None) {
@@ -174,13 +173,13 @@ audit_state(PyObject *self, PyObject *unused)
                       "live_entries", fa_st.live_entries,
                       "monitor_calls",
                       cfg ? (cfg->monitor_calls ? Py_True : Py_False)
-                      : Py_None,
+                          : Py_None,
                       "import_allow",
                       cfg ? cfg->import_allow : fa_st.import_allow,
                       "native", fa_native_on() ? Py_True : Py_False,
                       "native_reason",
                       fa_native_on() ? "libfashim.so loaded"
-                      : fa_native_reason(),
+                                     : fa_native_reason(),
                       "native_denial_count", fa_native_denial_count(),
                       "native_denials", fa_native_denials(),
                       "denials", fa_all_denials());
@@ -219,7 +218,8 @@ recent_denials(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"native_denials", native_denials, METH_NOARGS,
-     "Recent writes and process starts refused by libfashim.so, oldest first."},
+     "Recent writes and process starts refused by libfashim.so, oldest "
+     "first."},
     {"recent_denials", recent_denials, METH_NOARGS,
      "Recent denials of every layer, oldest first: the audit hook's and the "
      "call monitor's\n"
@@ -275,7 +275,9 @@ exec_module(PyObject *m)
                      "fastaudit-native is built and tested for CPython "
                      "3.10-3.13; this CPython (" PY_VERSION ") is untested",
                      1) < 0)
+    {
         return -1;
+    }
 #endif
     if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0) {
         return -1;

@@ -233,9 +233,9 @@ note_failed_import(void)
          * be importing
          */
         PyCodeObject *c = PyFrame_GetCode(f);
-        int body = PyUnicode_Check(fa_py_code_name(c)) &&
-               PyUnicode_CompareWithASCIIString(fa_py_code_name(c),
-                                                "<module>") == 0;
+        int body = PyUnicode_Check(fa_py_code_name(c))
+                   && PyUnicode_CompareWithASCIIString(fa_py_code_name(c),
+                                                       "<module>") == 0;
 
         Py_DECREF(c);
         g = body ? fa_py_frame_globals(f) : NULL;
@@ -556,7 +556,8 @@ without_lxml_hook(PyObject *hooks)
     for (i = 0; i < PyTuple_GET_SIZE(hooks); i++) {
         h = PyTuple_GET_ITEM(hooks, i);
         if (PyCFunction_Check(h)
-            && PyCFunction_GET_FUNCTION(h) == (PyCFunction)(void (*)(void))fa_lxml_monitor)
+            && PyCFunction_GET_FUNCTION(h)
+               == (PyCFunction)(void (*)(void))fa_lxml_monitor)
         {
             fa_st.lxml_hook = 1;
             continue;

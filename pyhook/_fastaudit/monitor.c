@@ -111,8 +111,7 @@ rearm(void)
 }
 
 static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname,
-    *str_name_,
-    *str_func, *str_wrapped, *str_dict, *str_mro;
+    *str_name_, *str_func, *str_wrapped, *str_dict, *str_mro;
 static PyObject *partial_type;
 static destructor py_class_dealloc;   /* tp_dealloc of every class statement */
 /* tp_call of instances whose class defines __call__ */
@@ -626,7 +625,9 @@ switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
      * With no entry alive a coroutine site is disabled too, and comes
      * back with the next restart.
      */
-    if (!(fa_py_code_flags((PyCodeObject *)args[0]) & (CO_COROUTINE | CO_ITERABLE_COROUTINE))) {
+    if (!(fa_py_code_flags((PyCodeObject *)args[0])
+          & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
+    {
         return Py_NewRef(fa_st.disable);
     }
     if (!fa_st.live_entries) {
@@ -663,7 +664,7 @@ bridge_callbacks(PyObject *mon_, int id, int on)
              PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
         r = e && cb
             ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb)
-                : NULL;
+            : NULL;
         Py_XDECREF(r);
         if (r && on) {
             Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));

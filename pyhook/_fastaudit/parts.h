@@ -249,7 +249,8 @@ PyObject *fa_all_denials(void);
 
 /*
  * The policy of mk_audit(): the policy file's (file not None) plus roots
- * (None: none more), or roots alone; in the engine's learn mode for learn=True.
+ * (None: none more), or roots alone; in the engine's learn mode for
+ * learn=True.
  */
 PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
                         int outside_symlinks, int learn);

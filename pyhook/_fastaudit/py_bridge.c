@@ -75,7 +75,8 @@ static unsigned long stamp[1 << NSTAMP_BITS];
 static unsigned long *
 stamp_of(PyObject *ctx)
 {
-    return &stamp[((uint64_t)(uintptr_t)ctx * 0x9E3779B97F4A7C15ull) >> (64 - NSTAMP_BITS)];
+    return &stamp[((uint64_t)(uintptr_t)ctx * 0x9E3779B97F4A7C15ull)
+                  >> (64 - NSTAMP_BITS)];
 }
 
 /* The ContextVar just changed in the calling thread's current Context. */
@@ -844,8 +845,9 @@ field_value(const struct fa_denial_view *v, const struct fa_denial_field *f)
         if (!*(const char *const *)at) {
             Py_RETURN_NONE;
         }
-        return PyUnicode_DecodeUTF8(*(const char *const *)at,
-                                    (Py_ssize_t)strlen(*(const char *const *)at), "replace");
+        return PyUnicode_DecodeUTF8(
+            *(const char *const *)at,
+            (Py_ssize_t)strlen(*(const char *const *)at), "replace");
     case FA_FIELD_PATH:
         /* os.fsencode() gives back the exact bytes */
         if (!*(const char *const *)at) {

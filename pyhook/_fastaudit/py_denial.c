@@ -21,8 +21,7 @@
 #include "denial.h"
 
 static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots,
-    *s_event, *s_layer, *s_libc,
-    *s_fix, *s_fastaudit, *s_hook;
+    *s_event, *s_layer, *s_libc, *s_fix, *s_fastaudit, *s_hook;
 
 #define NRECENT 32
 
@@ -56,8 +55,8 @@ names(void)
     s_fastaudit = PyUnicode_InternFromString("fastaudit");
     s_hook = PyUnicode_InternFromString("hook");
     return s_notes && s_path && s_resolved && s_rule && s_op && s_roots
-        && s_event && s_layer &&
-           s_libc && s_fix && s_fastaudit && s_hook ? 0 : -1;
+           && s_event && s_layer && s_libc && s_fix && s_fastaudit && s_hook
+        ? 0 : -1;
 }
 
 static void

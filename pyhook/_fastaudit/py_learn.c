@@ -186,8 +186,8 @@ fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw)
     if (project != Py_None && !PyUnicode_FSConverter(project, &projb)) {
         return NULL;
     }
-    seq = PySequence_Fast(paths,
-                          "suggest_roots: paths must be a collection of paths");
+    seq = PySequence_Fast(paths, "suggest_roots: paths must be a "
+                          "collection of paths");
     if (!seq) {
         goto out;
     }
