@@ -124,6 +124,16 @@ int fa__cwd_cached(struct fa__cwdv *v)
 	return 1;
 }
 
+unsigned long fa__cwd_generation(void)
+{
+	unsigned long g;
+
+	if (!__atomic_load_n(&cache_on, __ATOMIC_RELAXED))
+		return 0;
+	g = __atomic_load_n(&generation, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&holds, __ATOMIC_SEQ_CST) ? 0 : g;
+}
+
 int fa__cwd_moved(const struct fa__cwdv *v)
 {
 	return __atomic_load_n(&generation, __ATOMIC_SEQ_CST) != v->gen ||

@@ -363,8 +363,8 @@ int fa_denial_fix(struct fa_buf *b, const struct fa_denial_view *v)
 		fa_puts(b, v->from_context ? "pass allow_outside_symlinks=True to mk_audit()" :
 					     "add --allow-outside-symlinks to fa-run");
 	} else if (rule_is(v, "symlink")) {
-		fa_puts(b, v->from_context ? "use a symlink mode that follows this link, or write to "
-					     "where it leads" :
+		fa_puts(b, v->from_context ? "pass symlinks='trust' to mk_audit(), or write to "
+					     "where the link leads" :
 					     "use --symlinks=trust, or write to where the link leads");
 	} else if (rule_is(v, "exec-denied") || rule_is(v, "exec-not-listed")) {
 		base = v->resolved ? v->resolved : v->path;

@@ -133,6 +133,15 @@ struct fa__cwdv {
 int fa__cwd_cached(struct fa__cwdv *v);
 /* 1 if the directory may have changed since *v was taken. */
 int fa__cwd_moved(const struct fa__cwdv *v);
+/* The generation copies are stamped with: 0 while off or while a change is under way. */
+unsigned long fa__cwd_generation(void);
+
+/* ---- dirfd_cache.c ---- */
+/*
+ * The absolute path the directory dirfd names (the thread's copy when it
+ * is current); length, or -errno with *why set (not a directory, removed).
+ */
+ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa_why *why);
 
 /* ---- policy.c ---- */
 int fa__policy_ok(const fa_policy *p);
@@ -234,10 +243,6 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 		     enum fa_why *why);
 /* The root (longest match) that holds path, or -1. */
 int fa__find_root(struct fa__jctx *c, const char *path, size_t plen, size_t *rootlen);
-void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r);
-void fa__resolve_parent(struct fa__jctx *c, const char *raw, struct fa__res *r,
-			const char **name, size_t *nlen);
-void fa__res_close(struct fa__res *r);
 void fa__rule_for(enum fa_op op, struct fa__rule *rule);
 enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
 			      struct fa_decision *d, struct fa__pinned *keep);
@@ -249,6 +254,25 @@ static inline unsigned fa__xdev(const struct fa__jctx *c)
 {
 	return c->how & FA_HOW_NO_XDEV ? RESOLVE_NO_XDEV : 0;
 }
+
+/* ---- resolve_mode.c: a directory resolved under the symlink mode ---- */
+
+/* Resolve the directory raw (absolute) into *r: its real path and O_PATH fd. */
+void fa__resolve_dir(struct fa__jctx *c, const char *raw, struct fa__res *r);
+/* The same for raw's parent; *name and *nlen: its final component, within raw. */
+void fa__resolve_parent(struct fa__jctx *c, const char *raw, struct fa__res *r,
+			const char **name, size_t *nlen);
+void fa__res_close(struct fa__res *r);
+/* Where resolution beneath a root starts: the cwd (a live cwd root), its pinned fd, or -1. */
+static inline int fa__root_fd(const fa_policy *p, int root)
+{
+	return p->roots[root].cwd ? AT_FDCWD : p->roots[root].fd;
+}
+/* The base fd (fa__root_fd) and *rel for opening path beneath root. */
+int fa__root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen,
+		  const char **rel);
+/* in without '.' and empty components (keeping '..'): length or -ENAMETOOLONG. */
+ssize_t fa__clean(const char *in, char *out, size_t len);
 /*
  * openat2 answers EXDEV both for an escape and for a mount crossing: after
  * an EXDEV under NO_XDEV, 1 if the crossing was the cause (looked up again

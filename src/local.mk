@@ -2,7 +2,7 @@
 noinst_LTLIBRARIES += src/libfaengine.la
 src_libfaengine_la_SOURCES = src/fa_policy.h src/fa_enums.h src/fa_policy_layout.h src/why.c \
 	src/engine_internal.h src/sys.h src/sys.c src/match.c src/policy.c \
-	src/resolve.c src/resolve_openat2.c src/resolve_walk.c src/judge.c src/use.c \
+	src/resolve.c src/resolve_openat2.c src/resolve_walk.c src/resolve_mode.c src/dirfd_cache.c src/judge.c src/use.c \
 	src/cwd_cache.c src/order.c src/deep.c src/json.h src/json.c src/denial.h src/denial.c src/places.c src/policy_file.c \
 	src/counts.h
 src_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden

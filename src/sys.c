@@ -64,27 +64,30 @@ int fa__sys_type(int dirfd, const char *path, int follow)
 	return st.stx_mode & S_IFMT;
 }
 
-int fa__sys_mount_id(int dirfd, const char *path, uint64_t *id)
+uint64_t fa__statx_mount_id(const struct statx *st)
 {
 	/* glibc's struct statx keeps stx_mnt_id in its padding, at the kernel's offset. */
 	enum { MNT_ID_OFFSET = 0x90 };
-	struct statx st;
 	uint64_t mnt;
-	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (*path ? 0 : AT_EMPTY_PATH);
-	int r;
 
-	_Static_assert(sizeof st >= MNT_ID_OFFSET + sizeof mnt, "struct statx too small");
-	r = fa__sys_statx(dirfd, path, flags, STATX_TYPE | 0x1000u, &st);
+	_Static_assert(sizeof *st >= MNT_ID_OFFSET + sizeof mnt, "struct statx too small");
+	if (st->stx_mask & FA_STATX_MNT_ID) {
+		memcpy(&mnt, (const char *)st + MNT_ID_OFFSET, sizeof mnt);
+		return mnt;
+	}
+	/* Kernels before 5.8: the device tells file systems apart, not bind mounts. */
+	return (1ull << 63) | ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
+}
+
+int fa__sys_mount_id(int dirfd, const char *path, uint64_t *id)
+{
+	struct statx st;
+	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (*path ? 0 : AT_EMPTY_PATH);
+	int r = fa__sys_statx(dirfd, path, flags, STATX_TYPE | FA_STATX_MNT_ID, &st);
 
 	if (r < 0)
 		return r;
-	if (st.stx_mask & 0x1000u) {
-		memcpy(&mnt, (const char *)&st + MNT_ID_OFFSET, sizeof mnt);
-		*id = mnt;
-	} else {
-		/* Kernels before 5.8: the device tells file systems apart, not bind mounts. */
-		*id = (1ull << 63) | ((uint64_t)st.stx_dev_major << 32) | st.stx_dev_minor;
-	}
+	*id = fa__statx_mount_id(&st);
 	return 0;
 }
 

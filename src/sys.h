@@ -95,6 +95,10 @@ int fa__sys_mprotect(void *addr, size_t len, int prot);
  * this call.
  */
 int fa__sys_mount_id(int dirfd, const char *path, uint64_t *id);
+/* STATX_MNT_ID, which older headers lack. */
+#define FA_STATX_MNT_ID 0x1000u
+/* The mount id a statx asked with FA_STATX_MNT_ID returned (the device before Linux 5.8). */
+uint64_t fa__statx_mount_id(const struct statx *st);
 /* The file type (S_IFMT bits) of dirfd/path, or -errno. */
 int fa__sys_type(int dirfd, const char *path, int follow);
 

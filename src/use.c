@@ -40,7 +40,7 @@ static int root_base(const struct fa__jctx *c, int root)
 {
 	if (c->how & FA_HOW_BY_PATH)
 		return AT_FDCWD;
-	return c->p->roots[root].cwd ? AT_FDCWD : c->p->roots[root].fd;
+	return fa__root_fd(c->p, root);
 }
 
 /*

@@ -420,11 +420,17 @@ int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 {
 	FaEntryObject *e = (FaEntryObject *)entry;
 	const char *event = ev->name;
-	struct fa_arg a = {0}, b = {0};
+	/* Not "= {0}": that would clear both PATH_MAX buffers on every event. */
+	struct fa_arg a, b;
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
 	PyObject *o1, *o2;
 	long flags;
 	int rc = 0;
+
+	a.obj = b.obj = NULL;
+	a.bytes = b.bytes = NULL;
+	a.path = b.path = NULL;
+	a.dirfd = b.dirfd = AT_FDCWD;
 
 	if (fa_policy_unrestricted(e->cfg->pol->policy))
 		return 0;

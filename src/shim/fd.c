@@ -9,13 +9,41 @@
  * those fds (EBADF, as for a closed fd) or step around them; the test is
  * one compare on a range. fa-run's denial tally (FA_COUNTS) is kept the
  * same way, so that the children of such a program are still counted.
+ *
+ * The marks: an fd the shim opened for writing under the process policy
+ * was judged a writable object inside the roots, and fchmod, fchown,
+ * futimens and the f*xattr calls on it are allowed without judging it
+ * again (fa_fd_call), as write(2) on it is. The judgement holds for the
+ * descriptor's life, even if another process renames the file out of the
+ * roots meanwhile. A mark goes when the shim sees the number closed
+ * (close, dup2/dup3 over it, close_range, closefrom), handed to stdio
+ * (fopen's own descriptor, or fdopen: fclose closes it unseen), or handed out again by an open it sees; exec
+ * starts with none, a fork child inherits them with the fds. A context's
+ * policy always judges again: the marks are the process policy's alone.
+ * What a preload cannot see: a raw close (syscall(SYS_close), inline)
+ * followed by an unseen open that reuses the number keeps the old mark.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "wrap.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+unsigned char fa_fd_marks[FA_FD_MARKS];
+
+static void forget_range(unsigned int first, unsigned int last)
+{
+	unsigned int fd;
+
+	for (fd = first; fd <= last && fd < FA_FD_MARKS; fd++)
+		fa_fd_forget((int)fd);
+}
 
 int fa_is_root_fd(int fd)
 {
@@ -40,6 +68,8 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	unsigned int lo = fa_proc.pin_lo, hi = fa_proc.pin_lo + fa_proc.pin_span, fd, from;
 	int rc;
 
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		forget_range(first, last);
 	if (FA_LIKELY((!fa_proc.npinned && !fa_proc.counts) || last < lo || first > hi))
 		return FA_REAL(close_range)(first, last, flags);
 	from = first;
@@ -57,6 +87,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 
 void closefrom(int lowfd)
 {
+	forget_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
 	if (FA_LIKELY(!fa_proc.npinned && !fa_proc.counts)) {
 		FA_REAL(closefrom)(lowfd);
 		return;
@@ -64,3 +95,9 @@ void closefrom(int lowfd)
 	close_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
 }
 #endif
+
+FILE *fdopen(int fd, const char *mode)
+{
+	fa_fd_forget(fd);
+	return FA_REAL(fdopen)(fd, mode);
+}

@@ -73,6 +73,8 @@ FILE *fa_stream_of(int fd, const char *mode)
 	struct fa_spin s;
 	FILE *f;
 
+	/* stdio closes it where the shim cannot see: no mark survives that. */
+	fa_fd_forget(fd);
 	fa_tls.guard++;
 	f = fdopen(fd, mode);
 	fa_tls.guard--;
@@ -97,8 +99,12 @@ static FILE *fopen_slow(void *ra, const char *call, const char *path, const char
 	char m[32];
 	FILE *f;
 
-	if (!fa_is_write(flags))
-		return real(path, mode);
+	if (!fa_is_write(flags)) {
+		f = real(path, mode);
+		if (f)
+			fa_fd_forget(fileno(f));
+		return f;
+	}
 	if (!strchr(mode, ',')) {
 		if (!fa_open_call(call, AT_FDCWD, path, flags | extra, 0666, ra, &fd))
 			return real(path, mode);
@@ -151,6 +157,9 @@ static FILE *freopen_slow(void *ra, const char *call, const char *path, const ch
 	int flags = fa_stdio_flags(mode) | extra;
 	FILE *f;
 
+	/* libc reopens into the stream's fd number where no wrapper sees it. */
+	if (stream)
+		fa_fd_forget(fileno(stream));
 	if (!fa_is_write(flags))
 		return real(path, mode, stream);
 	if (!path) {

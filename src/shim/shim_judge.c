@@ -199,21 +199,13 @@ void fa_unpin_call(struct fa_spin *s)
 
 	if (s->pinned)
 		fa_unpin(&s->pin);
-	if (s->rfd >= 0)
+	if (s->rfd >= 0) {
+		fa_fd_forget(s->rfd);
 		FA_REAL(close)(s->rfd);
+	}
 	s->pinned = 0;
 	s->rfd = -1;
 	errno = saved;
-}
-
-/* 1 if 'inner' (a path of a sealed policy's root) lies within 'outer', by whole components. */
-static int path_within(const char *inner, const char *outer)
-{
-	size_t n = strlen(outer);
-
-	if (n == 1 && outer[0] == '/')
-		return inner[0] == '/';
-	return !strncmp(inner, outer, n) && (inner[n] == '/' || inner[n] == '\0');
 }
 
 /*
@@ -230,7 +222,7 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 		return 1;
 	/* A learning policy lets everything through: only wide's own check stands. */
 	if (fa_policy_unrestricted(narrow) || fa_policy_learning(narrow) ||
-	    fa_policy_symlinks(narrow) < fa_policy_symlinks(wide))
+	    !fa_symlinks_as_strict(fa_policy_symlinks(narrow), fa_policy_symlinks(wide)))
 		return 0;
 	for (i = 0; i < fa_policy_nroots(narrow); i++) {
 		const char *r = fa_policy_root(narrow, i);
@@ -238,14 +230,14 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 		if (fa_policy_root_fd(narrow, i) < 0)
 			return 0;
 		for (j = 0; j < nw; j++)
-			if (fa_policy_root_fd(wide, j) >= 0 && path_within(r, fa_policy_root(wide, j)))
+			if (fa_policy_root_fd(wide, j) >= 0 && fa_path_within(r, fa_policy_root(wide, j)))
 				break;
 		if (j == nw)
 			return 0;
 		for (k = 0; k < nd; k++) {
 			const char *dd = fa_policy_deny(wide, k);
 
-			if (path_within(dd, r) || path_within(r, dd))
+			if (fa_path_within(dd, r) || fa_path_within(r, dd))
 				return 0;
 		}
 	}
@@ -316,6 +308,17 @@ static int open_call(const char *call, int dirfd, const char *path, int flags,
 	if (FA_LIKELY(!refused(fd, &d))) {
 		if (FA_UNLIKELY(fd == -EACCES) && fa_proc.floor)
 			floor_refused(call, op, path, flags, mode, &d, ra);
+		/*
+		 * Judged a file inside a root by the process policy (which opened
+		 * it, or covers the context that did); a device or a reopened
+		 * descriptor (no root) stays judged by what it names.
+		 */
+		if (fd >= 0) {
+			if (pp.proc && d.root >= 0 && !(flags & O_PATH))
+				fa_fd_mark(fd);
+			else
+				fa_fd_forget(fd);
+		}
 		*fdp = fd;
 		return 1;
 	}
@@ -480,6 +483,8 @@ int fa_check2_call(const char *call, enum fa_op op, int dirfd1, const char *path
  * fchmod/fchown/f*xattr act on the inode an fd names; that inode's entry
  * is judged like the path call would judge it. An fd that names no entry
  * (pipe, socket, memfd, a deleted file) changes nothing a policy covers.
+ * One the shim opened for writing under the process policy is judged
+ * already (fd.c).
  */
 int fa_fd_call(const char *call, int fd, void *ra)
 {
@@ -492,6 +497,8 @@ int fa_fd_call(const char *call, int fd, void *ra)
 		return 0;
 	fa_pols_get(&pp, FA_OP_ATTR, NULL);
 	if (!pp.proc && !pp.ctx)
+		return 0;
+	if (!pp.ctx && fa_fd_marked(fd))
 		return 0;
 	n = fa_fd_path(fd, path, sizeof(path));
 	errno = saved;
@@ -534,7 +541,7 @@ static int deny_beneath(const fa_policy *p, const char *dir)
 	int k;
 
 	for (k = 0; p && k < fa_policy_ndeny(p); k++)
-		if (path_within(fa_policy_deny(p, k), dir))
+		if (fa_path_within(fa_policy_deny(p, k), dir))
 			return 1;
 	return 0;
 }

@@ -121,8 +121,31 @@
 	}
 
 /*
+ * What the shim opened for writing under the process policy (fd.c): the
+ * number is forgotten whenever the shim sees it closed, replaced or handed
+ * out by another open. One byte per fd below FA_FD_MARKS.
+ */
+#define FA_FD_MARKS 4096
+extern FA_HIDDEN unsigned char fa_fd_marks[FA_FD_MARKS];
+static inline void fa_fd_mark(int fd)
+{
+	if ((unsigned)fd < FA_FD_MARKS)
+		__atomic_store_n(&fa_fd_marks[fd], 1, __ATOMIC_RELAXED);
+}
+static inline void fa_fd_forget(int fd)
+{
+	if ((unsigned)fd < FA_FD_MARKS && __atomic_load_n(&fa_fd_marks[fd], __ATOMIC_RELAXED))
+		__atomic_store_n(&fa_fd_marks[fd], 0, __ATOMIC_RELAXED);
+}
+static inline int fa_fd_marked(int fd)
+{
+	return (unsigned)fd < FA_FD_MARKS && __atomic_load_n(&fa_fd_marks[fd], __ATOMIC_RELAXED);
+}
+
+/*
  * close/dup2 onto a root fd the process policy pinned: EBADF, as for a
- * closed fd (fd.c says why); one compare on a range otherwise.
+ * closed fd (fd.c says why); one compare on a range otherwise. The number
+ * loses its mark either way.
  */
 #define FA_GEN_KEEPFD(name, ret, fail, params, args, fd, cond) \
 	FA_EXPORT ret name params \
@@ -131,6 +154,8 @@
 			errno = EBADF; \
 			return -1; \
 		} \
+		if (cond) \
+			fa_fd_forget(fd); \
 		return FA_REAL(name) args; \
 	}
 
@@ -175,13 +200,19 @@
 		return FA_REAL(name) args; \
 	}
 
-/* A write-open: one fa_open_call(), which opens through the engine. */
+/*
+ * A write-open: one fa_open_call(), which opens through the engine. Any
+ * other open hands out a number that may still carry a mark (closed where
+ * the shim does not see it, by fclose or closedir): it carries none now.
+ */
 #define FA_OPEN_BODY(name, args, dirfd, path, flags, mode) \
 	do { \
 		int fa_fd; \
 		if (fa_is_write(flags) && fa_open_call(#name, dirfd, path, flags, mode, FA_RA(), &fa_fd)) \
 			return fa_fd; \
-		return FA_REAL(name) args; \
+		fa_fd = FA_REAL(name) args; \
+		fa_fd_forget(fa_fd); \
+		return fa_fd; \
 	} while (0)
 
 /* open(path, flags, ...): the mode is read only when the flags say there is one. */

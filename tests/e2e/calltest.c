@@ -797,6 +797,17 @@ CASE(_IO_proc_open)
 	return 0;
 }
 
+/* A descriptor handed to stdio and read back through the stream. */
+CASE(fdopen)
+{
+	int fd = open(A(0), O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return say_err(errno);
+	errno = SENTINEL;
+	return file_result(fdopen(fd, "r"));
+}
+
 CASE(acct)
 {
 	int rc;
@@ -1128,6 +1139,7 @@ static long sys_nr(const char *s)
 		{ "open_by_handle_at", SYS_open_by_handle_at },
 		{ "setxattrat", 463 }, { "removexattrat", 466 },
 		{ "mq_open", SYS_mq_open }, { "mq_unlink", SYS_mq_unlink },
+		{ "close", SYS_close }, { "dup2", SYS_dup2 }, { "dup3", SYS_dup3 },
 		{ "fchmod", SYS_fchmod }, { "fchown", SYS_fchown }, { "fchownat", SYS_fchownat },
 		{ "fchmodat2", 452 }, { "setxattr", SYS_setxattr }, { "lsetxattr", SYS_lsetxattr },
 		{ "fsetxattr", SYS_fsetxattr }, { "removexattr", SYS_removexattr },
@@ -1190,6 +1202,12 @@ CASE(syscall)
 		rc = syscall(nr, AT_FDCWD, A(1), past_ts, 0);
 	else if (!strcmp(n, "fchmod"))
 		rc = syscall(nr, ro_fd(A(1)), 0600);
+	else if (!strcmp(n, "close"))
+		rc = syscall(nr, ro_fd(A(1)));
+	else if (!strcmp(n, "dup2"))
+		rc = syscall(nr, ro_fd(A(1)), 100) == 100 ? 0 : -1;
+	else if (!strcmp(n, "dup3"))
+		rc = syscall(nr, ro_fd(A(1)), 100, 0) == 100 ? 0 : -1;
 	else if (!strcmp(n, "fchmodat2"))
 		rc = syscall(nr, AT_FDCWD, A(1), 0600, 0);
 	else if (!strcmp(n, "fchown"))
@@ -1417,7 +1435,7 @@ static const struct {
 	ENTRY(nftw, 2), ENTRY(nftw64, 2),
 	ENTRY(__open_nocancel, 2), ENTRY(__open64_nocancel, 2), ENTRY(_IO_fopen, 2),
 	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2), ENTRY(__setmntent, 2), ENTRY(_IO_file_open, 2), ENTRY(_IO_file_fopen, 2),
-	ENTRY(_IO_proc_open, 1), ENTRY(acct, 1),
+	ENTRY(_IO_proc_open, 1), ENTRY(fdopen, 1), ENTRY(acct, 1),
 	ENTRY(updwtmp, 1), ENTRY(updwtmpx, 1), ENTRY(utmpname, 1), ENTRY(utmpxname, 1),
 	ENTRY(pututline, 1), ENTRY(pututxline, 1), ENTRY(login, 1), ENTRY(logout, 1),
 	ENTRY(logwtmp, 0), ENTRY(lckpwdf, 0), ENTRY(ioctl, 1),

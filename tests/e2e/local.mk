@@ -1,7 +1,7 @@
 # End-to-end tests of libfashim.so and fa-run: small C programs run under
 # the shim by the .sh scripts (exit status; 77 = skip).
 
-check_PROGRAMS += %D%/calltest %D%/racer %D%/manners
+check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache
 # -O2 so that fortify.c really goes through the fortified headers.
 %C%_calltest_SOURCES = %D%/calltest.c %D%/fortify.c %D%/calltest.h
 %C%_calltest_CFLAGS = $(AM_CFLAGS) -O2
@@ -9,6 +9,7 @@ check_PROGRAMS += %D%/calltest %D%/racer %D%/manners
 %C%_racer_LDADD = -lpthread
 %C%_manners_SOURCES = %D%/manners.c
 %C%_manners_LDADD = -lpthread
+%C%_fdcache_SOURCES = %D%/fdcache.c
 
 E2E_TESTS += \
 	%D%/calls.sh \
@@ -24,7 +25,8 @@ E2E_TESTS += \
 	%D%/roots.sh \
 	%D%/explain.sh \
 	%D%/learn.sh \
-	%D%/policy_file.sh
+	%D%/policy_file.sh \
+	%D%/fdcache.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
 

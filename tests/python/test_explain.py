@@ -73,6 +73,18 @@ def test_hook_outside_symlink_names_the_option(mk, root, outside):
     assert not os.path.lexists(root / 'l')
 
 
+def test_hook_symlink_mode_names_the_keyword(mk, root):
+    """A link refused by the context's symlink mode: the fix names mk_audit's keyword."""
+    (root / 'real').write_text('x')
+    os.symlink('real', str(root / 'l'))
+    ap = mk([str(root)], symlinks='nofollow')
+    with ap():
+        e = refusal(open, str(root / 'l'), 'w')
+    assert e.fastaudit['rule'] == 'symlink'
+    assert e.fastaudit['fix'] == "pass symlinks='trust' to mk_audit(), or write to where the link leads"
+    assert (root / 'real').read_text() == 'x'
+
+
 @pytest.mark.skipif(not os.path.exists(SHIM), reason='libfashim.so not built')
 def test_native_record_and_log_carry_the_fix(native_mods, root, outside, tmp_path):
     log = tmp_path / 'log.jsonl'

@@ -1,0 +1,122 @@
+#!/bin/sh
+# What the shim remembers about descriptors is forgotten when it must be
+# (fdcache.c): an fd it opened for writing, whose fchmod/fchown/futimens
+# it does not judge again, once that number is closed, replaced by dup2,
+# handed to stdio (fopen, fdopen) or reopened by freopen, and then reused outside the
+# roots; a device opened for writing is never remembered;
+# the path a dirfd names once the number is reused for another directory,
+# the directory is renamed by the process, or the process changes
+# directory. A directory another process moves out of the roots is seen
+# by its old name: judged and opened there, so nothing is made outside.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
+
+FC=$E2E/fdcache
+IN=$T/in
+OUT=$T/out
+
+fresh() {
+	rm -rf "$IN" "$OUT"
+	mkdir -p "$IN" "$OUT"
+	echo secret >"$OUT/f"
+}
+
+# run CASE: the case's lines under the shim with a policy rooted at IN.
+run() {
+	fresh
+	LD_PRELOAD=$PRELOAD FA_POLICY=$POL FA_QUIET=1 "$FC" "$1" "$IN" "$OUT" 2>/dev/null
+}
+
+policy "root $IN"
+
+check "an fd closed and its number reused outside" "open in: ok
+fchmod in: ok
+close: ok
+fchmod reused: EACCES
+fchown reused: EACCES" "$(run close-reuse)"
+check "the directory outside kept its mode" "755" "$(stat -c %a "$OUT")"
+
+check "dup2 over a remembered fd" "open in: ok
+fchmod in: ok
+open out: ok
+dup2: ok
+fchmod replaced: EACCES" "$(run dup2-over)"
+check "the file outside kept its mode" "644" "$(stat -c %a "$OUT/f")"
+
+check "an fd handed to stdio, closed by fclose, reused outside" "fchmod stream: ok
+fclose: ok
+fchmod reused: EACCES" "$(run stdio)"
+check "an fd closed by syscall(SYS_close), reused outside" "open in: ok
+fchmod in: ok
+syscall close: ok
+fchmod reused: EACCES" "$(run raw-close)"
+check "the directory outside kept its mode after syscall(SYS_close)" "755" "$(stat -c %a "$OUT")"
+check "an fd of the program's own given to fdopen, closed by fclose, reused outside" "open in: ok
+fchmod in: ok
+fdopen: ok
+fclose: ok
+fchmod reused: EACCES" "$(run fdopen)"
+check "the directory outside kept its mode after fdopen" "755" "$(stat -c %a "$OUT")"
+
+check "freopen into a remembered fd's number" "open in: ok
+freopen out: ok
+fchmod reopened: EACCES" "$(run freopen)"
+check "the file reopened outside kept its mode" "644" "$(stat -c %a "$OUT/f")"
+
+# The mode given is /dev/null's own: nothing changes even if it were allowed.
+check "a device opened for writing is not remembered" "open /dev/null: ok
+fchmod device: EACCES" "$(run device)"
+
+check "a dirfd's number reused for a directory outside" "mkdir: ok
+open dir in: ok
+openat in: ok
+close dir: ok
+openat reused: EACCES
+mkdirat reused: EACCES" "$(run dirfd-reuse)"
+check "nothing made outside, nor where the old dirfd was" "" \
+	"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
+
+check "a dirfd whose directory the process renamed" "mkdir: ok
+open dir: ok
+openat: ok
+rename: ok
+openat renamed: ok
+mkdirat renamed: ok" "$(run dirfd-rename)"
+check "made in the directory under its new name" "a b c" "$(ls "$IN/e" | tr '\n' ' ' | sed 's/ $//')"
+
+check "fchdir in and out" "mkdir: ok
+open dir: ok
+openat: ok
+fchdir in: ok
+open relative: ok
+open dir out: ok
+fchdir out: ok
+open relative out: EACCES
+openat still in: ok
+openat out: EACCES" "$(run fchdir)"
+check "made only inside" "a b c2|f" "$(ls "$IN/d" | tr '\n' ' ' | sed 's/ $//')|$(ls "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+
+# Another process moves the directory out while the program holds it.
+fresh
+mkfifo "$T/go"
+LD_PRELOAD=$PRELOAD FA_POLICY=$POL FA_QUIET=1 "$FC" dirfd-moved-out "$IN" "$OUT" <"$T/go" >"$T/moved" 2>/dev/null &
+pid=$!
+exec 3>"$T/go"
+i=0
+while [ ! -e "$IN/d/a" ] && [ "$i" -lt 500 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+mv "$IN/d" "$OUT/d"
+echo go >&3
+exec 3>&-
+wait "$pid"
+check "a dirfd moved out by another process: seen by its old name, gone" "mkdir: ok
+open dir: ok
+openat: ok
+openat moved: ENOENT
+mkdirat moved: ENOENT" "$(cat "$T/moved")"
+check "nothing made in the directory moved out" "a" "$(ls "$OUT/d" | tr '\n' ' ' | sed 's/ $//')"
+check "nothing made where it was" "" "$(ls "$IN")"
+
+finish
