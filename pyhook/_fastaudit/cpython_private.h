@@ -25,36 +25,40 @@
 #endif
 
 /* A new reference to the frame's globals, or NULL. */
-static inline PyObject *fa_py_frame_globals(PyFrameObject *f)
+static inline PyObject *
+fa_py_frame_globals(PyFrameObject *f)
 {
 #if PY_VERSION_HEX >= 0x030B0000
-	return PyFrame_GetGlobals(f);
+    return PyFrame_GetGlobals(f);
 #else
-	Py_XINCREF(f->f_globals);
-	return f->f_globals;
+    Py_XINCREF(f->f_globals);
+    return f->f_globals;
 #endif
 }
 
 /* The code object's qualified name (its plain name on 3.10), borrowed. */
-static inline PyObject *fa_py_code_qualname(PyCodeObject *c)
+static inline PyObject *
+fa_py_code_qualname(PyCodeObject *c)
 {
 #if PY_VERSION_HEX >= 0x030B0000
-	return c->co_qualname;
+    return c->co_qualname;
 #else
-	return c->co_name;
+    return c->co_name;
 #endif
 }
 
 /* The code object's flags (CO_COROUTINE, ...). */
-static inline int fa_py_code_flags(PyCodeObject *c)
+static inline int
+fa_py_code_flags(PyCodeObject *c)
 {
-	return c->co_flags;
+    return c->co_flags;
 }
 
 /* The code object's plain name, borrowed. */
-static inline PyObject *fa_py_code_name(PyCodeObject *c)
+static inline PyObject *
+fa_py_code_name(PyCodeObject *c)
 {
-	return c->co_name;
+    return c->co_name;
 }
 
 #if PY_VERSION_HEX >= 0x030C0000

@@ -16,28 +16,32 @@
 
 static PyObject *str_name;
 
-static PyObject *module_of(PyFrameObject *f)
+static PyObject *
+module_of(PyFrameObject *f)
 {
-	PyObject *g = fa_py_frame_globals(f), *m = NULL;
+    PyObject *g = fa_py_frame_globals(f), *m = NULL;
 
-	if (g && PyDict_Check(g))
-		m = PyDict_GetItemWithError(g, str_name);
-	Py_XINCREF(m);
-	Py_XDECREF(g);
-	if (!m && PyErr_Occurred())
-		PyErr_Clear();
-	return m ? m : Py_NewRef(Py_None);
+    if (g && PyDict_Check(g)) {
+        m = PyDict_GetItemWithError(g, str_name);
+    }
+    Py_XINCREF(m);
+    Py_XDECREF(g);
+    if (!m && PyErr_Occurred()) {
+        PyErr_Clear();
+    }
+    return m ? m : Py_NewRef(Py_None);
 }
 
-static int ours(PyObject *mod)
+static int
+ours(PyObject *mod)
 {
-	const char *s = PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
+    const char *s = PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : NULL;
 
-	if (!s) {
-		PyErr_Clear();
-		return 0;
-	}
-	return !strncmp(s, "fastaudit.", 10);
+    if (!s) {
+        PyErr_Clear();
+        return 0;
+    }
+    return !strncmp(s, "fastaudit.", 10);
 }
 
 /*
@@ -47,122 +51,135 @@ static int ours(PyObject *mod)
  * because one code object can run under several globals (exec).
  */
 struct cname {
-	PyObject *mod;
-	PyObject *name;
-	int ours;
+    PyObject *mod;
+    PyObject *name;
+    int ours;
 };
 
 
 static Py_ssize_t cname_index = -1;
 
-static void cname_free(void *p)
+static void
+cname_free(void *p)
 {
-	struct cname *c = p;
+    struct cname *c = p;
 
-	if (!c)
-		return;
-	Py_XDECREF(c->mod);
-	Py_XDECREF(c->name);
-	PyMem_RawFree(c);
+    if (!c) {
+        return;
+    }
+    Py_XDECREF(c->mod);
+    Py_XDECREF(c->name);
+    PyMem_RawFree(c);
 }
 
-static PyObject *name_of(PyObject *mod, PyCodeObject *code)
+static PyObject *
+name_of(PyObject *mod, PyCodeObject *code)
 {
-	struct fa_text t;
+    struct fa_text t;
 
-	fa_text_init(&t);
-	if (PyUnicode_Check(mod))
-		fa_text_u(&t, mod);
-	else
-		fa_text_steal(&t, PyObject_Str(mod));
-	fa_text_lit(&t, ".");
-	fa_text_u(&t, fa_py_code_qualname(code));
-	return fa_text_done(&t);
+    fa_text_init(&t);
+    if (PyUnicode_Check(mod)) {
+        fa_text_u(&t, mod);
+    } else {
+        fa_text_steal(&t, PyObject_Str(mod));
+    }
+    fa_text_lit(&t, ".");
+    fa_text_u(&t, fa_py_code_qualname(code));
+    return fa_text_done(&t);
 }
 
 /* Borrowed: valid while the code object lives and runs under mod. */
-static struct cname *code_name(PyObject *mod, PyCodeObject *code)
+static struct cname *
+code_name(PyObject *mod, PyCodeObject *code)
 {
-	struct cname *c = NULL;
+    struct cname *c = NULL;
 
-	if (fa_py_code_get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
-		PyErr_Clear();
-		return NULL;
-	}
-	if (c && (c->mod == mod || (PyUnicode_Check(mod) && PyUnicode_Check(c->mod) &&
-				    PyUnicode_Compare(mod, c->mod) == 0)))
-		return c;
-	c = PyMem_RawMalloc(sizeof *c);
-	if (!c) {
-		PyErr_NoMemory();
-		return NULL;
-	}
-	c->name = name_of(mod, code);
-	if (!c->name) {
-		PyMem_RawFree(c);
-		return NULL;
-	}
-	c->mod = Py_NewRef(mod);
-	c->ours = ours(mod);
-	/* replacing an older entry frees it through cname_free */
-	if (fa_py_code_set_extra((PyObject *)code, cname_index, c) < 0) {
-		cname_free(c);
-		return NULL;
-	}
-	return c;
+    if (fa_py_code_get_extra((PyObject *)code, cname_index, (void **)&c) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (c
+        && (c->mod == mod
+            || (PyUnicode_Check(mod) && PyUnicode_Check(c->mod)
+                && PyUnicode_Compare(mod, c->mod) == 0)))
+    {
+        return c;
+    }
+    c = PyMem_RawMalloc(sizeof *c);
+    if (!c) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    c->name = name_of(mod, code);
+    if (!c->name) {
+        PyMem_RawFree(c);
+        return NULL;
+    }
+    c->mod = Py_NewRef(mod);
+    c->ours = ours(mod);
+    /* replacing an older entry frees it through cname_free */
+    if (fa_py_code_set_extra((PyObject *)code, cname_index, c) < 0) {
+        cname_free(c);
+        return NULL;
+    }
+    return c;
 }
 
-static struct cname *frame_cname(PyFrameObject *f)
+static struct cname *
+frame_cname(PyFrameObject *f)
 {
-	PyObject *mod = module_of(f);
-	PyCodeObject *c = PyFrame_GetCode(f);
-	struct cname *r = code_name(mod, c);
+    PyObject *mod = module_of(f);
+    PyCodeObject *c = PyFrame_GetCode(f);
+    struct cname *r = code_name(mod, c);
 
-	Py_DECREF(mod);
-	Py_DECREF(c);
-	return r;
+    Py_DECREF(mod);
+    Py_DECREF(c);
+    return r;
 }
 
-PyObject *fa_frame_name(PyFrameObject *f)
+PyObject *
+fa_frame_name(PyFrameObject *f)
 {
-	struct cname *c = frame_cname(f);
+    struct cname *c = frame_cname(f);
 
-	return c ? Py_NewRef(c->name) : NULL;
+    return c ? Py_NewRef(c->name) : NULL;
 }
 
-int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual)
+int
+fa_frame_is(PyFrameObject *f, const char *mod, const char *qual)
 {
-	PyObject *m = module_of(f);
-	PyCodeObject *c = PyFrame_GetCode(f);
-	const char *ms = PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
-	const char *qs = PyUnicode_AsUTF8(fa_py_code_qualname(c));
-	int r = ms && qs && !strcmp(ms, mod) && !strcmp(qs, qual);
+    PyObject *m = module_of(f);
+    PyCodeObject *c = PyFrame_GetCode(f);
+    const char *ms = PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
+    const char *qs = PyUnicode_AsUTF8(fa_py_code_qualname(c));
+    int r = ms && qs && !strcmp(ms, mod) && !strcmp(qs, qual);
 
-	PyErr_Clear();
-	Py_DECREF(m);
-	Py_DECREF(c);
-	return r;
+    PyErr_Clear();
+    Py_DECREF(m);
+    Py_DECREF(c);
+    return r;
 }
 
 /* The first frame outside fastaudit, for before_deny. */
-PyObject *fa_external_frame(void)
+PyObject *
+fa_external_frame(void)
 {
-	PyFrameObject *f = PyEval_GetFrame(), *b;
-	PyObject *m;
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    PyObject *m;
 
-	Py_XINCREF(f);
-	while (f) {
-		m = module_of(f);
-		if (!ours(m)) {
-			Py_DECREF(m);
-			return (PyObject *)f;
-		}
-		Py_DECREF(m);
-		b = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = b;
-	}
-	return Py_NewRef(Py_None);
+    Py_XINCREF(f);
+    while (f) {
+        m = module_of(f);
+        if (!ours(m)) {
+            Py_DECREF(m);
+            return (PyObject *)f;
+        }
+        Py_DECREF(m);
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    return Py_NewRef(Py_None);
 }
 
 #define CHAIN_MAX 64
@@ -172,78 +189,88 @@ PyObject *fa_external_frame(void)
  * out (at most CHAIN_MAX frames are looked at). New references: one code
  * object run under two globals on the same stack replaces its slot.
  */
-static int stack_names(PyObject **out)
+static int
+stack_names(PyObject **out)
 {
-	PyFrameObject *f = PyEval_GetFrame(), *b;
-	struct cname *c;
-	int n = 0, seen = 0;
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    struct cname *c;
+    int n = 0, seen = 0;
 
-	Py_XINCREF(f);
-	while (f && seen++ < CHAIN_MAX) {
-		c = frame_cname(f);
-		if (!c) {
-			Py_DECREF(f);
-			while (n)
-				Py_DECREF(out[--n]);
-			return -1;
-		}
-		if (!c->ours)
-			out[n++] = Py_NewRef(c->name);
-		b = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = b;
-	}
-	Py_XDECREF(f);
-	return n;
+    Py_XINCREF(f);
+    while (f && seen++ < CHAIN_MAX) {
+        c = frame_cname(f);
+        if (!c) {
+            Py_DECREF(f);
+            while (n) {
+                Py_DECREF(out[--n]);
+            }
+            return -1;
+        }
+        if (!c->ours) {
+            out[n++] = Py_NewRef(c->name);
+        }
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    Py_XDECREF(f);
+    return n;
 }
 
 /* Appends "outermost -> ... -> innermost[ -> extra]" for the running stack. */
-void fa_text_chain(struct fa_text *t, PyObject *extra)
+void
+fa_text_chain(struct fa_text *t, PyObject *extra)
 {
-	PyObject *names[CHAIN_MAX];
-	int n = stack_names(names), i;
+    PyObject *names[CHAIN_MAX];
+    int n = stack_names(names), i;
 
-	if (n < 0) {
-		t->failed = 1;
-		return;
-	}
-	for (i = n - 1; i >= 0; i--) {
-		fa_text_steal(t, names[i]);
-		if (i)
-			fa_text_lit(t, " -> ");
-	}
-	if (extra && extra != Py_None) {
-		if (n)
-			fa_text_lit(t, " -> ");
-		fa_text_u(t, extra);
-	}
+    if (n < 0) {
+        t->failed = 1;
+        return;
+    }
+    for (i = n - 1; i >= 0; i--) {
+        fa_text_steal(t, names[i]);
+        if (i) {
+            fa_text_lit(t, " -> ");
+        }
+    }
+    if (extra && extra != Py_None) {
+        if (n) {
+            fa_text_lit(t, " -> ");
+        }
+        fa_text_u(t, extra);
+    }
 }
 
-PyObject *fa_chain_string(PyObject *extra)
+PyObject *
+fa_chain_string(PyObject *extra)
 {
-	struct fa_text t;
+    struct fa_text t;
 
-	fa_text_init(&t);
-	fa_text_chain(&t, extra);
-	return fa_text_done(&t);
+    fa_text_init(&t);
+    fa_text_chain(&t, extra);
+    return fa_text_done(&t);
 }
 
 /* The chain an entry keeps for its origin note: names, outermost first. */
-static PyObject *capture_chain(void)
+static PyObject *
+capture_chain(void)
 {
-	PyObject *names[CHAIN_MAX], *t;
-	int n = stack_names(names), i;
+    PyObject *names[CHAIN_MAX], *t;
+    int n = stack_names(names), i;
 
-	if (n < 0)
-		return NULL;
-	t = PyTuple_New(n);
-	for (i = 0; i < n; i++) {
-		if (t)
-			PyTuple_SET_ITEM(t, i, names[n - 1 - i]);
-		else
-			Py_DECREF(names[n - 1 - i]);
-	}
-	return t;
+    if (n < 0) {
+        return NULL;
+    }
+    t = PyTuple_New(n);
+    for (i = 0; i < n; i++) {
+        if (t) {
+            PyTuple_SET_ITEM(t, i, names[n - 1 - i]);
+        } else {
+            Py_DECREF(names[n - 1 - i]);
+        }
+    }
+    return t;
 }
 
 /* ---- thread and task identity ------------------------------------------- */
@@ -253,37 +280,42 @@ static PyObject *capture_chain(void)
  * asyncio is looked up, never imported: without it there is no task. The
  * two functions are kept once found; asyncio replaces neither.
  */
-static PyObject *str_asyncio, *str_threading, *get_running_loop, *current_task_fn, *current_thread_fn;
+static PyObject *str_asyncio, *str_threading, *get_running_loop,
+    *current_task_fn, *current_thread_fn;
 
-static void *current_task(void)
+static void *
+current_task(void)
 {
-	PyObject *aio, *loop, *task = NULL;
-	void *id = NULL;
+    PyObject *aio, *loop, *task = NULL;
+    void *id = NULL;
 
-	if (!get_running_loop) {
-		aio = PyImport_GetModule(str_asyncio);
-		if (!aio) {
-			PyErr_Clear();
-			return NULL;
-		}
-		get_running_loop = PyObject_GetAttrString(aio, "_get_running_loop");
-		current_task_fn = get_running_loop ? PyObject_GetAttrString(aio, "current_task") : NULL;
-		Py_DECREF(aio);
-		if (!current_task_fn) {
-			Py_CLEAR(get_running_loop);
-			PyErr_Clear();
-			return NULL;
-		}
-	}
-	loop = PyObject_CallNoArgs(get_running_loop);
-	if (loop && loop != Py_None)
-		task = PyObject_CallOneArg(current_task_fn, loop);
-	if (task && task != Py_None)
-		id = task;
-	Py_XDECREF(task);
-	Py_XDECREF(loop);
-	PyErr_Clear();
-	return id;
+    if (!get_running_loop) {
+        aio = PyImport_GetModule(str_asyncio);
+        if (!aio) {
+            PyErr_Clear();
+            return NULL;
+        }
+        get_running_loop = PyObject_GetAttrString(aio, "_get_running_loop");
+        current_task_fn = get_running_loop
+            ? PyObject_GetAttrString(aio, "current_task") : NULL;
+        Py_DECREF(aio);
+        if (!current_task_fn) {
+            Py_CLEAR(get_running_loop);
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    loop = PyObject_CallNoArgs(get_running_loop);
+    if (loop && loop != Py_None) {
+        task = PyObject_CallOneArg(current_task_fn, loop);
+    }
+    if (task && task != Py_None) {
+        id = task;
+    }
+    Py_XDECREF(task);
+    Py_XDECREF(loop);
+    PyErr_Clear();
+    return id;
 }
 
 /*
@@ -294,376 +326,435 @@ static void *current_task(void)
  */
 static PyObject *active_threads;
 
-static PyObject *current_thread_obj(void)
+static PyObject *
+current_thread_obj(void)
 {
-	PyObject *mod, *key, *t;
+    PyObject *mod, *key, *t;
 
-	if (!current_thread_fn) {
-		mod = PyImport_GetModule(str_threading);
-		if (!mod && !PyErr_Occurred())
-			mod = PyImport_Import(str_threading);
-		if (!mod)
-			return NULL;
-		current_thread_fn = PyObject_GetAttrString(mod, "current_thread");
-		active_threads = PyObject_GetAttrString(mod, "_active");
-		Py_DECREF(mod);
-		if (!current_thread_fn)
-			return NULL;
-		if (!active_threads || !PyDict_Check(active_threads)) {
-			Py_CLEAR(active_threads);
-			PyErr_Clear();
-		}
-	}
-	if (active_threads) {
-		key = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
-		t = key ? PyDict_GetItemWithError(active_threads, key) : NULL;
-		Py_XDECREF(key);
-		if (t)
-			return Py_NewRef(t);
-		if (PyErr_Occurred())
-			return NULL;
-	}
-	return PyObject_CallNoArgs(current_thread_fn);
+    if (!current_thread_fn) {
+        mod = PyImport_GetModule(str_threading);
+        if (!mod && !PyErr_Occurred()) {
+            mod = PyImport_Import(str_threading);
+        }
+        if (!mod) {
+            return NULL;
+        }
+        current_thread_fn = PyObject_GetAttrString(mod, "current_thread");
+        active_threads = PyObject_GetAttrString(mod, "_active");
+        Py_DECREF(mod);
+        if (!current_thread_fn) {
+            return NULL;
+        }
+        if (!active_threads || !PyDict_Check(active_threads)) {
+            Py_CLEAR(active_threads);
+            PyErr_Clear();
+        }
+    }
+    if (active_threads) {
+        key = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
+        t = key ? PyDict_GetItemWithError(active_threads, key) : NULL;
+        Py_XDECREF(key);
+        if (t) {
+            return Py_NewRef(t);
+        }
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+    }
+    return PyObject_CallNoArgs(current_thread_fn);
 }
 
-static PyObject *thread_name_of(PyObject *thread)
+static PyObject *
+thread_name_of(PyObject *thread)
 {
-	if (PyUnicode_Check(thread))
-		return Py_NewRef(thread);
-	return PyObject_GetAttrString(thread, "name");
+    if (PyUnicode_Check(thread)) {
+        return Py_NewRef(thread);
+    }
+    return PyObject_GetAttrString(thread, "name");
 }
 
-/* ---- Cfg: an immutable snapshot of one mk_audit's settings --------------- */
+/* ---- Cfg: an immutable snapshot of one mk_audit's settings -------------- */
 
-static void cfg_dealloc(FaCfgObject *self)
+static void
+cfg_dealloc(FaCfgObject *self)
 {
-	Py_XDECREF(self->pol);
-	Py_XDECREF(self->before_deny);
-	Py_XDECREF(self->on_call);
-	Py_XDECREF(self->data);
-	Py_XDECREF(self->import_allow);
-	Py_XDECREF(self->learner);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+    Py_XDECREF(self->pol);
+    Py_XDECREF(self->before_deny);
+    Py_XDECREF(self->on_call);
+    Py_XDECREF(self->data);
+    Py_XDECREF(self->import_allow);
+    Py_XDECREF(self->learner);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *cfg_repr(FaCfgObject *self)
+static PyObject *
+cfg_repr(FaCfgObject *self)
 {
-	return PyUnicode_FromFormat("AuditCfg(oks=%R, monitor_calls=%s, import_allow=%R)",
-				    self->pol->roots, self->monitor_calls ? "True" : "False",
-				    self->import_allow);
+    return PyUnicode_FromFormat("AuditCfg(oks=%R, monitor_calls=%s, "
+                                "import_allow=%R)",
+                                self->pol->roots,
+                                self->monitor_calls ? "True" : "False",
+                                self->import_allow);
 }
 
 PyTypeObject FaCfg_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "fastaudit._fastaudit.AuditCfg",
-	.tp_basicsize = sizeof(FaCfgObject),
-	.tp_dealloc = (destructor)cfg_dealloc,
-	.tp_repr = (reprfunc)cfg_repr,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "The settings an audit context enforces (read-only).",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fastaudit._fastaudit.AuditCfg",
+    .tp_basicsize = sizeof(FaCfgObject),
+    .tp_dealloc = (destructor)cfg_dealloc,
+    .tp_repr = (reprfunc)cfg_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The settings an audit context enforces (read-only).",
 };
 
-PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_call,
-		     PyObject *data, PyObject *import_allow, int monitor_calls)
+PyObject *
+fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_call,
+           PyObject *data, PyObject *import_allow, int monitor_calls)
 {
-	FaCfgObject *c = PyObject_New(FaCfgObject, &FaCfg_Type);
+    FaCfgObject *c = PyObject_New(FaCfgObject, &FaCfg_Type);
 
-	if (!c)
-		return NULL;
-	c->pol = (FaPolicyObject *)Py_NewRef(pol);
-	c->before_deny = Py_NewRef(before_deny);
-	c->on_call = Py_NewRef(on_call);
-	c->data = Py_NewRef(data);
-	c->import_allow = Py_NewRef(import_allow);
-	c->monitor_calls = monitor_calls;
-	c->libc_calls = 0;
-	c->learner = NULL;
-	return (PyObject *)c;
+    if (!c) {
+        return NULL;
+    }
+    c->pol = (FaPolicyObject *)Py_NewRef(pol);
+    c->before_deny = Py_NewRef(before_deny);
+    c->on_call = Py_NewRef(on_call);
+    c->data = Py_NewRef(data);
+    c->import_allow = Py_NewRef(import_allow);
+    c->monitor_calls = monitor_calls;
+    c->libc_calls = 0;
+    c->learner = NULL;
+    return (PyObject *)c;
 }
 
 /* sorted(set(a) | set(clean(b))): b may be one name or an iterable of names */
-PyObject *fa_mods_union(PyObject *a, PyObject *b)
+PyObject *
+fa_mods_union(PyObject *a, PyObject *b)
 {
-	PyObject *set, *it, *item, *s, *list, *t;
+    PyObject *set, *it, *item, *s, *list, *t;
 
-	set = PySet_New(a);
-	if (!set)
-		return NULL;
-	if (PyUnicode_Check(b)) {
-		PyObject *one = PyTuple_Pack(1, b);
-		it = one ? PyObject_GetIter(one) : NULL;
-		Py_XDECREF(one);
-	} else {
-		it = PyObject_GetIter(b);
-	}
-	if (!it)
-		goto fail;
-	while ((item = PyIter_Next(it))) {
-		if (item == Py_None || !PyObject_IsTrue(item)) {
-			Py_DECREF(item);
-			continue;
-		}
-		if (!PyUnicode_Check(item)) {
-			PyErr_Format(PyExc_TypeError, "module prefixes must be str, not %.100s",
-				     Py_TYPE(item)->tp_name);
-			Py_DECREF(item);
-			Py_DECREF(it);
-			goto fail;
-		}
-		s = PyObject_CallMethod(item, "strip", NULL);
-		Py_DECREF(item);
-		if (!s || (PyUnicode_GET_LENGTH(s) && PySet_Add(set, s) < 0)) {
-			Py_XDECREF(s);
-			Py_DECREF(it);
-			goto fail;
-		}
-		Py_DECREF(s);
-	}
-	Py_DECREF(it);
-	if (PyErr_Occurred())
-		goto fail;
-	list = PySequence_List(set);
-	Py_DECREF(set);
-	if (!list || PyList_Sort(list) < 0) {
-		Py_XDECREF(list);
-		return NULL;
-	}
-	t = PyList_AsTuple(list);
-	Py_DECREF(list);
-	return t;
+    set = PySet_New(a);
+    if (!set) {
+        return NULL;
+    }
+    if (PyUnicode_Check(b)) {
+        PyObject *one = PyTuple_Pack(1, b);
+        it = one ? PyObject_GetIter(one) : NULL;
+        Py_XDECREF(one);
+    } else {
+        it = PyObject_GetIter(b);
+    }
+    if (!it) {
+        goto fail;
+    }
+    while ((item = PyIter_Next(it))) {
+        if (item == Py_None || !PyObject_IsTrue(item)) {
+            Py_DECREF(item);
+            continue;
+        }
+        if (!PyUnicode_Check(item)) {
+            PyErr_Format(PyExc_TypeError,
+                         "module prefixes must be str, not %.100s",
+                         Py_TYPE(item)->tp_name);
+            Py_DECREF(item);
+            Py_DECREF(it);
+            goto fail;
+        }
+        s = PyObject_CallMethod(item, "strip", NULL);
+        Py_DECREF(item);
+        if (!s || (PyUnicode_GET_LENGTH(s) && PySet_Add(set, s) < 0)) {
+            Py_XDECREF(s);
+            Py_DECREF(it);
+            goto fail;
+        }
+        Py_DECREF(s);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        goto fail;
+    }
+    list = PySequence_List(set);
+    Py_DECREF(set);
+    if (!list || PyList_Sort(list) < 0) {
+        Py_XDECREF(list);
+        return NULL;
+    }
+    t = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return t;
 fail:
-	Py_DECREF(set);
-	return NULL;
+    Py_DECREF(set);
+    return NULL;
 }
 
 /* ---- Entry -------------------------------------------------------------- */
 
-static void entry_dealloc(FaEntryObject *self)
+static void
+entry_dealloc(FaEntryObject *self)
 {
-	fa_st.live_entries--;
-	if (self->cfg)
-		fa_bridge_live((PyObject *)self->cfg->pol, -1);
-	Py_XDECREF(self->cfg);
-	Py_XDECREF(self->thread);
-	Py_XDECREF(self->chain);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+    fa_st.live_entries--;
+    if (self->cfg) {
+        fa_bridge_live((PyObject *)self->cfg->pol, -1);
+    }
+    Py_XDECREF(self->cfg);
+    Py_XDECREF(self->thread);
+    Py_XDECREF(self->chain);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 PyTypeObject FaEntry_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "fastaudit._fastaudit.AuditEntry",
-	.tp_basicsize = sizeof(FaEntryObject),
-	.tp_dealloc = (destructor)entry_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "One entry into an audit context.",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fastaudit._fastaudit.AuditEntry",
+    .tp_basicsize = sizeof(FaEntryObject),
+    .tp_dealloc = (destructor)entry_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One entry into an audit context.",
 };
 
-static FaEntryObject *entry_new(FaCfgObject *cfg)
+static FaEntryObject *
+entry_new(FaCfgObject *cfg)
 {
-	FaEntryObject *e = PyObject_New(FaEntryObject, &FaEntry_Type);
+    FaEntryObject *e = PyObject_New(FaEntryObject, &FaEntry_Type);
 
-	if (!e)
-		return NULL;
-	/* counted from birth: a copied context keeps the checks on until it dies */
-	fa_st.live_entries++;
-	e->cfg = (FaCfgObject *)Py_NewRef(cfg);
-	fa_bridge_live((PyObject *)cfg->pol, 1);
-	e->tid = PyThread_get_thread_ident();
-	e->task = current_task();
-	e->thread = current_thread_obj();
-	e->chain = e->thread ? capture_chain() : NULL;
-	if (!e->chain) {
-		Py_DECREF(e);
-		return NULL;
-	}
-	return e;
+    if (!e) {
+        return NULL;
+    }
+    /*
+     * counted from birth: a copied context keeps the checks on until it dies
+     */
+    fa_st.live_entries++;
+    e->cfg = (FaCfgObject *)Py_NewRef(cfg);
+    fa_bridge_live((PyObject *)cfg->pol, 1);
+    e->tid = PyThread_get_thread_ident();
+    e->task = current_task();
+    e->thread = current_thread_obj();
+    e->chain = e->thread ? capture_chain() : NULL;
+    if (!e->chain) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    return e;
 }
 
-PyObject *fa_current_entry(void)
+PyObject *
+fa_current_entry(void)
 {
-	PyObject *v = NULL;
+    PyObject *v = NULL;
 
-	if (!fa_st.var || PyContextVar_Get(fa_st.var, NULL, &v) < 0)
-		return NULL;
-	if (v && !Py_IS_TYPE(v, &FaEntry_Type)) {
-		Py_DECREF(v);
-		return NULL;
-	}
-	return v;
+    if (!fa_st.var || PyContextVar_Get(fa_st.var, NULL, &v) < 0) {
+        return NULL;
+    }
+    if (v && !Py_IS_TYPE(v, &FaEntry_Type)) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
 }
 
 /* The note for a denial away from where the context was entered, or NULL. */
-PyObject *fa_origin_note(FaEntryObject *e)
+PyObject *
+fa_origin_note(FaEntryObject *e)
 {
-	PyObject *name;
-	struct fa_text t;
-	Py_ssize_t i, n;
+    PyObject *name;
+    struct fa_text t;
+    Py_ssize_t i, n;
 
-	if (e->tid == PyThread_get_thread_ident() && e->task == current_task())
-		return NULL;
-	name = thread_name_of(e->thread);
-	if (!name)
-		return NULL;
-	fa_text_init(&t);
-	fa_text_lit(&t, "\nAudit context entered in thread ");
-	fa_text_repr(&t, name);
-	Py_DECREF(name);
-	fa_text_lit(&t, " by: ");
-	n = PyTuple_GET_SIZE(e->chain);
-	for (i = 0; i < n; i++) {
-		fa_text_u(&t, PyTuple_GET_ITEM(e->chain, i));
-		if (i + 1 < n)
-			fa_text_lit(&t, " -> ");
-	}
-	return fa_text_done(&t);
+    if (e->tid == PyThread_get_thread_ident() && e->task == current_task()) {
+        return NULL;
+    }
+    name = thread_name_of(e->thread);
+    if (!name) {
+        return NULL;
+    }
+    fa_text_init(&t);
+    fa_text_lit(&t, "\nAudit context entered in thread ");
+    fa_text_repr(&t, name);
+    Py_DECREF(name);
+    fa_text_lit(&t, " by: ");
+    n = PyTuple_GET_SIZE(e->chain);
+    for (i = 0; i < n; i++) {
+        fa_text_u(&t, PyTuple_GET_ITEM(e->chain, i));
+        if (i + 1 < n) {
+            fa_text_lit(&t, " -> ");
+        }
+    }
+    return fa_text_done(&t);
 }
 
-/* ---- audit_perms and its context manager --------------------------------- */
+/* ---- audit_perms and its context manager -------------------------------- */
 
 typedef struct {
-	PyObject_HEAD
-	FaCfgObject *cfg;
-	vectorcallfunc vectorcall;
+    PyObject_HEAD
+    FaCfgObject *cfg;
+    vectorcallfunc vectorcall;
 } FaPermsObject;
 
 typedef struct {
-	PyObject_HEAD
-	FaPermsObject *perms;
-	PyObject *token;
-	int monitored;
+    PyObject_HEAD
+    FaPermsObject *perms;
+    PyObject *token;
+    int monitored;
 } FaCMObject;
 
-static void perms_dealloc(FaPermsObject *self)
+static void
+perms_dealloc(FaPermsObject *self)
 {
-	Py_XDECREF(self->cfg);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+    Py_XDECREF(self->cfg);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-				  PyObject *kwnames);
+static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args,
+                                  size_t nargsf, PyObject *kwnames);
 
-PyObject *fa_perms_new(FaCfgObject *cfg)
+PyObject *
+fa_perms_new(FaCfgObject *cfg)
 {
-	FaPermsObject *p = PyObject_New(FaPermsObject, &FaPerms_Type);
+    FaPermsObject *p = PyObject_New(FaPermsObject, &FaPerms_Type);
 
-	if (!p)
-		return NULL;
-	p->cfg = (FaCfgObject *)Py_NewRef(cfg);
-	p->vectorcall = perms_vectorcall;
-	return (PyObject *)p;
+    if (!p) {
+        return NULL;
+    }
+    p->cfg = (FaCfgObject *)Py_NewRef(cfg);
+    p->vectorcall = perms_vectorcall;
+    return (PyObject *)p;
 }
 
-static PyObject *new_cm(FaPermsObject *self)
+static PyObject *
+new_cm(FaPermsObject *self)
 {
-	FaCMObject *cm = PyObject_New(FaCMObject, &FaCM_Type);
+    FaCMObject *cm = PyObject_New(FaCMObject, &FaCM_Type);
 
-	if (!cm)
-		return NULL;
-	cm->perms = (FaPermsObject *)Py_NewRef(self);
-	cm->token = NULL;
-	cm->monitored = 0;
-	return (PyObject *)cm;
+    if (!cm) {
+        return NULL;
+    }
+    cm->perms = (FaPermsObject *)Py_NewRef(self);
+    cm->token = NULL;
+    cm->monitored = 0;
+    return (PyObject *)cm;
 }
 
-static PyObject *perms_call(FaPermsObject *self, PyObject *args, PyObject *kw)
+static PyObject *
+perms_call(FaPermsObject *self, PyObject *args, PyObject *kw)
 {
-	if ((kw && PyDict_GET_SIZE(kw)) || PyTuple_GET_SIZE(args)) {
-		PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
-		return NULL;
-	}
-	return new_cm(self);
+    if ((kw && PyDict_GET_SIZE(kw)) || PyTuple_GET_SIZE(args)) {
+        PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
+        return NULL;
+    }
+    return new_cm(self);
 }
 
 /* `with audit_perms():` is the hot path: no argument tuple */
-static PyObject *perms_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-				  PyObject *kwnames)
+static PyObject *
+perms_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                 PyObject *kwnames)
 {
-	(void)args;
-	if (PyVectorcall_NARGS(nargsf) || (kwnames && PyTuple_GET_SIZE(kwnames))) {
-		PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
-		return NULL;
-	}
-	return new_cm((FaPermsObject *)self);
+    (void)args;
+    if (PyVectorcall_NARGS(nargsf) || (kwnames && PyTuple_GET_SIZE(kwnames))) {
+        PyErr_SetString(PyExc_TypeError, "audit_perms() takes no arguments");
+        return NULL;
+    }
+    return new_cm((FaPermsObject *)self);
 }
 
-static int replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
+static int
+replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
 {
-	FaCfgObject *o = self->cfg;
-	PyObject *n = fa_cfg_new(o->pol, o->before_deny, o->on_call, data ? data : o->data,
-				 imports ? imports : o->import_allow, o->monitor_calls);
+    FaCfgObject *o = self->cfg;
+    PyObject *n = fa_cfg_new(o->pol, o->before_deny, o->on_call,
+                             data ? data : o->data,
+                             imports ? imports : o->import_allow,
+                             o->monitor_calls);
 
-	if (!n)
-		return -1;
-	((FaCfgObject *)n)->libc_calls = o->libc_calls;
-	((FaCfgObject *)n)->learner = Py_XNewRef(o->learner);
-	Py_SETREF(self->cfg, (FaCfgObject *)n);
-	return 0;
+    if (!n) {
+        return -1;
+    }
+    ((FaCfgObject *)n)->libc_calls = o->libc_calls;
+    ((FaCfgObject *)n)->learner = Py_XNewRef(o->learner);
+    Py_SETREF(self->cfg, (FaCfgObject *)n);
+    return 0;
 }
 
-static PyObject *perms_set_data(FaPermsObject *self, PyObject *d)
+static PyObject *
+perms_set_data(FaPermsObject *self, PyObject *d)
 {
-	if (PySys_Audit("audit_perms.set_data", "O", d) < 0)
-		return NULL;
-	if (replace_cfg(self, d, NULL) < 0)
-		return NULL;
-	return Py_NewRef(self->cfg->data);
+    if (PySys_Audit("audit_perms.set_data", "O", d) < 0) {
+        return NULL;
+    }
+    if (replace_cfg(self, d, NULL) < 0) {
+        return NULL;
+    }
+    return Py_NewRef(self->cfg->data);
 }
 
-static PyObject *perms_add_imports(FaPermsObject *self, PyObject *mods)
+static PyObject *
+perms_add_imports(FaPermsObject *self, PyObject *mods)
 {
-	PyObject *u;
+    PyObject *u;
 
-	if (PySys_Audit("audit_perms.add_imports", "O", mods) < 0)
-		return NULL;
-	u = fa_mods_union(self->cfg->import_allow, mods);
-	if (!u)
-		return NULL;
-	if (replace_cfg(self, NULL, u) < 0) {
-		Py_DECREF(u);
-		return NULL;
-	}
-	Py_DECREF(u);
-	return Py_NewRef(self->cfg->import_allow);
+    if (PySys_Audit("audit_perms.add_imports", "O", mods) < 0) {
+        return NULL;
+    }
+    u = fa_mods_union(self->cfg->import_allow, mods);
+    if (!u) {
+        return NULL;
+    }
+    if (replace_cfg(self, NULL, u) < 0) {
+        Py_DECREF(u);
+        return NULL;
+    }
+    Py_DECREF(u);
+    return Py_NewRef(self->cfg->import_allow);
 }
 
-static PyObject *perms_repr(FaPermsObject *self)
+static PyObject *
+perms_repr(FaPermsObject *self)
 {
-	return PyUnicode_FromFormat("<audit_perms roots=%R>", self->cfg->pol->roots);
+    return PyUnicode_FromFormat("<audit_perms roots=%R>",
+                                self->cfg->pol->roots);
 }
 
-/* mk_audit(learn=True): what the context would have refused, and the roots it needed. */
-static PyObject *perms_learned(FaPermsObject *self, PyObject *unused)
+/*
+ * mk_audit(learn=True): what the context would have refused, and the roots it
+ * needed.
+ */
+static PyObject *
+perms_learned(FaPermsObject *self, PyObject *unused)
 {
-	(void)unused;
-	if (!self->cfg->learner) {
-		PyErr_SetString(PyExc_ValueError, "learned(): this audit_perms was not made with "
-				"mk_audit(..., learn=True)");
-		return NULL;
-	}
-	return Py_NewRef(self->cfg->learner);
+    (void)unused;
+    if (!self->cfg->learner) {
+        PyErr_SetString(PyExc_ValueError,
+                        "learned(): this audit_perms was not made with "
+                        "mk_audit(..., learn=True)");
+        return NULL;
+    }
+    return Py_NewRef(self->cfg->learner);
 }
 
 static PyMethodDef perms_methods[] = {
-	{"set_data", (PyCFunction)perms_set_data, METH_O,
-	 "set_data(d): host data passed to before_deny and on_call from the next entry on."},
-	{"add_imports", (PyCFunction)perms_add_imports, METH_VARARGS,
-	 "add_imports(*mods): module prefixes whose import-time events are allowed."},
-	{"learned", (PyCFunction)perms_learned, METH_NOARGS,
-	 "learned(): the Learner of mk_audit(..., learn=True): its records and suggested_roots()."},
-	{NULL},
+    {"set_data", (PyCFunction)perms_set_data, METH_O,
+     "set_data(d): host data passed to before_deny and on_call from the next "
+     "entry on."},
+    {"add_imports", (PyCFunction)perms_add_imports, METH_VARARGS,
+     "add_imports(*mods): module prefixes whose import-time events are "
+     "allowed."},
+    {"learned", (PyCFunction)perms_learned, METH_NOARGS,
+     "learned(): the Learner of mk_audit(..., learn=True): its records and "
+     "suggested_roots()."},
+    {NULL},
 };
 
 PyTypeObject FaPerms_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "fastaudit._fastaudit.audit_perms",
-	.tp_basicsize = sizeof(FaPermsObject),
-	.tp_dealloc = (destructor)perms_dealloc,
-	.tp_repr = (reprfunc)perms_repr,
-	.tp_call = (ternaryfunc)perms_call,
-	.tp_vectorcall_offset = offsetof(FaPermsObject, vectorcall),
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
-	.tp_methods = perms_methods,
-	.tp_doc = "audit_perms(): a context manager that enforces this policy while active.",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fastaudit._fastaudit.audit_perms",
+    .tp_basicsize = sizeof(FaPermsObject),
+    .tp_dealloc = (destructor)perms_dealloc,
+    .tp_repr = (reprfunc)perms_repr,
+    .tp_call = (ternaryfunc)perms_call,
+    .tp_vectorcall_offset = offsetof(FaPermsObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_methods = perms_methods,
+    .tp_doc = "audit_perms(): a context manager that enforces this policy "
+              "while active.",
 };
 
 /* ---- thread pool work --------------------------------------------------- */
@@ -679,137 +770,158 @@ PyTypeObject FaPerms_Type = {
  * work item's answer.
  */
 typedef struct {
-	PyObject_HEAD
-	PyObject *ctx;
-	PyObject *fn;
+    PyObject_HEAD
+    PyObject *ctx;
+    PyObject *fn;
 } FaWorkObject;
 
-static void work_dealloc(FaWorkObject *self)
+static void
+work_dealloc(FaWorkObject *self)
 {
-	Py_XDECREF(self->ctx);
-	Py_XDECREF(self->fn);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+    Py_XDECREF(self->ctx);
+    Py_XDECREF(self->fn);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* the worker's Context changed: publish it, keeping the work's exception */
-static void work_switched(void)
+static void
+work_switched(void)
 {
-	PyObject *et, *ev, *tb;
+    PyObject *et, *ev, *tb;
 
-	PyErr_Fetch(&et, &ev, &tb);
-	fa_bridge_switch();
-	PyErr_Restore(et, ev, tb);
+    PyErr_Fetch(&et, &ev, &tb);
+    fa_bridge_switch();
+    PyErr_Restore(et, ev, tb);
 }
 
-static PyObject *work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
+static PyObject *
+work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *r;
+    PyObject *r;
 
-	if (PyContext_Enter(self->ctx) < 0)
-		return NULL;
-	work_switched();
-	/* called from here, not from bytecode: the call monitor sees no CALL */
-	r = fa_monitor_call(self->fn) < 0 ? NULL : PyObject_Call(self->fn, args, kw);
-	if (PyContext_Exit(self->ctx) < 0)
-		Py_CLEAR(r);
-	work_switched();
-	return r;
+    if (PyContext_Enter(self->ctx) < 0) {
+        return NULL;
+    }
+    work_switched();
+    /* called from here, not from bytecode: the call monitor sees no CALL */
+    r = fa_monitor_call(self->fn) < 0 ? NULL
+        : PyObject_Call(self->fn, args, kw);
+    if (PyContext_Exit(self->ctx) < 0) {
+        Py_CLEAR(r);
+    }
+    work_switched();
+    return r;
 }
 
 static PyTypeObject FaWork_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "fastaudit._fastaudit.ContextWork",
-	.tp_basicsize = sizeof(FaWorkObject),
-	.tp_dealloc = (destructor)work_dealloc,
-	.tp_call = (ternaryfunc)work_call,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "Work handed to a thread pool, run in its submitter's Context.",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fastaudit._fastaudit.ContextWork",
+    .tp_basicsize = sizeof(FaWorkObject),
+    .tp_dealloc = (destructor)work_dealloc,
+    .tp_call = (ternaryfunc)work_call,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Work handed to a thread pool, run in its submitter's Context.",
 };
 
 static PyObject *pool_submit;   /* ThreadPoolExecutor.submit as it was */
 
 /* submit(self, fn, /, *args, **kwargs) */
-static PyObject *submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
-				   PyObject *kwnames)
+static PyObject *
+submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
+                  PyObject *kwnames)
 {
-	PyObject *entry, *r, *small[8], **a = small;
-	FaWorkObject *w;
-	Py_ssize_t total = n + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *entry, *r, *small[8], **a = small;
+    FaWorkObject *w;
+    Py_ssize_t total = n + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
 
-	(void)mod;
-	entry = n >= 2 && fa_st.live_entries ? fa_current_entry() : NULL;
-	if (!entry) {
-		if (PyErr_Occurred())
-			return NULL;
-		return PyObject_Vectorcall(pool_submit, args, (size_t)n, kwnames);
-	}
-	Py_DECREF(entry);
-	w = PyObject_New(FaWorkObject, &FaWork_Type);
-	if (!w)
-		return NULL;
-	w->fn = Py_NewRef(args[1]);
-	w->ctx = PyContext_CopyCurrent();
-	if (!w->ctx) {
-		Py_DECREF(w);
-		return NULL;
-	}
-	if (total > (Py_ssize_t)(sizeof small / sizeof small[0]) &&
-	    !(a = PyMem_Malloc((size_t)total * sizeof *a))) {
-		Py_DECREF(w);
-		return PyErr_NoMemory();
-	}
-	memcpy(a, args, (size_t)total * sizeof *a);
-	a[1] = (PyObject *)w;
-	r = PyObject_Vectorcall(pool_submit, a, (size_t)n, kwnames);
-	if (a != small)
-		PyMem_Free(a);
-	Py_DECREF(w);
-	return r;
+    (void)mod;
+    entry = n >= 2 && fa_st.live_entries ? fa_current_entry() : NULL;
+    if (!entry) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        return PyObject_Vectorcall(pool_submit, args, (size_t)n, kwnames);
+    }
+    Py_DECREF(entry);
+    w = PyObject_New(FaWorkObject, &FaWork_Type);
+    if (!w) {
+        return NULL;
+    }
+    w->fn = Py_NewRef(args[1]);
+    w->ctx = PyContext_CopyCurrent();
+    if (!w->ctx) {
+        Py_DECREF(w);
+        return NULL;
+    }
+    if (total > (Py_ssize_t)(sizeof small / sizeof small[0])
+        && !(a = PyMem_Malloc((size_t)total * sizeof *a)))
+    {
+        Py_DECREF(w);
+        return PyErr_NoMemory();
+    }
+    memcpy(a, args, (size_t)total * sizeof *a);
+    a[1] = (PyObject *)w;
+    r = PyObject_Vectorcall(pool_submit, a, (size_t)n, kwnames);
+    if (a != small) {
+        PyMem_Free(a);
+    }
+    Py_DECREF(w);
+    return r;
 }
 
 static PyMethodDef submit_def = {
-	"submit", (PyCFunction)(void (*)(void))submit_in_context, METH_FASTCALL | METH_KEYWORDS,
-	"Submit fn(*args, **kwargs); inside an audit context it runs in a copy of the "
-	"submitter's Context."};
+    "submit", (PyCFunction)(void (*)(void))submit_in_context,
+    METH_FASTCALL | METH_KEYWORDS,
+    "Submit fn(*args, **kwargs); inside an audit context it runs in a copy "
+    "of the submitter's Context."};
 
-/* Once, at the first entry into any context (so before any code runs in one). */
-static void pools_follow_contexts(void)
+/*
+ * Once, at the first entry into any context (so before any code runs in one).
+ */
+static void
+pools_follow_contexts(void)
 {
-	static int done;
-	PyObject *m = NULL, *cls = NULL, *orig = NULL, *name = NULL, *fn = NULL, *meth = NULL;
+    static int done;
+    PyObject *m = NULL, *cls = NULL, *orig = NULL, *name = NULL, *fn = NULL,
+        *meth = NULL;
 
-	if (done)
-		return;
-	done = 1;
-	if (PyType_Ready(&FaWork_Type) < 0)
-		goto out;
-	m = PyImport_ImportModule("concurrent.futures.thread");
-	cls = m ? PyObject_GetAttrString(m, "ThreadPoolExecutor") : NULL;
-	orig = cls && PyType_Check(cls) ?
-		PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "submit") : NULL;
-	name = orig ? PyUnicode_InternFromString("fastaudit._fastaudit") : NULL;
-	fn = name ? PyCFunction_NewEx(&submit_def, NULL, name) : NULL;
-	meth = fn ? PyInstanceMethod_New(fn) : NULL;
-	if (!meth)
-		goto out;
-	pool_submit = Py_NewRef(orig);
-	if (PyObject_SetAttrString(cls, "submit", meth) < 0)
-		Py_CLEAR(pool_submit);
+    if (done) {
+        return;
+    }
+    done = 1;
+    if (PyType_Ready(&FaWork_Type) < 0) {
+        goto out;
+    }
+    m = PyImport_ImportModule("concurrent.futures.thread");
+    cls = m ? PyObject_GetAttrString(m, "ThreadPoolExecutor") : NULL;
+    orig = cls && PyType_Check(cls) ?
+        PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, "submit") : NULL;
+    name = orig ? PyUnicode_InternFromString("fastaudit._fastaudit") : NULL;
+    fn = name ? PyCFunction_NewEx(&submit_def, NULL, name) : NULL;
+    meth = fn ? PyInstanceMethod_New(fn) : NULL;
+    if (!meth) {
+        goto out;
+    }
+    pool_submit = Py_NewRef(orig);
+    if (PyObject_SetAttrString(cls, "submit", meth) < 0) {
+        Py_CLEAR(pool_submit);
+    }
 out:
-	/* no executor to follow (an interpreter without threads): nothing to do */
-	PyErr_Clear();
-	Py_XDECREF(m);
-	Py_XDECREF(cls);
-	Py_XDECREF(name);
-	Py_XDECREF(fn);
-	Py_XDECREF(meth);
+    /* no executor to follow (an interpreter without threads): nothing to do */
+    PyErr_Clear();
+    Py_XDECREF(m);
+    Py_XDECREF(cls);
+    Py_XDECREF(name);
+    Py_XDECREF(fn);
+    Py_XDECREF(meth);
 }
 
-static void cm_dealloc(FaCMObject *self)
+static void
+cm_dealloc(FaCMObject *self)
 {
-	Py_XDECREF(self->perms);
-	Py_XDECREF(self->token);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+    Py_XDECREF(self->perms);
+    Py_XDECREF(self->token);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /*
@@ -817,138 +929,164 @@ static void cm_dealloc(FaCMObject *self)
  * because the audit hooks PySys_Audit runs are Python code that may replace
  * perms->cfg (set_data, add_imports) and drop the old one.
  */
-static PyObject *cm_enter(FaCMObject *self, PyObject *unused)
+static PyObject *
+cm_enter(FaCMObject *self, PyObject *unused)
 {
-	FaCfgObject *cfg;
-	PyObject *cur = NULL, *token = NULL, *r = NULL;
-	FaEntryObject *e = NULL;
-	int monitoring = 0;
+    FaCfgObject *cfg;
+    PyObject *cur = NULL, *token = NULL, *r = NULL;
+    FaEntryObject *e = NULL;
+    int monitoring = 0;
 
-	(void)unused;
-	if (self->token) {
-		PyErr_SetString(PyExc_RuntimeError,
-				"this audit_perms() context is already entered; call audit_perms() again");
-		return NULL;
-	}
-	cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
-	pools_follow_contexts();
-	cur = fa_current_entry();
-	if (!cur && PyErr_Occurred())
-		goto done;
-	/* re-entering the active configuration is free; replacing it is a policy change */
-	if ((!cur || ((FaEntryObject *)cur)->cfg != cfg) &&
-	    PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0)
-		goto done;
-	if (self->token) {
-		/* a hook entered this same object meanwhile */
-		PyErr_SetString(PyExc_RuntimeError,
-				"this audit_perms() context is already entered; call audit_perms() again");
-		goto done;
-	}
-	e = entry_new(cfg);
-	if (!e)
-		goto done;
-	token = PyContextVar_Set(fa_st.var, (PyObject *)e);
-	fa_bridge_changed();
-	if (!token)
-		goto done;
-	if (cfg->monitor_calls) {
-		if (fa_monitor_enter() < 0)
-			goto done;
-		monitoring = 1;
-	}
-	if (fa_notes_enter() < 0)
-		goto done;
-	self->monitored = cfg->monitor_calls;
-	self->token = token;
-	token = NULL;
-	monitoring = 0;
-	fa_bridge_enter((PyObject *)e);
-	r = Py_NewRef(Py_None);
+    (void)unused;
+    if (self->token) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this audit_perms() context is already entered; call "
+                        "audit_perms() again");
+        return NULL;
+    }
+    cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
+    pools_follow_contexts();
+    cur = fa_current_entry();
+    if (!cur && PyErr_Occurred()) {
+        goto done;
+    }
+    /*
+     * re-entering the active configuration is free; replacing it is a policy
+     * change
+     */
+    if ((!cur || ((FaEntryObject *)cur)->cfg != cfg)
+        && PySys_Audit("audit_perms.set_config", "O", (PyObject *)cfg) < 0)
+    {
+        goto done;
+    }
+    if (self->token) {
+        /* a hook entered this same object meanwhile */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this audit_perms() context is already entered; call "
+                        "audit_perms() again");
+        goto done;
+    }
+    e = entry_new(cfg);
+    if (!e) {
+        goto done;
+    }
+    token = PyContextVar_Set(fa_st.var, (PyObject *)e);
+    fa_bridge_changed();
+    if (!token) {
+        goto done;
+    }
+    if (cfg->monitor_calls) {
+        if (fa_monitor_enter() < 0) {
+            goto done;
+        }
+        monitoring = 1;
+    }
+    if (fa_notes_enter() < 0) {
+        goto done;
+    }
+    self->monitored = cfg->monitor_calls;
+    self->token = token;
+    token = NULL;
+    monitoring = 0;
+    fa_bridge_enter((PyObject *)e);
+    r = Py_NewRef(Py_None);
 done:
-	if (monitoring)
-		fa_monitor_exit();
-	if (token) {
-		PyContextVar_Reset(fa_st.var, token);
-		fa_bridge_changed();
-		Py_DECREF(token);
-	}
-	Py_XDECREF(e);
-	Py_XDECREF(cur);
-	Py_DECREF(cfg);
-	return r;
+    if (monitoring) {
+        fa_monitor_exit();
+    }
+    if (token) {
+        PyContextVar_Reset(fa_st.var, token);
+        fa_bridge_changed();
+        Py_DECREF(token);
+    }
+    Py_XDECREF(e);
+    Py_XDECREF(cur);
+    Py_DECREF(cfg);
+    return r;
 }
 
-static PyObject *cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
+static PyObject *
+cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 {
-	PyObject *token = self->token;
-	int r, m;
+    PyObject *token = self->token;
+    int r, m;
 
-	(void)args;
-	(void)n;
-	if (!token) {
-		PyErr_SetString(PyExc_RuntimeError, "audit_perms() context exited without being entered");
-		return NULL;
-	}
-	/*
-	 * An __exit__ from another thread or Context fails here (the token
-	 * belongs to the entering Context) and must leave everything as it
-	 * was, so that the entering code's own __exit__ still works.
-	 */
-	r = PyContextVar_Reset(fa_st.var, token);
-	if (r < 0)
-		return NULL;
-	self->token = NULL;
-	Py_DECREF(token);
-	fa_bridge_changed();
-	{
-		PyObject *cur = fa_current_entry();
-		fa_bridge_publish(cur);
-		Py_XDECREF(cur);
-	}
-	m = 0;
-	if (self->monitored) {
-		self->monitored = 0;
-		m = fa_monitor_exit();
-	}
-	if (fa_notes_exit() < 0)
-		m = -1;
-	fa_purge_failed_imports();
-	if (self->perms->cfg->learner && fa_learn_native(self->perms->cfg->learner) < 0)
-		m = -1;
-	if (m < 0)
-		return NULL;
-	Py_RETURN_FALSE;
+    (void)args;
+    (void)n;
+    if (!token) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "audit_perms() context exited without being entered");
+        return NULL;
+    }
+    /*
+     * An __exit__ from another thread or Context fails here (the token
+     * belongs to the entering Context) and must leave everything as it
+     * was, so that the entering code's own __exit__ still works.
+     */
+    r = PyContextVar_Reset(fa_st.var, token);
+    if (r < 0) {
+        return NULL;
+    }
+    self->token = NULL;
+    Py_DECREF(token);
+    fa_bridge_changed();
+    {
+        PyObject *cur = fa_current_entry();
+        fa_bridge_publish(cur);
+        Py_XDECREF(cur);
+    }
+    m = 0;
+    if (self->monitored) {
+        self->monitored = 0;
+        m = fa_monitor_exit();
+    }
+    if (fa_notes_exit() < 0) {
+        m = -1;
+    }
+    fa_purge_failed_imports();
+    if (self->perms->cfg->learner
+        && fa_learn_native(self->perms->cfg->learner) < 0)
+    {
+        m = -1;
+    }
+    if (m < 0) {
+        return NULL;
+    }
+    Py_RETURN_FALSE;
 }
 
 static PyMethodDef cm_methods[] = {
-	{"__enter__", (PyCFunction)cm_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)(void (*)(void))cm_exit, METH_FASTCALL, NULL},
-	{NULL},
+    {"__enter__", (PyCFunction)cm_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)(void (*)(void))cm_exit, METH_FASTCALL, NULL},
+    {NULL},
 };
 
 PyTypeObject FaCM_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "fastaudit._fastaudit.audit_context",
-	.tp_basicsize = sizeof(FaCMObject),
-	.tp_dealloc = (destructor)cm_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_methods = cm_methods,
-	.tp_doc = "One use of an audit context.",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fastaudit._fastaudit.audit_context",
+    .tp_basicsize = sizeof(FaCMObject),
+    .tp_dealloc = (destructor)cm_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = cm_methods,
+    .tp_doc = "One use of an audit context.",
 };
 
-int fa_ctx_init(void)
+int
+fa_ctx_init(void)
 {
-	str_name = PyUnicode_InternFromString("__name__");
-	str_asyncio = PyUnicode_InternFromString("asyncio");
-	str_threading = PyUnicode_InternFromString("threading");
-	if (!str_name || !str_asyncio || !str_threading)
-		return -1;
-	if (cname_index < 0)
-		cname_index = fa_py_request_code_extra(cname_free);
-	if (cname_index < 0) {
-		PyErr_SetString(PyExc_RuntimeError, "fastaudit: no code object extra slot left");
-		return -1;
-	}
-	return 0;
+    str_name = PyUnicode_InternFromString("__name__");
+    str_asyncio = PyUnicode_InternFromString("asyncio");
+    str_threading = PyUnicode_InternFromString("threading");
+    if (!str_name || !str_asyncio || !str_threading) {
+        return -1;
+    }
+    if (cname_index < 0) {
+        cname_index = fa_py_request_code_extra(cname_free);
+    }
+    if (cname_index < 0) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "fastaudit: no code object extra slot left");
+        return -1;
+    }
+    return 0;
 }

@@ -12,234 +12,305 @@
 #include <string.h>
 
 static char *mk_audit_kw[] = {
-	"roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls", "allow_imports",
-	"native", "allow_outside_symlinks", "native_calls", "policy", "learn", "symlinks", NULL,
+    "roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls",
+    "allow_imports", "native", "allow_outside_symlinks", "native_calls",
+    "policy", "learn", "symlinks", NULL,
 };
 
-static PyObject *mk_audit(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *
+mk_audit(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *roots = NULL, *policy = Py_None, *learner = NULL, *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
-	PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL, *r = NULL;
-	PyObject *symlinks_arg = NULL;
-	enum fa_symlinks mode;
-	int symlinks = -1;
-	const char *native = "auto", *native_calls = "audit";
-	int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
+    PyObject *roots = NULL, *policy = Py_None, *learner = NULL,
+        *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
+    PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL,
+        *r = NULL;
+    PyObject *symlinks_arg = NULL;
+    enum fa_symlinks mode;
+    int symlinks = -1;
+    const char *native = "auto", *native_calls = "audit";
+    int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
 
-	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit", mk_audit_kw, &roots,
-					 &before_deny, &on_call, &data, &tool_id, &monitor_calls,
-					 &allow_imports, &native, &outside_symlinks, &native_calls,
-					 &policy, &learn, &symlinks_arg))
-		return NULL;
-	if (symlinks_arg && symlinks_arg != Py_None) {
-		if (fa_py_symlinks(symlinks_arg, FA_SYM_TRUST, &mode) < 0)
-			return NULL;
-		symlinks = (int)mode;
-	}
-	/* roots may be left out only when a policy file gives them */
-	if (!roots && policy == Py_None) {
-		PyErr_SetString(PyExc_TypeError, "mk_audit() missing required argument 'roots' (pos 1)");
-		return NULL;
-	}
-	if (learn && before_deny != Py_None) {
-		PyErr_SetString(PyExc_ValueError, "mk_audit(learn=True) approves every refusal itself: "
-				"a before_deny would never be asked");
-		return NULL;
-	}
-	if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
-		PyErr_Format(PyExc_ValueError, "native_calls must be 'audit' or 'libc', not '%s'",
-			     native_calls);
-		return NULL;
-	}
-	if (strcmp(native, "auto") && strcmp(native, "require")) {
-		PyErr_Format(PyExc_ValueError, "native must be 'auto' or 'require', not '%s'", native);
-		return NULL;
-	}
-	if (!strcmp(native, "require") && !fa_native_on()) {
-		/* The package knows where its shim is and how this process was
-		 * started, so the message can give the exact command. */
-		PyObject *hint = NULL, *shim = PyImport_ImportModule("fastaudit._shim");
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit",
+                                     mk_audit_kw, &roots,
+                                     &before_deny, &on_call, &data, &tool_id,
+                                     &monitor_calls,
+                                     &allow_imports, &native,
+                                     &outside_symlinks, &native_calls,
+                                     &policy, &learn, &symlinks_arg))
+    {
+        return NULL;
+    }
+    if (symlinks_arg && symlinks_arg != Py_None) {
+        if (fa_py_symlinks(symlinks_arg, FA_SYM_TRUST, &mode) < 0) {
+            return NULL;
+        }
+        symlinks = (int)mode;
+    }
+    /* roots may be left out only when a policy file gives them */
+    if (!roots && policy == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "mk_audit() missing required "
+                        "argument 'roots' (pos 1)");
+        return NULL;
+    }
+    if (learn && before_deny != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "mk_audit(learn=True) approves every refusal itself: "
+                        "a before_deny would never be asked");
+        return NULL;
+    }
+    if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
+        PyErr_Format(PyExc_ValueError,
+                     "native_calls must be 'audit' or 'libc', not '%s'",
+                     native_calls);
+        return NULL;
+    }
+    if (strcmp(native, "auto") && strcmp(native, "require")) {
+        PyErr_Format(PyExc_ValueError,
+                     "native must be 'auto' or 'require', not '%s'", native);
+        return NULL;
+    }
+    if (!strcmp(native, "require") && !fa_native_on()) {
+        /* The package knows where its shim is and how this process was
+         * started, so the message can give the exact command. */
+        PyObject *hint = NULL,
+            *shim = PyImport_ImportModule("fastaudit._shim");
 
-		if (shim)
-			hint = PyObject_CallMethod(shim, "reexec_hint", NULL);
-		Py_XDECREF(shim);
-		if (!hint) {
-			PyErr_Clear();
-			hint = PyUnicode_FromString("run it under fa-run, or with LD_PRELOAD=libfashim.so");
-			if (!hint)
-				return NULL;
-		}
-		PyErr_Format(PyExc_RuntimeError,
-			     "mk_audit(native='require'): native checks are off: %s; %U",
-			     fa_native_reason(), hint);
-		Py_DECREF(hint);
-		return NULL;
-	}
-	if (fa_install() < 0)
-		return NULL;
-	if (PySys_Audit("audit_perms.set_config", "O", roots ? roots : policy) < 0)
-		return NULL;
-	on = PyObject_IsTrue(on_call);
-	if (on < 0)
-		return NULL;
-	if (on && !monitor_calls) {
-		PyErr_SetString(PyExc_RuntimeError, "on_call requires monitor_calls=True");
-		return NULL;
-	}
-	if (monitor_calls && fa_monitor_install(tool_id) < 0)
-		return NULL;
-	fa_notes_install();
-	pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn);
-	if (!pol)
-		return NULL;
-	if (learn && !(learner = fa_learner_new())) {
-		Py_DECREF(pol);
-		return NULL;
-	}
-	if (allow_imports)
-		imports = fa_mods_union(fa_st.import_allow, allow_imports);
-	else
-		imports = Py_NewRef(fa_st.import_allow);
-	if (imports)
-		cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny, on ? on_call : Py_None, data,
-				 imports, monitor_calls);
-	if (cfg) {
-		((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
-		((FaCfgObject *)cfg)->learner = Py_XNewRef(learner);
-		r = fa_perms_new((FaCfgObject *)cfg);
-	}
-	Py_XDECREF(cfg);
-	Py_XDECREF(imports);
-	Py_XDECREF(learner);
-	Py_DECREF(pol);
-	return r;
+        if (shim) {
+            hint = PyObject_CallMethod(shim, "reexec_hint", NULL);
+        }
+        Py_XDECREF(shim);
+        if (!hint) {
+            PyErr_Clear();
+            hint = PyUnicode_FromString("run it under fa-run, or with "
+                                        "LD_PRELOAD=libfashim.so");
+            if (!hint) {
+                return NULL;
+            }
+        }
+        PyErr_Format(PyExc_RuntimeError,
+                     "mk_audit(native='require'): native checks are off: %s; "
+                     "%U", fa_native_reason(), hint);
+        Py_DECREF(hint);
+        return NULL;
+    }
+    if (fa_install() < 0) {
+        return NULL;
+    }
+    if (PySys_Audit("audit_perms.set_config", "O",
+                    roots ? roots : policy) < 0)
+    {
+        return NULL;
+    }
+    on = PyObject_IsTrue(on_call);
+    if (on < 0) {
+        return NULL;
+    }
+    if (on && !monitor_calls) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "on_call requires monitor_calls=True");
+        return NULL;
+    }
+    if (monitor_calls && fa_monitor_install(tool_id) < 0) {
+        return NULL;
+    }
+    fa_notes_install();
+    pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn);
+    if (!pol) {
+        return NULL;
+    }
+    if (learn && !(learner = fa_learner_new())) {
+        Py_DECREF(pol);
+        return NULL;
+    }
+    if (allow_imports) {
+        imports = fa_mods_union(fa_st.import_allow, allow_imports);
+    } else {
+        imports = Py_NewRef(fa_st.import_allow);
+    }
+    if (imports) {
+        cfg = fa_cfg_new((FaPolicyObject *)pol, before_deny,
+                         on ? on_call : Py_None, data, imports, monitor_calls);
+    }
+    if (cfg) {
+        ((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
+        ((FaCfgObject *)cfg)->learner = Py_XNewRef(learner);
+        r = fa_perms_new((FaCfgObject *)cfg);
+    }
+    Py_XDECREF(cfg);
+    Py_XDECREF(imports);
+    Py_XDECREF(learner);
+    Py_DECREF(pol);
+    return r;
 }
 
-static PyObject *audit_state(PyObject *self, PyObject *unused)
+static PyObject *
+audit_state(PyObject *self, PyObject *unused)
 {
-	PyObject *entry, *d, *tid;
-	FaCfgObject *cfg;
+    PyObject *entry, *d, *tid;
+    FaCfgObject *cfg;
 
-	(void)self;
-	(void)unused;
-	if (fa_install() < 0)
-		return NULL;
-	entry = fa_current_entry();
-	if (!entry && PyErr_Occurred())
-		return NULL;
-	cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
-	tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(fa_st.tool_id);
-	d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,s:N}",
-			  "safe_native", fa_st.safe_native,
-			  "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
-			  "tool_id", tid,
-			  "active", entry ? Py_True : Py_False,
-			  "roots", cfg ? cfg->pol->roots : Py_None,
-			  "monitor_on", fa_st.monitor_on,
-			  "live_entries", fa_st.live_entries,
-			  "monitor_calls", cfg ? (cfg->monitor_calls ? Py_True : Py_False) : Py_None,
-			  "import_allow", cfg ? cfg->import_allow : fa_st.import_allow,
-			  "native", fa_native_on() ? Py_True : Py_False,
-			  "native_reason", fa_native_on() ? "libfashim.so loaded" : fa_native_reason(),
-			  "native_denial_count", fa_native_denial_count(),
-			  "native_denials", fa_native_denials(),
-			  "denials", fa_all_denials());
-	/* Only in a learning context, so that every other snapshot keeps the reference's keys. */
-	if (d && cfg && cfg->learner) {
-		PyObject *sug = PyObject_CallMethod(cfg->learner, "suggested_roots", NULL);
+    (void)self;
+    (void)unused;
+    if (fa_install() < 0) {
+        return NULL;
+    }
+    entry = fa_current_entry();
+    if (!entry && PyErr_Occurred()) {
+        return NULL;
+    }
+    cfg = entry ? ((FaEntryObject *)entry)->cfg : NULL;
+    tid = fa_st.tool_id < 0 ? Py_NewRef(Py_None)
+        : PyLong_FromLong(fa_st.tool_id);
+    d = Py_BuildValue("{s:O,s:O,s:N,s:O,s:O,s:n,s:n,s:O,s:O,s:O,s:s,s:K,s:N,"
+                      "s:N}",
+                      "safe_native", fa_st.safe_native,
+                      "monitoring", FA_HAVE_MONITORING ? Py_True : Py_False,
+                      "tool_id", tid,
+                      "active", entry ? Py_True : Py_False,
+                      "roots", cfg ? cfg->pol->roots : Py_None,
+                      "monitor_on", fa_st.monitor_on,
+                      "live_entries", fa_st.live_entries,
+                      "monitor_calls",
+                      cfg ? (cfg->monitor_calls ? Py_True : Py_False)
+                          : Py_None,
+                      "import_allow",
+                      cfg ? cfg->import_allow : fa_st.import_allow,
+                      "native", fa_native_on() ? Py_True : Py_False,
+                      "native_reason",
+                      fa_native_on() ? "libfashim.so loaded"
+                                     : fa_native_reason(),
+                      "native_denial_count", fa_native_denial_count(),
+                      "native_denials", fa_native_denials(),
+                      "denials", fa_all_denials());
+    /*
+     * Only in a learning context, so that every other snapshot keeps the
+     * reference's keys.
+     */
+    if (d && cfg && cfg->learner) {
+        PyObject *sug = PyObject_CallMethod(cfg->learner, "suggested_roots",
+                                            NULL);
 
-		if (!sug || PyDict_SetItemString(d, "suggested_roots", sug) < 0)
-			Py_CLEAR(d);
-		Py_XDECREF(sug);
-	}
-	Py_XDECREF(entry);
-	return d;
+        if (!sug || PyDict_SetItemString(d, "suggested_roots", sug) < 0) {
+            Py_CLEAR(d);
+        }
+        Py_XDECREF(sug);
+    }
+    Py_XDECREF(entry);
+    return d;
 }
 
-static PyObject *native_denials(PyObject *self, PyObject *unused)
+static PyObject *
+native_denials(PyObject *self, PyObject *unused)
 {
-	(void)self;
-	(void)unused;
-	return fa_native_denials();
+    (void)self;
+    (void)unused;
+    return fa_native_denials();
 }
 
-static PyObject *recent_denials(PyObject *self, PyObject *unused)
+static PyObject *
+recent_denials(PyObject *self, PyObject *unused)
 {
-	(void)self;
-	(void)unused;
-	return fa_all_denials();
+    (void)self;
+    (void)unused;
+    return fa_all_denials();
 }
 
 static PyMethodDef methods[] = {
-	{"native_denials", native_denials, METH_NOARGS,
-	 "Recent writes and process starts refused by libfashim.so, oldest first."},
-	{"recent_denials", recent_denials, METH_NOARGS,
-	 "Recent denials of every layer, oldest first: the audit hook's and the call monitor's\n"
-	 "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library swallowed."},
-	{"mk_audit", (PyCFunction)(void (*)(void))mk_audit, METH_VARARGS | METH_KEYWORDS,
-	 "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
-	 "         monitor_calls=True, allow_imports=())\n--\n\n"
-	 "Install the audit hook (once) and return an audit_perms context factory.\n"
-	 "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a policy\n"
-	 "file; roots then add to its roots), learn (refuse nothing, record what would\n"
-	 "have been refused: audit_perms.learned())."},
-	{"audit_state", audit_state, METH_NOARGS, "A debug snapshot of the audit state."},
-	{"suggest_roots", (PyCFunction)(void (*)(void))fa_suggest_roots_py,
-	 METH_VARARGS | METH_KEYWORDS,
-	 "suggest_roots(paths, project=None)\n--\n\n"
-	 "The fewest write roots that allow writing the given absolute paths, as\n"
-	 "[(root, why_sensitive_or_None)]: fa-run --learn's rule."},
-	{"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor, METH_FASTCALL,
-	 "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
-	 "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep file writers audited."},
-	{NULL},
+    {"native_denials", native_denials, METH_NOARGS,
+     "Recent writes and process starts refused by libfashim.so, oldest "
+     "first."},
+    {"recent_denials", recent_denials, METH_NOARGS,
+     "Recent denials of every layer, oldest first: the audit hook's and the "
+     "call monitor's\n"
+     "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library "
+     "swallowed."},
+    {"mk_audit", (PyCFunction)(void (*)(void))mk_audit,
+     METH_VARARGS | METH_KEYWORDS,
+     "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
+     "         monitor_calls=True, allow_imports=())\n--\n\n"
+     "Install the audit hook (once) and return an audit_perms context "
+     "factory.\n"
+     "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a "
+     "policy\n"
+     "file; roots then add to its roots), learn (refuse nothing, record what "
+     "would\n"
+     "have been refused: audit_perms.learned())."},
+    {"audit_state", audit_state, METH_NOARGS,
+     "A debug snapshot of the audit state."},
+    {"suggest_roots", (PyCFunction)(void (*)(void))fa_suggest_roots_py,
+     METH_VARARGS | METH_KEYWORDS,
+     "suggest_roots(paths, project=None)\n--\n\n"
+     "The fewest write roots that allow writing the given absolute paths, as\n"
+     "[(root, why_sensitive_or_None)]: fa-run --learn's rule."},
+    {"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor,
+     METH_FASTCALL,
+     "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
+     "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep "
+     "file writers audited."},
+    {NULL},
 };
 
-static int exec_module(PyObject *m)
+static int
+exec_module(PyObject *m)
 {
-	static PyTypeObject *types[] = {&FaPolicy_Type, &FaCfg_Type, &FaEntry_Type, &FaPerms_Type, &FaCM_Type};
-	size_t i;
+    static PyTypeObject *types[] = {&FaPolicy_Type, &FaCfg_Type, &FaEntry_Type,
+                                    &FaPerms_Type, &FaCM_Type};
+    size_t i;
 
-	for (i = 0; i < sizeof types / sizeof types[0]; i++)
-		if (PyType_Ready(types[i]) < 0)
-			return -1;
-	if (fa_ctx_init() < 0)
-		return -1;
-	fa_bridge_init();
+    for (i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (PyType_Ready(types[i]) < 0) {
+            return -1;
+        }
+    }
+    if (fa_ctx_init() < 0) {
+        return -1;
+    }
+    fa_bridge_init();
 #if PY_VERSION_HEX >= 0x030E0000
-	/* configure warns too, but pip shows a build's output only when it fails */
-	if (PyErr_WarnEx(PyExc_RuntimeWarning, "fastaudit-native is built and tested for CPython "
-			 "3.10-3.13; this CPython (" PY_VERSION ") is untested", 1) < 0)
-		return -1;
+    /*
+     * configure warns too, but pip shows a build's output only when it fails
+     */
+    if (PyErr_WarnEx(PyExc_RuntimeWarning,
+                     "fastaudit-native is built and tested for CPython "
+                     "3.10-3.13; this CPython (" PY_VERSION ") is untested",
+                     1) < 0)
+    {
+        return -1;
+    }
 #endif
-	if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0)
-		return -1;
-	if (!fa_unconfined() || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)
-		return -1;
-	return 0;
+    if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0) {
+        return -1;
+    }
+    if (!fa_unconfined()
+        || PyModule_AddObjectRef(m, "UNCONFINED", fa_unconfined()) < 0)
+    {
+        return -1;
+    }
+    return 0;
 }
 
 static PyModuleDef_Slot slots[] = {
-	{Py_mod_exec, exec_module},
+    {Py_mod_exec, exec_module},
 #if PY_VERSION_HEX >= 0x030C0000
-	{Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #endif
-	{0, NULL},
+    {0, NULL},
 };
 
 static struct PyModuleDef moddef = {
-	PyModuleDef_HEAD_INIT,
-	.m_name = "fastaudit._fastaudit",
-	.m_doc = "The fastaudit audit hook, contexts and call monitor, in C.",
-	.m_size = 0,
-	.m_methods = methods,
-	.m_slots = slots,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "fastaudit._fastaudit",
+    .m_doc = "The fastaudit audit hook, contexts and call monitor, in C.",
+    .m_size = 0,
+    .m_methods = methods,
+    .m_slots = slots,
 };
 
 PyMODINIT_FUNC PyInit__fastaudit(void);
 
-PyMODINIT_FUNC PyInit__fastaudit(void)
+PyMODINIT_FUNC
+PyInit__fastaudit(void)
 {
-	return PyModuleDef_Init(&moddef);
+    return PyModuleDef_Init(&moddef);
 }

@@ -16,97 +16,106 @@ struct fa_state fa_st = {.tool_id = -1};
 
 static PyObject *str_name, *str_self, *str_spec, *str_dict, *str_init;
 
-static int module_allowed(PyObject *mod, PyObject *allowed)
+static int
+module_allowed(PyObject *mod, PyObject *allowed)
 {
-	const char *m, *p;
-	Py_ssize_t i, n, lp;
+    const char *m, *p;
+    Py_ssize_t i, n, lp;
 
-	if (!mod || !PyUnicode_Check(mod))
-		return 0;
-	m = PyUnicode_AsUTF8(mod);
-	if (!m) {
-		PyErr_Clear();
-		return 0;
-	}
-	n = PyTuple_GET_SIZE(allowed);
-	for (i = 0; i < n; i++) {
-		p = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(allowed, i), &lp);
-		if (p && !strncmp(m, p, lp) && (m[lp] == 0 || m[lp] == '.'))
-			return 1;
-	}
-	PyErr_Clear();
-	return 0;
+    if (!mod || !PyUnicode_Check(mod)) {
+        return 0;
+    }
+    m = PyUnicode_AsUTF8(mod);
+    if (!m) {
+        PyErr_Clear();
+        return 0;
+    }
+    n = PyTuple_GET_SIZE(allowed);
+    for (i = 0; i < n; i++) {
+        p = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(allowed, i), &lp);
+        if (p && !strncmp(m, p, lp) && (m[lp] == 0 || m[lp] == '.')) {
+            return 1;
+        }
+    }
+    PyErr_Clear();
+    return 0;
 }
 
-int fa_module_allowed(PyObject *mod, PyObject *allowed)
+int
+fa_module_allowed(PyObject *mod, PyObject *allowed)
 {
-	return module_allowed(mod, allowed);
+    return module_allowed(mod, allowed);
 }
 
 /* The module's spec says it is still executing its body. */
-static int spec_initializing(PyObject *spec)
+static int
+spec_initializing(PyObject *spec)
 {
-	PyObject *d, *v;
-	int r = 0;
+    PyObject *d, *v;
+    int r = 0;
 
-	if (!spec || spec == Py_None)
-		return 0;
-	/* generic lookup: a spec class's own __getattr__ must not run here */
-	d = PyObject_GenericGetAttr(spec, str_dict);
-	if (!d) {
-		PyErr_Clear();
-		return 0;
-	}
-	if (PyDict_Check(d)) {
-		v = PyDict_GetItemWithError(d, str_init);
-		r = v && PyObject_IsTrue(v) > 0;
-	}
-	PyErr_Clear();
-	Py_DECREF(d);
-	return r;
+    if (!spec || spec == Py_None) {
+        return 0;
+    }
+    /* generic lookup: a spec class's own __getattr__ must not run here */
+    d = PyObject_GenericGetAttr(spec, str_dict);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyDict_Check(d)) {
+        v = PyDict_GetItemWithError(d, str_init);
+        r = v && PyObject_IsTrue(v) > 0;
+    }
+    PyErr_Clear();
+    Py_DECREF(d);
+    return r;
 }
 
-static int importing_allowed_module(PyObject *allowed)
+static int
+importing_allowed_module(PyObject *allowed)
 {
-	PyFrameObject *f, *b;
-	PyObject *g, *spec, *name;
-	int hit = 0;
+    PyFrameObject *f, *b;
+    PyObject *g, *spec, *name;
+    int hit = 0;
 
-	if (!PyTuple_GET_SIZE(allowed))
-		return 0;
-	f = PyEval_GetFrame();
-	Py_XINCREF(f);
-	while (f && !hit) {
-		g = fa_py_frame_globals(f);
-		if (g && PyDict_Check(g)) {
-			spec = PyDict_GetItemWithError(g, str_spec);
-			name = PyDict_GetItemWithError(g, str_name);
-			hit = spec_initializing(spec) && module_allowed(name, allowed);
-		}
-		PyErr_Clear();
-		Py_XDECREF(g);
-		b = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = b;
-	}
-	Py_XDECREF(f);
-	return hit;
+    if (!PyTuple_GET_SIZE(allowed)) {
+        return 0;
+    }
+    f = PyEval_GetFrame();
+    Py_XINCREF(f);
+    while (f && !hit) {
+        g = fa_py_frame_globals(f);
+        if (g && PyDict_Check(g)) {
+            spec = PyDict_GetItemWithError(g, str_spec);
+            name = PyDict_GetItemWithError(g, str_name);
+            hit = spec_initializing(spec) && module_allowed(name, allowed);
+        }
+        PyErr_Clear();
+        Py_XDECREF(g);
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    Py_XDECREF(f);
+    return hit;
 }
 
-static int on_stack(const char *mod, const char *qual)
+static int
+on_stack(const char *mod, const char *qual)
 {
-	PyFrameObject *f = PyEval_GetFrame(), *b;
-	int hit = 0;
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    int hit = 0;
 
-	Py_XINCREF(f);
-	while (f && !hit) {
-		hit = fa_frame_is(f, mod, qual);
-		b = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = b;
-	}
-	Py_XDECREF(f);
-	return hit;
+    Py_XINCREF(f);
+    while (f && !hit) {
+        hit = fa_frame_is(f, mod, qual);
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    Py_XDECREF(f);
+    return hit;
 }
 
 /*
@@ -115,79 +124,91 @@ static int on_stack(const char *mod, const char *qual)
  * executor exists, asyncio.run() ends by joining it from a helper thread
  * started in shutdown_default_executor. No other thread start passes.
  */
-static int executor_thread(PyObject *args)
+static int
+executor_thread(PyObject *args)
 {
-	PyObject *t, *name;
-	const char *s;
-	int named;
+    PyObject *t, *name;
+    const char *s;
+    int named;
 
-	if (on_stack("asyncio.base_events", "BaseEventLoop.shutdown_default_executor"))
-		return 1;
-	if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
-		return 0;
-	t = PyObject_GetAttr(PyTuple_GET_ITEM(args, 0), str_self);
-	if (!t) {
-		PyErr_Clear();
-		return 0;
-	}
-	name = PyObject_GetAttrString(t, "name");
-	Py_DECREF(t);
-	if (!name) {
-		PyErr_Clear();
-		return 0;
-	}
-	s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
-	named = s && !strncmp(s, "asyncio_", 8);
-	Py_DECREF(name);
-	PyErr_Clear();
-	return named && on_stack("asyncio.base_events", "BaseEventLoop.run_in_executor");
+    if (on_stack("asyncio.base_events",
+                 "BaseEventLoop.shutdown_default_executor"))
+    {
+        return 1;
+    }
+    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1) {
+        return 0;
+    }
+    t = PyObject_GetAttr(PyTuple_GET_ITEM(args, 0), str_self);
+    if (!t) {
+        PyErr_Clear();
+        return 0;
+    }
+    name = PyObject_GetAttrString(t, "name");
+    Py_DECREF(t);
+    if (!name) {
+        PyErr_Clear();
+        return 0;
+    }
+    s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    named = s && !strncmp(s, "asyncio_", 8);
+    Py_DECREF(name);
+    PyErr_Clear();
+    return named
+        && on_stack("asyncio.base_events", "BaseEventLoop.run_in_executor");
 }
 
-static int env_denied(PyObject *key)
+static int
+env_denied(PyObject *key)
 {
-	PyObject *b = NULL;
-	char buf[256];
-	const char *s;
-	size_t i;
+    PyObject *b = NULL;
+    char buf[256];
+    const char *s;
+    size_t i;
 
-	if (!PyUnicode_FSConverter(key, &b)) {
-		PyErr_Clear();
-		return 1;
-	}
-	s = PyBytes_AS_STRING(b);
-	for (i = 0; s[i] && i < sizeof buf - 1; i++)
-		buf[i] = (char)toupper((unsigned char)s[i]);
-	buf[i] = 0;
-	Py_DECREF(b);
-	return fa_env_sensitive(buf);
+    if (!PyUnicode_FSConverter(key, &b)) {
+        PyErr_Clear();
+        return 1;
+    }
+    s = PyBytes_AS_STRING(b);
+    for (i = 0; s[i] && i < sizeof buf - 1; i++) {
+        buf[i] = (char)toupper((unsigned char)s[i]);
+    }
+    buf[i] = 0;
+    Py_DECREF(b);
+    return fa_env_sensitive(buf);
 }
 
-PyObject *fa_event_message(const char *event, PyObject *args)
+PyObject *
+fa_event_message(const char *event, PyObject *args)
 {
-	struct fa_text t;
+    struct fa_text t;
 
-	fa_text_init(&t);
-	fa_text_lit(&t, "Audit: ");
-	fa_text_c(&t, event);
-	fa_text_lit(&t, " blocked in sandbox with args: ");
-	if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 2 &&
-	    PyUnicode_Check(PyTuple_GET_ITEM(args, 2))) {
-		/* the monitor passes the chain it saw as the third argument */
-		PyObject *shown = PyTuple_GetSlice(args, 0, 2);
+    fa_text_init(&t);
+    fa_text_lit(&t, "Audit: ");
+    fa_text_c(&t, event);
+    fa_text_lit(&t, " blocked in sandbox with args: ");
+    if (!strcmp(event, "fastaudit.call") && PyTuple_Check(args)
+        && PyTuple_GET_SIZE(args) > 2
+        && PyUnicode_Check(PyTuple_GET_ITEM(args, 2)))
+    {
+        /* the monitor passes the chain it saw as the third argument */
+        PyObject *shown = PyTuple_GetSlice(args, 0, 2);
 
-		if (shown)
-			fa_text_tuple_repr(&t, shown);
-		else
-			t.failed = 1;
-		Py_XDECREF(shown);
-		fa_text_lit(&t, "\nCall chain: ");
-		fa_text_u(&t, PyTuple_GET_ITEM(args, 2));
-	} else {
-		fa_text_tuple_repr(&t, args);
-		fa_text_lit(&t, "\nCall chain: ");
-		fa_text_chain(&t, NULL);
-	}
-	return fa_text_done(&t);
+        if (shown) {
+            fa_text_tuple_repr(&t, shown);
+        } else {
+            t.failed = 1;
+        }
+        Py_XDECREF(shown);
+        fa_text_lit(&t, "\nCall chain: ");
+        fa_text_u(&t, PyTuple_GET_ITEM(args, 2));
+    } else {
+        fa_text_tuple_repr(&t, args);
+        fa_text_lit(&t, "\nCall chain: ");
+        fa_text_chain(&t, NULL);
+    }
+    return fa_text_done(&t);
 }
 
 /*
@@ -198,72 +219,90 @@ PyObject *fa_event_message(const char *event, PyObject *args)
  * The outermost package being imported is remembered; when the context
  * is left and that package is not in sys.modules, its leftovers go.
  */
-static void note_failed_import(void)
+static void
+note_failed_import(void)
 {
-	PyFrameObject *f = PyEval_GetFrame(), *b;
-	PyObject *g, *spec, *name, *top = NULL;
-	const char *s, *dot;
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    PyObject *g, *spec, *name, *top = NULL;
+    const char *s, *dot;
 
-	Py_XINCREF(f);
-	while (f) {
-		/* a module body runs as a code object named "<module>": only those can be importing */
-		PyCodeObject *c = PyFrame_GetCode(f);
-		int body = PyUnicode_Check(fa_py_code_name(c)) &&
-			   PyUnicode_CompareWithASCIIString(fa_py_code_name(c), "<module>") == 0;
+    Py_XINCREF(f);
+    while (f) {
+        /*
+         * a module body runs as a code object named "<module>": only those can
+         * be importing
+         */
+        PyCodeObject *c = PyFrame_GetCode(f);
+        int body = PyUnicode_Check(fa_py_code_name(c))
+                   && PyUnicode_CompareWithASCIIString(fa_py_code_name(c),
+                                                       "<module>") == 0;
 
-		Py_DECREF(c);
-		g = body ? fa_py_frame_globals(f) : NULL;
-		if (g && PyDict_Check(g)) {
-			spec = PyDict_GetItemWithError(g, str_spec);
-			name = PyDict_GetItemWithError(g, str_name);
-			if (name && PyUnicode_Check(name) && spec_initializing(spec))
-				Py_XSETREF(top, Py_NewRef(name));
-		}
-		PyErr_Clear();
-		Py_XDECREF(g);
-		b = PyFrame_GetBack(f);
-		Py_DECREF(f);
-		f = b;
-	}
-	if (!top)
-		return;
-	s = PyUnicode_AsUTF8(top);
-	dot = s ? strchr(s, '.') : NULL;
-	if (dot)
-		Py_SETREF(top, PyUnicode_FromStringAndSize(s, dot - s));
-	if (top && !fa_st.failed_imports)
-		fa_st.failed_imports = PySet_New(NULL);
-	if (!top || !fa_st.failed_imports || PySet_Add(fa_st.failed_imports, top) < 0)
-		PyErr_Clear();
-	Py_XDECREF(top);
+        Py_DECREF(c);
+        g = body ? fa_py_frame_globals(f) : NULL;
+        if (g && PyDict_Check(g)) {
+            spec = PyDict_GetItemWithError(g, str_spec);
+            name = PyDict_GetItemWithError(g, str_name);
+            if (name && PyUnicode_Check(name) && spec_initializing(spec)) {
+                Py_XSETREF(top, Py_NewRef(name));
+            }
+        }
+        PyErr_Clear();
+        Py_XDECREF(g);
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    if (!top) {
+        return;
+    }
+    s = PyUnicode_AsUTF8(top);
+    dot = s ? strchr(s, '.') : NULL;
+    if (dot) {
+        Py_SETREF(top, PyUnicode_FromStringAndSize(s, dot - s));
+    }
+    if (top && !fa_st.failed_imports) {
+        fa_st.failed_imports = PySet_New(NULL);
+    }
+    if (!top || !fa_st.failed_imports
+        || PySet_Add(fa_st.failed_imports, top) < 0)
+    {
+        PyErr_Clear();
+    }
+    Py_XDECREF(top);
 }
 
-void fa_purge_failed_imports(void)
+void
+fa_purge_failed_imports(void)
 {
-	PyObject *modules, *keys, *name, *k, *et, *ev, *tb;
-	Py_ssize_t i, n, len;
+    PyObject *modules, *keys, *name, *k, *et, *ev, *tb;
+    Py_ssize_t i, n, len;
 
-	if (!fa_st.failed_imports || PySet_GET_SIZE(fa_st.failed_imports) == 0)
-		return;
-	PyErr_Fetch(&et, &ev, &tb);
-	modules = PyImport_GetModuleDict();
-	keys = PyDict_Keys(modules);
-	while (keys && (name = PySet_Pop(fa_st.failed_imports))) {
-		if (PyDict_Contains(modules, name) == 0) {
-			len = PyUnicode_GET_LENGTH(name);
-			n = PyList_GET_SIZE(keys);
-			for (i = 0; i < n; i++) {
-				k = PyList_GET_ITEM(keys, i);
-				if (PyUnicode_Check(k) && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1 &&
-				    PyUnicode_GET_LENGTH(k) > len && PyUnicode_READ_CHAR(k, len) == '.')
-					PyDict_DelItem(modules, k);
-			}
-		}
-		Py_DECREF(name);
-	}
-	Py_XDECREF(keys);
-	PyErr_Clear();
-	PyErr_Restore(et, ev, tb);
+    if (!fa_st.failed_imports || PySet_GET_SIZE(fa_st.failed_imports) == 0) {
+        return;
+    }
+    PyErr_Fetch(&et, &ev, &tb);
+    modules = PyImport_GetModuleDict();
+    keys = PyDict_Keys(modules);
+    while (keys && (name = PySet_Pop(fa_st.failed_imports))) {
+        if (PyDict_Contains(modules, name) == 0) {
+            len = PyUnicode_GET_LENGTH(name);
+            n = PyList_GET_SIZE(keys);
+            for (i = 0; i < n; i++) {
+                k = PyList_GET_ITEM(keys, i);
+                if (PyUnicode_Check(k)
+                    && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1
+                    && PyUnicode_GET_LENGTH(k) > len
+                    && PyUnicode_READ_CHAR(k, len) == '.')
+                {
+                    PyDict_DelItem(modules, k);
+                }
+            }
+        }
+        Py_DECREF(name);
+    }
+    Py_XDECREF(keys);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
 }
 
 /*
@@ -276,222 +315,267 @@ static PyObject *unconfined;
 /* The last approval fa_deny() gave was UNCONFINED. */
 static int approved_unconfined;
 
-static PyObject *unconfined_repr(PyObject *self)
+static PyObject *
+unconfined_repr(PyObject *self)
 {
-	(void)self;
-	return PyUnicode_FromString("fastaudit.UNCONFINED");
+    (void)self;
+    return PyUnicode_FromString("fastaudit.UNCONFINED");
 }
 
 static PyType_Slot unconfined_slots[] = {
-	{Py_tp_repr, (void *)unconfined_repr},
-	{Py_tp_doc, (void *)"before_deny's answer for a process start that is to run outside the "
-			    "context's roots, as the host process would."},
-	{0, NULL},
+    {Py_tp_repr, (void *)unconfined_repr},
+    {Py_tp_doc,
+     (void *)"before_deny's answer for a process start that is to run "
+             "outside the context's roots, as the host process would."},
+    {0, NULL},
 };
 
 static PyType_Spec unconfined_spec = {
-	"fastaudit.Unconfined", 0, 0, Py_TPFLAGS_DEFAULT, unconfined_slots,
+    "fastaudit.Unconfined", 0, 0, Py_TPFLAGS_DEFAULT, unconfined_slots,
 };
 
-PyObject *fa_unconfined(void)
+PyObject *
+fa_unconfined(void)
 {
-	PyObject *t;
+    PyObject *t;
 
-	if (!unconfined) {
-		t = PyType_FromSpec(&unconfined_spec);
-		if (!t)
-			return NULL;
-		unconfined = PyObject_CallNoArgs(t);
-		Py_DECREF(t);
-	}
-	return unconfined;
+    if (!unconfined) {
+        t = PyType_FromSpec(&unconfined_spec);
+        if (!t) {
+            return NULL;
+        }
+        unconfined = PyObject_CallNoArgs(t);
+        Py_DECREF(t);
+    }
+    return unconfined;
 }
 
-int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
-	    const struct fa_deny_detail *dd)
+int
+fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
+        const struct fa_deny_detail *dd)
 {
-	PyObject *note, *full, *ev = NULL, *frame = NULL, *calls = NULL, *r;
-	Py_ssize_t i, n;
-	int truth, rc = -1;
+    PyObject *note, *full, *ev = NULL, *frame = NULL, *calls = NULL, *r;
+    Py_ssize_t i, n;
+    int truth, rc = -1;
 
-	/*
-	 * A learning context refuses nothing: it records, and approves; the
-	 * programs it lets start are not confined either.
-	 */
-	approved_unconfined = e->cfg->learner != NULL;
-	if (e->cfg->learner)
-		return fa_learn_record(e->cfg->learner, event, args, dd);
-	note = fa_origin_note(e);
-	if (!note && PyErr_Occurred())
-		return -1;
-	full = note ? PyUnicode_Concat(msg, note) : Py_NewRef(msg);
-	Py_XDECREF(note);
-	if (!full)
-		return -1;
-	ev = PyUnicode_FromString(event);
-	if (!ev)
-		goto out;
-	n = PyTuple_GET_SIZE(fa_st.audit_hooks);
-	if (n || e->cfg->before_deny != Py_None) {
-		frame = fa_external_frame();
-		calls = PyObject_CallNoArgs(fa_st.active_calls);
-		if (!frame || !calls)
-			goto out;
-		for (i = 0; i <= n; i++) {
-			PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i) : e->cfg->before_deny;
-			if (h == Py_None)
-				continue;
-			r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full, e->cfg->data, calls, NULL);
-			if (!r)
-				goto out;
-			approved_unconfined = unconfined && r == unconfined;
-			truth = PyObject_IsTrue(r);
-			Py_DECREF(r);
-			if (truth < 0)
-				goto out;
-			if (truth) {
-				rc = 0;
-				goto out;
-			}
-		}
-	}
-	if (fa_st.imports_seen)
-		note_failed_import();
-	fa_raise_denial(ev, full, dd);
+    /*
+     * A learning context refuses nothing: it records, and approves; the
+     * programs it lets start are not confined either.
+     */
+    approved_unconfined = e->cfg->learner != NULL;
+    if (e->cfg->learner) {
+        return fa_learn_record(e->cfg->learner, event, args, dd);
+    }
+    note = fa_origin_note(e);
+    if (!note && PyErr_Occurred()) {
+        return -1;
+    }
+    full = note ? PyUnicode_Concat(msg, note) : Py_NewRef(msg);
+    Py_XDECREF(note);
+    if (!full) {
+        return -1;
+    }
+    ev = PyUnicode_FromString(event);
+    if (!ev) {
+        goto out;
+    }
+    n = PyTuple_GET_SIZE(fa_st.audit_hooks);
+    if (n || e->cfg->before_deny != Py_None) {
+        frame = fa_external_frame();
+        calls = PyObject_CallNoArgs(fa_st.active_calls);
+        if (!frame || !calls) {
+            goto out;
+        }
+        for (i = 0; i <= n; i++) {
+            PyObject *h = i < n ? PyTuple_GET_ITEM(fa_st.audit_hooks, i)
+                : e->cfg->before_deny;
+            if (h == Py_None) {
+                continue;
+            }
+            r = PyObject_CallFunctionObjArgs(h, ev, args, frame, full,
+                                             e->cfg->data, calls, NULL);
+            if (!r) {
+                goto out;
+            }
+            approved_unconfined = unconfined && r == unconfined;
+            truth = PyObject_IsTrue(r);
+            Py_DECREF(r);
+            if (truth < 0) {
+                goto out;
+            }
+            if (truth) {
+                rc = 0;
+                goto out;
+            }
+        }
+    }
+    if (fa_st.imports_seen) {
+        note_failed_import();
+    }
+    fa_raise_denial(ev, full, dd);
 out:
-	Py_XDECREF(ev);
-	Py_XDECREF(frame);
-	Py_XDECREF(calls);
-	Py_DECREF(full);
-	return rc;
+    Py_XDECREF(ev);
+    Py_XDECREF(frame);
+    Py_XDECREF(calls);
+    Py_DECREF(full);
+    return rc;
 }
 
-static int deny_event(FaEntryObject *e, const char *event, PyObject *args)
+static int
+deny_event(FaEntryObject *e, const char *event, PyObject *args)
 {
-	PyObject *msg = fa_event_message(event, args);
-	int rc;
+    PyObject *msg = fa_event_message(event, args);
+    int rc;
 
-	if (!msg)
-		return -1;
-	rc = fa_deny(e, event, args, msg, NULL);
-	Py_DECREF(msg);
-	if (rc == 0)
-		fa_bridge_approve_exec(event, args, approved_unconfined);
-	return rc;
+    if (!msg) {
+        return -1;
+    }
+    rc = fa_deny(e, event, args, msg, NULL);
+    Py_DECREF(msg);
+    if (rc == 0) {
+        fa_bridge_approve_exec(event, args, approved_unconfined);
+    }
+    return rc;
 }
 
-static int check_event(FaEntryObject *e, const char *event, PyObject *args)
+static int
+check_event(FaEntryObject *e, const char *event, PyObject *args)
 {
-	const struct fa_evinfo *ev = fa_event_lookup(event);
-	PyObject *a1;
-	const char *name;
+    const struct fa_evinfo *ev = fa_event_lookup(event);
+    PyObject *a1;
+    const char *name;
 
-	switch (ev->cls) {
-	case FA_EV_ALLOW:
-		return 0;
-	case FA_EV_IMPORT:
-		fa_st.imports_seen = 1;
-		return 0;
-	case FA_EV_THREAD:
-		if (executor_thread(args))
-			return 0;
-		break;
-	case FA_EV_INTERNAL:
-		/* no import allowance: the policy cannot be replaced from inside */
-		return deny_event(e, event, args);
-	default:
-		break;
-	}
-	if (importing_allowed_module(e->cfg->import_allow)) {
-		/* the shim honours the allowance too (import-time writes, process starts) */
-		if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD && ev->cls != FA_EV_ENV &&
-		    ev->cls != FA_EV_SETATTR)
-			fa_approve_event((PyObject *)e, ev, args);
-		else
-			fa_bridge_approve_exec(event, args, 0);
-		return 0;
-	}
-	switch (ev->cls) {
-	case FA_EV_ENV:
-		if (PyTuple_GET_SIZE(args) >= 1 && !env_denied(PyTuple_GET_ITEM(args, 0)))
-			return 0;
-		return deny_event(e, event, args);
-	case FA_EV_SETATTR:
-		a1 = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1) : NULL;
-		name = a1 && PyUnicode_Check(a1) ? PyUnicode_AsUTF8(a1) : NULL;
-		if (name && fa_setattr_allowed(name))
-			return 0;
-		PyErr_Clear();
-		return deny_event(e, event, args);
-	case FA_EV_OTHER:
-	case FA_EV_THREAD:
-		return deny_event(e, event, args);
-	default:
-		return fa_judge_event((PyObject *)e, ev, args);
-	}
+    switch (ev->cls) {
+    case FA_EV_ALLOW:
+        return 0;
+    case FA_EV_IMPORT:
+        fa_st.imports_seen = 1;
+        return 0;
+    case FA_EV_THREAD:
+        if (executor_thread(args)) {
+            return 0;
+        }
+        break;
+    case FA_EV_INTERNAL:
+        /* no import allowance: the policy cannot be replaced from inside */
+        return deny_event(e, event, args);
+    default:
+        break;
+    }
+    if (importing_allowed_module(e->cfg->import_allow)) {
+        /*
+         * the shim honours the allowance too (import-time writes, process
+         * starts)
+         */
+        if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD
+            && ev->cls != FA_EV_ENV
+            && ev->cls != FA_EV_SETATTR)
+        {
+            fa_approve_event((PyObject *)e, ev, args);
+        } else {
+            fa_bridge_approve_exec(event, args, 0);
+        }
+        return 0;
+    }
+    switch (ev->cls) {
+    case FA_EV_ENV:
+        if (PyTuple_GET_SIZE(args) >= 1
+            && !env_denied(PyTuple_GET_ITEM(args, 0)))
+        {
+            return 0;
+        }
+        return deny_event(e, event, args);
+    case FA_EV_SETATTR:
+        a1 = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1) : NULL;
+        name = a1 && PyUnicode_Check(a1) ? PyUnicode_AsUTF8(a1) : NULL;
+        if (name && fa_setattr_allowed(name)) {
+            return 0;
+        }
+        PyErr_Clear();
+        return deny_event(e, event, args);
+    case FA_EV_OTHER:
+    case FA_EV_THREAD:
+        return deny_event(e, event, args);
+    default:
+        return fa_judge_event((PyObject *)e, ev, args);
+    }
 }
 
-static int audit_hook(const char *event, PyObject *args, void *unused)
+static int
+audit_hook(const char *event, PyObject *args, void *unused)
 {
-	PyObject *entry;
-	int rc;
+    PyObject *entry;
+    int rc;
 
-	(void)unused;
-	if (!fa_st.live_entries)
-		return 0;
-	/* C hooks see every interpreter; the contexts belong to the main one */
-	if (PyInterpreterState_Get() != fa_st.interp)
-		return 0;
-	if (!strcmp(event, "fastaudit.probe")) {
-		fa_st.installed = 2;
-		return 0;
-	}
-	entry = fa_current_entry();
-	/* asyncio switches contexts silently: keep the shim's answer current */
-	fa_bridge_publish(entry);
-	if (!entry)
-		return PyErr_Occurred() ? -1 : 0;
-	/* often enough that the shim's ring does not wrap past the learner's records */
-	if (((FaEntryObject *)entry)->cfg->learner &&
-	    fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0) {
-		Py_DECREF(entry);
-		return -1;
-	}
-	rc = check_event((FaEntryObject *)entry, event, args);
-	Py_DECREF(entry);
-	return rc;
+    (void)unused;
+    if (!fa_st.live_entries) {
+        return 0;
+    }
+    /* C hooks see every interpreter; the contexts belong to the main one */
+    if (PyInterpreterState_Get() != fa_st.interp) {
+        return 0;
+    }
+    if (!strcmp(event, "fastaudit.probe")) {
+        fa_st.installed = 2;
+        return 0;
+    }
+    entry = fa_current_entry();
+    /* asyncio switches contexts silently: keep the shim's answer current */
+    fa_bridge_publish(entry);
+    if (!entry) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    /*
+     * often enough that the shim's ring does not wrap past the learner's
+     * records
+     */
+    if (((FaEntryObject *)entry)->cfg->learner
+        && fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0)
+    {
+        Py_DECREF(entry);
+        return -1;
+    }
+    rc = check_event((FaEntryObject *)entry, event, args);
+    Py_DECREF(entry);
+    return rc;
 }
 
 /*
  * The bundled lxml hook, when listed, is called directly from C (it
  * decides on the name alone): a new tuple of the other hooks.
  */
-static PyObject *without_lxml_hook(PyObject *hooks)
+static PyObject *
+without_lxml_hook(PyObject *hooks)
 {
-	PyObject *list = PyList_New(0), *h, *t;
-	Py_ssize_t i;
+    PyObject *list = PyList_New(0), *h, *t;
+    Py_ssize_t i;
 
-	if (!list)
-		return NULL;
-	for (i = 0; i < PyTuple_GET_SIZE(hooks); i++) {
-		h = PyTuple_GET_ITEM(hooks, i);
-		if (PyCFunction_Check(h) && PyCFunction_GET_FUNCTION(h) == (PyCFunction)(void (*)(void))fa_lxml_monitor) {
-			fa_st.lxml_hook = 1;
-			continue;
-		}
-		if (PyList_Append(list, h) < 0) {
-			Py_DECREF(list);
-			return NULL;
-		}
-	}
-	t = PyList_AsTuple(list);
-	Py_DECREF(list);
-	return t;
+    if (!list) {
+        return NULL;
+    }
+    for (i = 0; i < PyTuple_GET_SIZE(hooks); i++) {
+        h = PyTuple_GET_ITEM(hooks, i);
+        if (PyCFunction_Check(h)
+            && PyCFunction_GET_FUNCTION(h)
+               == (PyCFunction)(void (*)(void))fa_lxml_monitor)
+        {
+            fa_st.lxml_hook = 1;
+            continue;
+        }
+        if (PyList_Append(list, h) < 0) {
+            Py_DECREF(list);
+            return NULL;
+        }
+    }
+    t = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return t;
 }
 
-static PyObject *intern(const char *s)
+static PyObject *
+intern(const char *s)
 {
-	return PyUnicode_InternFromString(s);
+    return PyUnicode_InternFromString(s);
 }
 
 /*
@@ -500,85 +584,102 @@ static PyObject *intern(const char *s)
  * a failure half-way leaves fa_st as it was, never holding a pointer that
  * dies with the tuple it was borrowed from.
  */
-int fa_install(void)
+int
+fa_install(void)
 {
-	PyObject *core = NULL, *fn = NULL, *eps = NULL, *sys = NULL;
-	PyObject *safe, *imports, *mhooks, *ahooks, *active;
-	PyObject *own_mhooks = NULL, *stdlib = NULL, *var = NULL;
-	int rc = -1;
+    PyObject *core = NULL, *fn = NULL, *eps = NULL, *sys = NULL;
+    PyObject *safe, *imports, *mhooks, *ahooks, *active;
+    PyObject *own_mhooks = NULL, *stdlib = NULL, *var = NULL;
+    int rc = -1;
 
-	if (fa_st.installed)
-		return 0;
-	str_name = intern("__name__");
-	str_self = intern("__self__");
-	str_spec = intern("__spec__");
-	str_dict = intern("__dict__");
-	str_init = intern("_initializing");
-	if (!str_name || !str_self || !str_spec || !str_dict || !str_init)
-		return -1;
-	core = PyImport_ImportModule("fastaudit.core");
-	if (!core)
-		goto out;
-	fn = PyObject_GetAttrString(core, "_entry_points");
-	if (!fn)
-		goto out;
-	eps = PyObject_CallNoArgs(fn);
-	if (!eps)
-		goto out;
-	if (!PyArg_ParseTuple(eps, "O!O!O!O!O;_entry_points() returned a bad shape",
-			      &PyTuple_Type, &safe, &PyTuple_Type, &imports,
-			      &PyTuple_Type, &mhooks, &PyTuple_Type, &ahooks, &active))
-		goto out;
-	own_mhooks = without_lxml_hook(mhooks);
-	if (!own_mhooks)
-		goto out;
-	sys = PyImport_ImportModule("sys");
-	if (!sys)
-		goto out;
-	stdlib = PyObject_GetAttrString(sys, "stdlib_module_names");
-	if (!stdlib)
-		goto out;
-	var = PyContextVar_New("fastaudit_cfg", NULL);
-	if (!var)
-		goto out;
-	Py_XSETREF(fa_st.safe_native, Py_NewRef(safe));
-	Py_XSETREF(fa_st.import_allow, Py_NewRef(imports));
-	Py_XSETREF(fa_st.monitor_hooks, own_mhooks);
-	Py_XSETREF(fa_st.audit_hooks, Py_NewRef(ahooks));
-	Py_XSETREF(fa_st.active_calls, Py_NewRef(active));
-	Py_XSETREF(fa_st.stdlib, stdlib);
-	Py_XSETREF(fa_st.var, var);
-	own_mhooks = stdlib = var = NULL;
-	fa_st.interp = PyInterpreterState_Get();
-	/*
-	 * A hook already installed may veto ours with a RuntimeError, which
-	 * PySys_AddAuditHook swallows (returning 0): prove ours runs.
-	 */
-	if (PySys_AddAuditHook(audit_hook, NULL) < 0)
-		goto out;
-	fa_st.installed = 1;
-	fa_st.live_entries++;
-	rc = PySys_Audit("fastaudit.probe", NULL);
-	fa_st.live_entries--;
-	if (rc < 0)
-		goto fail;
-	if (fa_st.installed != 2) {
-		PyErr_SetString(PyExc_RuntimeError,
-				"fastaudit: the audit hook could not be installed (vetoed by another hook)");
-		goto fail;
-	}
-	rc = 0;
-	goto out;
+    if (fa_st.installed) {
+        return 0;
+    }
+    str_name = intern("__name__");
+    str_self = intern("__self__");
+    str_spec = intern("__spec__");
+    str_dict = intern("__dict__");
+    str_init = intern("_initializing");
+    if (!str_name || !str_self || !str_spec || !str_dict || !str_init) {
+        return -1;
+    }
+    core = PyImport_ImportModule("fastaudit.core");
+    if (!core) {
+        goto out;
+    }
+    fn = PyObject_GetAttrString(core, "_entry_points");
+    if (!fn) {
+        goto out;
+    }
+    eps = PyObject_CallNoArgs(fn);
+    if (!eps) {
+        goto out;
+    }
+    if (!PyArg_ParseTuple(eps,
+                          "O!O!O!O!O;_entry_points() returned a bad shape",
+                          &PyTuple_Type, &safe, &PyTuple_Type, &imports,
+                          &PyTuple_Type, &mhooks, &PyTuple_Type, &ahooks,
+                          &active))
+    {
+        goto out;
+    }
+    own_mhooks = without_lxml_hook(mhooks);
+    if (!own_mhooks) {
+        goto out;
+    }
+    sys = PyImport_ImportModule("sys");
+    if (!sys) {
+        goto out;
+    }
+    stdlib = PyObject_GetAttrString(sys, "stdlib_module_names");
+    if (!stdlib) {
+        goto out;
+    }
+    var = PyContextVar_New("fastaudit_cfg", NULL);
+    if (!var) {
+        goto out;
+    }
+    Py_XSETREF(fa_st.safe_native, Py_NewRef(safe));
+    Py_XSETREF(fa_st.import_allow, Py_NewRef(imports));
+    Py_XSETREF(fa_st.monitor_hooks, own_mhooks);
+    Py_XSETREF(fa_st.audit_hooks, Py_NewRef(ahooks));
+    Py_XSETREF(fa_st.active_calls, Py_NewRef(active));
+    Py_XSETREF(fa_st.stdlib, stdlib);
+    Py_XSETREF(fa_st.var, var);
+    own_mhooks = stdlib = var = NULL;
+    fa_st.interp = PyInterpreterState_Get();
+    /*
+     * A hook already installed may veto ours with a RuntimeError, which
+     * PySys_AddAuditHook swallows (returning 0): prove ours runs.
+     */
+    if (PySys_AddAuditHook(audit_hook, NULL) < 0) {
+        goto out;
+    }
+    fa_st.installed = 1;
+    fa_st.live_entries++;
+    rc = PySys_Audit("fastaudit.probe", NULL);
+    fa_st.live_entries--;
+    if (rc < 0) {
+        goto fail;
+    }
+    if (fa_st.installed != 2) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "fastaudit: the audit hook could not be installed "
+                        "(vetoed by another hook)");
+        goto fail;
+    }
+    rc = 0;
+    goto out;
 fail:
-	fa_st.installed = 0;
-	rc = -1;
+    fa_st.installed = 0;
+    rc = -1;
 out:
-	Py_XDECREF(own_mhooks);
-	Py_XDECREF(stdlib);
-	Py_XDECREF(var);
-	Py_XDECREF(core);
-	Py_XDECREF(fn);
-	Py_XDECREF(eps);
-	Py_XDECREF(sys);
-	return rc;
+    Py_XDECREF(own_mhooks);
+    Py_XDECREF(stdlib);
+    Py_XDECREF(var);
+    Py_XDECREF(core);
+    Py_XDECREF(fn);
+    Py_XDECREF(eps);
+    Py_XDECREF(sys);
+    return rc;
 }

@@ -13,11 +13,11 @@
 #include <string.h>
 
 static const char *const lxml_writers[] = {
-	"lxml.etree._ElementTree.write",
-	"lxml.etree._ElementTree.write_c14n",
-	"lxml.etree._XSLTResultTree.write_output",
-	"lxml.etree.xmlfile",
-	"lxml.etree.xmlfile.__enter__",
+    "lxml.etree._ElementTree.write",
+    "lxml.etree._ElementTree.write_c14n",
+    "lxml.etree._XSLTResultTree.write_output",
+    "lxml.etree.xmlfile",
+    "lxml.etree.xmlfile.__enter__",
 };
 
 /*
@@ -25,87 +25,107 @@ static const char *const lxml_writers[] = {
  * five calls that write files without a Python open event stay audited.
  * Decided on the name alone, so lxml is never imported.
  */
-PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
+PyObject *
+fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-	const char *callee;
-	size_t i;
+    const char *callee;
+    size_t i;
 
-	(void)self;
-	if (n < 2 || !PyUnicode_Check(args[1]))
-		Py_RETURN_NONE;
-	callee = PyUnicode_AsUTF8(args[1]);
-	if (!callee)
-		return NULL;
-	if (strncmp(callee, "lxml.", 5))
-		Py_RETURN_NONE;
-	for (i = 0; i < sizeof lxml_writers / sizeof lxml_writers[0]; i++)
-		if (!strcmp(callee, lxml_writers[i]))
-			Py_RETURN_NONE;
-	/* hosts call this hook directly too, before any mk_audit() */
-	if (!fa_st.disable && FA_HAVE_MONITORING) {
-		PyObject *sys = PyImport_ImportModule("sys");
-		PyObject *mon = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+    (void)self;
+    if (n < 2 || !PyUnicode_Check(args[1])) {
+        Py_RETURN_NONE;
+    }
+    callee = PyUnicode_AsUTF8(args[1]);
+    if (!callee) {
+        return NULL;
+    }
+    if (strncmp(callee, "lxml.", 5)) {
+        Py_RETURN_NONE;
+    }
+    for (i = 0; i < sizeof lxml_writers / sizeof lxml_writers[0]; i++) {
+        if (!strcmp(callee, lxml_writers[i])) {
+            Py_RETURN_NONE;
+        }
+    }
+    /* hosts call this hook directly too, before any mk_audit() */
+    if (!fa_st.disable && FA_HAVE_MONITORING) {
+        PyObject *sys = PyImport_ImportModule("sys");
+        PyObject *mon = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
 
-		fa_st.disable = mon ? PyObject_GetAttrString(mon, "DISABLE") : NULL;
-		Py_XDECREF(mon);
-		Py_XDECREF(sys);
-		if (!fa_st.disable)
-			return NULL;
-	}
-	if (fa_st.disable)
-		return Py_NewRef(fa_st.disable);
-	Py_RETURN_NONE;
+        fa_st.disable = mon ? PyObject_GetAttrString(mon, "DISABLE") : NULL;
+        Py_XDECREF(mon);
+        Py_XDECREF(sys);
+        if (!fa_st.disable) {
+            return NULL;
+        }
+    }
+    if (fa_st.disable) {
+        return Py_NewRef(fa_st.disable);
+    }
+    Py_RETURN_NONE;
 }
 
 #if FA_HAVE_MONITORING
 
-/* DISABLE answers given since the last restart_events(): none, nothing to re-arm */
+/*
+ * DISABLE answers given since the last restart_events(): none, nothing to
+ * re-arm
+ */
 static unsigned long disabled;
 
-static PyObject *disable(void)
+static PyObject *
+disable(void)
 {
-	disabled++;
-	return Py_NewRef(fa_st.disable);
+    disabled++;
+    return Py_NewRef(fa_st.disable);
 }
 
 /* restart_events() when some site was DISABLEd since the last restart */
-static int rearm(void)
+static int
+rearm(void)
 {
-	PyObject *r;
+    PyObject *r;
 
-	if (!disabled)
-		return 0;
-	if (!fa_st.mon_restart) {
-		PyObject *sys = PyImport_ImportModule("sys");
-		PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+    if (!disabled) {
+        return 0;
+    }
+    if (!fa_st.mon_restart) {
+        PyObject *sys = PyImport_ImportModule("sys");
+        PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
 
-		fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events") : NULL;
-		Py_XDECREF(m);
-		Py_XDECREF(sys);
-		if (!fa_st.mon_restart)
-			return -1;
-	}
-	r = PyObject_CallNoArgs(fa_st.mon_restart);
-	if (!r)
-		return -1;
-	Py_DECREF(r);
-	disabled = 0;
-	return 0;
+        fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events")
+            : NULL;
+        Py_XDECREF(m);
+        Py_XDECREF(sys);
+        if (!fa_st.mon_restart) {
+            return -1;
+        }
+    }
+    r = PyObject_CallNoArgs(fa_st.mon_restart);
+    if (!r) {
+        return -1;
+    }
+    Py_DECREF(r);
+    disabled = 0;
+    return 0;
 }
 
-static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname, *str_name_,
-	*str_func, *str_wrapped, *str_dict, *str_mro;
+static PyObject *mon, *str_module, *str_objclass, *str_self, *str_qualname,
+    *str_name_, *str_func, *str_wrapped, *str_dict, *str_mro;
 static PyObject *partial_type;
 static destructor py_class_dealloc;   /* tp_dealloc of every class statement */
-static ternaryfunc py_call_slot;      /* tp_call of instances whose class defines __call__ */
+/* tp_call of instances whose class defines __call__ */
+static ternaryfunc py_call_slot;
 
-static PyObject *getattr_opt(PyObject *o, PyObject *name)
+static PyObject *
+getattr_opt(PyObject *o, PyObject *name)
 {
-	PyObject *r = PyObject_GetAttr(o, name);
+    PyObject *r = PyObject_GetAttr(o, name);
 
-	if (!r)
-		PyErr_Clear();
-	return r;
+    if (!r) {
+        PyErr_Clear();
+    }
+    return r;
 }
 
 /*
@@ -113,154 +133,170 @@ static PyObject *getattr_opt(PyObject *o, PyObject *name)
  * from the instance dict only: some callables compute attributes in
  * __getattr__, and the monitor must not run them.
  */
-static PyObject *unwrap(PyObject *fn)
+static PyObject *
+unwrap(PyObject *fn)
 {
-	PyObject *d, *w;
-	int guard = 0;
+    PyObject *d, *w;
+    int guard = 0;
 
-	Py_INCREF(fn);
-	while (guard++ < 64) {
-		/* m = obj.method; m(): a bound method is what its function is */
-		if (PyMethod_Check(fn)) {
-			Py_SETREF(fn, Py_NewRef(PyMethod_GET_FUNCTION(fn)));
-			continue;
-		}
-		if (partial_type && PyObject_TypeCheck(fn, (PyTypeObject *)partial_type)) {
-			w = getattr_opt(fn, str_func);
-			if (!w)
-				break;
-			Py_SETREF(fn, w);
-			continue;
-		}
-		/* no instance dict, no __wrapped__: spare the AttributeError */
-		if (!Py_TYPE(fn)->tp_dictoffset)
-			break;
-		d = PyObject_GenericGetAttr(fn, str_dict);
-		if (!d) {
-			PyErr_Clear();
-			break;
-		}
-		w = PyDict_Check(d) ? PyDict_GetItemWithError(d, str_wrapped) : NULL;
-		Py_XINCREF(w);
-		Py_DECREF(d);
-		PyErr_Clear();
-		if (!w)
-			break;
-		Py_SETREF(fn, w);
-	}
-	return fn;
+    Py_INCREF(fn);
+    while (guard++ < 64) {
+        /* m = obj.method; m(): a bound method is what its function is */
+        if (PyMethod_Check(fn)) {
+            Py_SETREF(fn, Py_NewRef(PyMethod_GET_FUNCTION(fn)));
+            continue;
+        }
+        if (partial_type
+            && PyObject_TypeCheck(fn, (PyTypeObject *)partial_type))
+        {
+            w = getattr_opt(fn, str_func);
+            if (!w) {
+                break;
+            }
+            Py_SETREF(fn, w);
+            continue;
+        }
+        /* no instance dict, no __wrapped__: spare the AttributeError */
+        if (!Py_TYPE(fn)->tp_dictoffset) {
+            break;
+        }
+        d = PyObject_GenericGetAttr(fn, str_dict);
+        if (!d) {
+            PyErr_Clear();
+            break;
+        }
+        w = PyDict_Check(d) ? PyDict_GetItemWithError(d, str_wrapped) : NULL;
+        Py_XINCREF(w);
+        Py_DECREF(d);
+        PyErr_Clear();
+        if (!w) {
+            break;
+        }
+        Py_SETREF(fn, w);
+    }
+    return fn;
 }
 
-static int callee_is_python(PyObject *fn)
+static int
+callee_is_python(PyObject *fn)
 {
-	if (PyFunction_Check(fn))
-		return 1;
-	/* extension types are native constructors even though they are types */
-	if (PyType_Check(fn))
-		return ((PyTypeObject *)fn)->tp_dealloc == py_class_dealloc;
-	return Py_TYPE(fn)->tp_call == py_call_slot && py_call_slot != NULL;
+    if (PyFunction_Check(fn)) {
+        return 1;
+    }
+    /* extension types are native constructors even though they are types */
+    if (PyType_Check(fn)) {
+        return ((PyTypeObject *)fn)->tp_dealloc == py_class_dealloc;
+    }
+    return Py_TYPE(fn)->tp_call == py_call_slot && py_call_slot != NULL;
 }
 
-static int is_str_nonempty(PyObject *o)
+static int
+is_str_nonempty(PyObject *o)
 {
-	return o && PyUnicode_Check(o) && PyUnicode_GET_LENGTH(o) > 0;
+    return o && PyUnicode_Check(o) && PyUnicode_GET_LENGTH(o) > 0;
 }
 
 /* The class in obj's MRO that defines fn's name natively (a super() call
  * into list.append is attributed to builtins, not to the subclass). */
-static PyObject *owner_mod(PyObject *fn, PyObject *obj)
+static PyObject *
+owner_mod(PyObject *fn, PyObject *obj)
 {
-	PyObject *nm = getattr_opt(fn, str_name_), *mro, *r = NULL;
-	Py_ssize_t i;
+    PyObject *nm = getattr_opt(fn, str_name_), *mro, *r = NULL;
+    Py_ssize_t i;
 
-	if (!nm)
-		return NULL;
-	mro = Py_TYPE(obj)->tp_mro;
-	for (i = 0; mro && i < PyTuple_GET_SIZE(mro) && !r; i++) {
-		PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-		/* static builtin types keep their dict per interpreter (3.12+) */
-		PyObject *d = PyType_GetDict(cls);
-		PyObject *m = d ? PyDict_GetItemWithError(d, nm) : NULL;
-		int native = m && !PyFunction_Check(m);
+    if (!nm) {
+        return NULL;
+    }
+    mro = Py_TYPE(obj)->tp_mro;
+    for (i = 0; mro && i < PyTuple_GET_SIZE(mro) && !r; i++) {
+        PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        /* static builtin types keep their dict per interpreter (3.12+) */
+        PyObject *d = PyType_GetDict(cls);
+        PyObject *m = d ? PyDict_GetItemWithError(d, nm) : NULL;
+        int native = m && !PyFunction_Check(m);
 
-		Py_XDECREF(d);
-		PyErr_Clear();
-		if (native) {
-			r = getattr_opt((PyObject *)cls, str_module);
-			break;
-		}
-	}
-	Py_DECREF(nm);
-	return r;
+        Py_XDECREF(d);
+        PyErr_Clear();
+        if (native) {
+            r = getattr_opt((PyObject *)cls, str_module);
+            break;
+        }
+    }
+    Py_DECREF(nm);
+    return r;
 }
 
-static PyObject *func_mod(PyObject *fn)
+static PyObject *
+func_mod(PyObject *fn)
 {
-	PyObject *mod, *o;
+    PyObject *mod, *o;
 
-	/* a module-level builtin: __module__ is its m_module */
-	if (PyCFunction_Check(fn)) {
-		mod = ((PyCFunctionObject *)fn)->m_module;
-		if (is_str_nonempty(mod))
-			return Py_NewRef(mod);
-	}
-	mod = getattr_opt(fn, str_module);
+    /* a module-level builtin: __module__ is its m_module */
+    if (PyCFunction_Check(fn)) {
+        mod = ((PyCFunctionObject *)fn)->m_module;
+        if (is_str_nonempty(mod)) {
+            return Py_NewRef(mod);
+        }
+    }
+    mod = getattr_opt(fn, str_module);
 
-	if (!is_str_nonempty(mod)) {
-		Py_XDECREF(mod);
-		mod = NULL;
-		o = getattr_opt(fn, str_objclass);
-		if (o) {
-			mod = getattr_opt(o, str_module);
-			Py_DECREF(o);
-		}
-	}
-	if (!is_str_nonempty(mod)) {
-		Py_XDECREF(mod);
-		mod = NULL;
-		o = getattr_opt(fn, str_self);
-		if (o && o != Py_None) {
-			mod = owner_mod(fn, o);
-			if (!is_str_nonempty(mod)) {
-				Py_XDECREF(mod);
-				mod = getattr_opt((PyObject *)Py_TYPE(o), str_module);
-			}
-		}
-		Py_XDECREF(o);
-	}
-	if (!is_str_nonempty(mod)) {
-		Py_XDECREF(mod);
-		return NULL;
-	}
-	return mod;
+    if (!is_str_nonempty(mod)) {
+        Py_XDECREF(mod);
+        mod = NULL;
+        o = getattr_opt(fn, str_objclass);
+        if (o) {
+            mod = getattr_opt(o, str_module);
+            Py_DECREF(o);
+        }
+    }
+    if (!is_str_nonempty(mod)) {
+        Py_XDECREF(mod);
+        mod = NULL;
+        o = getattr_opt(fn, str_self);
+        if (o && o != Py_None) {
+            mod = owner_mod(fn, o);
+            if (!is_str_nonempty(mod)) {
+                Py_XDECREF(mod);
+                mod = getattr_opt((PyObject *)Py_TYPE(o), str_module);
+            }
+        }
+        Py_XDECREF(o);
+    }
+    if (!is_str_nonempty(mod)) {
+        Py_XDECREF(mod);
+        return NULL;
+    }
+    return mod;
 }
 
-static int is_stdlib(PyObject *mod)
+static int
+is_stdlib(PyObject *mod)
 {
-	const char *s = PyUnicode_AsUTF8(mod), *dot;
-	PyObject *top;
-	int r;
+    const char *s = PyUnicode_AsUTF8(mod), *dot;
+    PyObject *top;
+    int r;
 
-	if (!s) {
-		PyErr_Clear();
-		return 0;
-	}
-	dot = strchr(s, '.');
-	top = dot ? PyUnicode_FromStringAndSize(s, dot - s) : Py_NewRef(mod);
-	if (!top) {
-		PyErr_Clear();
-		return 0;
-	}
-	r = PySet_Contains(fa_st.stdlib, top) > 0;
-	Py_DECREF(top);
-	PyErr_Clear();
-	return r;
+    if (!s) {
+        PyErr_Clear();
+        return 0;
+    }
+    dot = strchr(s, '.');
+    top = dot ? PyUnicode_FromStringAndSize(s, dot - s) : Py_NewRef(mod);
+    if (!top) {
+        PyErr_Clear();
+        return 0;
+    }
+    r = PySet_Contains(fa_st.stdlib, top) > 0;
+    Py_DECREF(top);
+    PyErr_Clear();
+    return r;
 }
 
 /* audit_state() and friends: the guard's own entry points */
-static int is_self(PyObject *mod)
+static int
+is_self(PyObject *mod)
 {
-	return !PyUnicode_CompareWithASCIIString(mod, "fastaudit._fastaudit");
+    return !PyUnicode_CompareWithASCIIString(mod, "fastaudit._fastaudit");
 }
 
 enum { MOD_AUDIT, MOD_IGNORE, MOD_SELF };
@@ -270,16 +306,20 @@ enum { MOD_AUDIT, MOD_IGNORE, MOD_SELF };
  * without a module lookup. Like the module's other functions they are
  * answered without DISABLE (see call_cb).
  */
-static int own_method(PyObject *fn)
+static int
+own_method(PyObject *fn)
 {
-	PyObject *self;
+    PyObject *self;
 
-	if (Py_IS_TYPE(fn, &FaPerms_Type))
-		return 1;
-	if (!PyCFunction_Check(fn))
-		return 0;
-	self = PyCFunction_GET_SELF(fn);
-	return self && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
+    if (Py_IS_TYPE(fn, &FaPerms_Type)) {
+        return 1;
+    }
+    if (!PyCFunction_Check(fn)) {
+        return 0;
+    }
+    self = PyCFunction_GET_SELF(fn);
+    return self
+        && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
 }
 
 /*
@@ -289,55 +329,63 @@ static int own_method(PyObject *fn)
  */
 static PyObject *verdicts;
 
-static int module_verdict(PyObject *mod)
+static int
+module_verdict(PyObject *mod)
 {
-	PyObject *v;
-	int r;
+    PyObject *v;
+    int r;
 
-	if (!verdicts && !(verdicts = PyDict_New())) {
-		PyErr_Clear();
-		return MOD_AUDIT;
-	}
-	v = PyDict_GetItemWithError(verdicts, mod);
-	if (v)
-		return (int)PyLong_AS_LONG(v);
-	PyErr_Clear();
-	if (is_self(mod))
-		r = MOD_SELF;
-	else if (is_stdlib(mod) || fa_module_allowed(mod, fa_st.safe_native))
-		r = MOD_IGNORE;
-	else
-		r = MOD_AUDIT;
-	if (PyDict_GET_SIZE(verdicts) > 4096)
-		PyDict_Clear(verdicts);
-	v = PyLong_FromLong(r);
-	if (!v || PyDict_SetItem(verdicts, mod, v) < 0)
-		PyErr_Clear();
-	Py_XDECREF(v);
-	return r;
+    if (!verdicts && !(verdicts = PyDict_New())) {
+        PyErr_Clear();
+        return MOD_AUDIT;
+    }
+    v = PyDict_GetItemWithError(verdicts, mod);
+    if (v) {
+        return (int)PyLong_AS_LONG(v);
+    }
+    PyErr_Clear();
+    if (is_self(mod)) {
+        r = MOD_SELF;
+    } else if (is_stdlib(mod) || fa_module_allowed(mod, fa_st.safe_native)) {
+        r = MOD_IGNORE;
+    } else {
+        r = MOD_AUDIT;
+    }
+    if (PyDict_GET_SIZE(verdicts) > 4096) {
+        PyDict_Clear(verdicts);
+    }
+    v = PyLong_FromLong(r);
+    if (!v || PyDict_SetItem(verdicts, mod, v) < 0) {
+        PyErr_Clear();
+    }
+    Py_XDECREF(v);
+    return r;
 }
 
-static PyObject *callee_name(PyObject *fn, PyObject *mod)
+static PyObject *
+callee_name(PyObject *fn, PyObject *mod)
 {
-	PyObject *nm = getattr_opt(fn, str_qualname), *r;
-	struct fa_text t;
+    PyObject *nm = getattr_opt(fn, str_qualname), *r;
+    struct fa_text t;
 
-	if (!nm)
-		nm = getattr_opt(fn, str_name_);
-	if (!nm || nm == Py_None) {
-		Py_XDECREF(nm);
-		return NULL;
-	}
-	fa_text_init(&t);
-	fa_text_u(&t, mod);
-	fa_text_lit(&t, ".");
-	if (PyUnicode_Check(nm))
-		fa_text_u(&t, nm);
-	else
-		fa_text_steal(&t, PyObject_Str(nm));
-	r = fa_text_done(&t);
-	Py_DECREF(nm);
-	return r;
+    if (!nm) {
+        nm = getattr_opt(fn, str_name_);
+    }
+    if (!nm || nm == Py_None) {
+        Py_XDECREF(nm);
+        return NULL;
+    }
+    fa_text_init(&t);
+    fa_text_u(&t, mod);
+    fa_text_lit(&t, ".");
+    if (PyUnicode_Check(nm)) {
+        fa_text_u(&t, nm);
+    } else {
+        fa_text_steal(&t, PyObject_Str(nm));
+    }
+    r = fa_text_done(&t);
+    Py_DECREF(nm);
+    return r;
 }
 
 /*
@@ -345,63 +393,70 @@ static PyObject *callee_name(PyObject *fn, PyObject *mod)
  * (*res holds None or DISABLE to return), 0: go on to the audit event,
  * -1: a hook raised.
  */
-static int run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObject *fn,
-		     PyObject *code, PyObject *off, PyObject **res)
+static int
+run_hooks(FaCfgObject *cfg, PyObject *caller, PyObject *callee, PyObject *fn,
+          PyObject *code, PyObject *off, PyObject **res)
 {
-	PyObject *calls, *r, *h;
-	Py_ssize_t i, n = PyTuple_GET_SIZE(fa_st.monitor_hooks);
-	PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, Py_None};
-	int rc = 0;
+    PyObject *calls, *r, *h;
+    Py_ssize_t i, n = PyTuple_GET_SIZE(fa_st.monitor_hooks);
+    PyObject *a[7] = {caller, callee, fn, code, off, cfg->data, Py_None};
+    int rc = 0;
 
-	if (fa_st.lxml_hook) {
-		r = fa_lxml_monitor(NULL, a, 7);
-		if (r != Py_None) {
-			*res = r;
-			return r ? 1 : -1;
-		}
-		Py_DECREF(r);
-	}
-	if (!n && cfg->on_call == Py_None)
-		return 0;
-	calls = PyObject_CallNoArgs(fa_st.active_calls);
-	if (!calls)
-		return -1;
-	for (i = 0; i <= n; i++) {
-		h = i < n ? PyTuple_GET_ITEM(fa_st.monitor_hooks, i) : cfg->on_call;
-		if (h == Py_None)
-			continue;
-		r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off, cfg->data,
-						 calls, NULL);
-		if (!r) {
-			rc = -1;
-			break;
-		}
-		if (r == fa_st.disable || r == Py_False) {
-			*res = r == fa_st.disable ? r : Py_NewRef(Py_None);
-			if (r != fa_st.disable)
-				Py_DECREF(r);
-			rc = 1;
-			break;
-		}
-		Py_DECREF(r);
-	}
-	Py_DECREF(calls);
-	return rc;
+    if (fa_st.lxml_hook) {
+        r = fa_lxml_monitor(NULL, a, 7);
+        if (r != Py_None) {
+            *res = r;
+            return r ? 1 : -1;
+        }
+        Py_DECREF(r);
+    }
+    if (!n && cfg->on_call == Py_None) {
+        return 0;
+    }
+    calls = PyObject_CallNoArgs(fa_st.active_calls);
+    if (!calls) {
+        return -1;
+    }
+    for (i = 0; i <= n; i++) {
+        h = i < n ? PyTuple_GET_ITEM(fa_st.monitor_hooks, i) : cfg->on_call;
+        if (h == Py_None) {
+            continue;
+        }
+        r = PyObject_CallFunctionObjArgs(h, caller, callee, fn, code, off,
+                                         cfg->data, calls, NULL);
+        if (!r) {
+            rc = -1;
+            break;
+        }
+        if (r == fa_st.disable || r == Py_False) {
+            *res = r == fa_st.disable ? r : Py_NewRef(Py_None);
+            if (r != fa_st.disable) {
+                Py_DECREF(r);
+            }
+            rc = 1;
+            break;
+        }
+        Py_DECREF(r);
+    }
+    Py_DECREF(calls);
+    return rc;
 }
 
 static PyObject *judge_call(PyObject *const *args, Py_ssize_t n);
 
-static PyObject *call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+static PyObject *
+call_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-	(void)self;
-	if (!fa_st.monitor_on)
-		return disable();
-	return judge_call(args, n);
+    (void)self;
+    if (!fa_st.monitor_on) {
+        return disable();
+    }
+    return judge_call(args, n);
 }
 
 PyMethodDef fa_monitor_cb_def = {
-	"_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
-	"sys.monitoring CALL callback of fastaudit."};
+    "_call_monitor", (PyCFunction)(void (*)(void))call_cb, METH_FASTCALL,
+    "sys.monitoring CALL callback of fastaudit."};
 
 /*
  * Thread pool work run in its submitter's Context is called from C
@@ -409,109 +464,118 @@ PyMethodDef fa_monitor_cb_def = {
  * had, from the frame that runs it. A call from C has no site to
  * DISABLE. 0, or -1 with the refusal raised.
  */
-int fa_monitor_call(PyObject *fn)
+int
+fa_monitor_call(PyObject *fn)
 {
-	PyFrameObject *f = PyEval_GetFrame();
-	PyObject *a[4], *r;
-	unsigned long before = disabled;
+    PyFrameObject *f = PyEval_GetFrame();
+    PyObject *a[4], *r;
+    unsigned long before = disabled;
 
-	/* no monitor installed: no context monitors calls */
-	if (!f || fa_st.tool_id < 0)
-		return 0;
-	a[0] = (PyObject *)PyFrame_GetCode(f);
-	a[1] = PyLong_FromLong(PyFrame_GetLasti(f));
-	a[2] = fn;
-	a[3] = Py_None;
-	r = a[1] ? judge_call(a, 4) : NULL;
-	disabled = before;
-	Py_DECREF(a[0]);
-	Py_XDECREF(a[1]);
-	Py_XDECREF(r);
-	return r ? 0 : -1;
+    /* no monitor installed: no context monitors calls */
+    if (!f || fa_st.tool_id < 0) {
+        return 0;
+    }
+    a[0] = (PyObject *)PyFrame_GetCode(f);
+    a[1] = PyLong_FromLong(PyFrame_GetLasti(f));
+    a[2] = fn;
+    a[3] = Py_None;
+    r = a[1] ? judge_call(a, 4) : NULL;
+    disabled = before;
+    Py_DECREF(a[0]);
+    Py_XDECREF(a[1]);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
 }
 
-static PyObject *judge_call(PyObject *const *args, Py_ssize_t n)
+static PyObject *
+judge_call(PyObject *const *args, Py_ssize_t n)
 {
-	PyObject *fn, *mod, *entry = NULL, *caller = NULL, *callee = NULL, *chain = NULL;
-	PyObject *res = NULL;
-	PyFrameObject *f;
-	FaCfgObject *cfg;
-	int r;
+    PyObject *fn, *mod, *entry = NULL, *caller = NULL, *callee = NULL,
+        *chain = NULL;
+    PyObject *res = NULL;
+    PyFrameObject *f;
+    FaCfgObject *cfg;
+    int r;
 
-	if (n < 3)
-		Py_RETURN_NONE;
-	if (own_method(args[2]))
-		Py_RETURN_NONE;
-	fn = unwrap(args[2]);
-	if (callee_is_python(fn)) {
-		Py_DECREF(fn);
-		return disable();
-	}
-	mod = func_mod(fn);
-	switch (mod ? module_verdict(mod) : MOD_AUDIT) {
-	case MOD_IGNORE:
-		Py_DECREF(mod);
-		Py_DECREF(fn);
-		return disable();
-	case MOD_SELF:
-		/*
-		 * Every context's __exit__ runs here: a DISABLE would cost a
-		 * restart_events() on the next entry, a plain return costs
-		 * one callback per use.
-		 */
-		Py_DECREF(mod);
-		Py_DECREF(fn);
-		Py_RETURN_NONE;
-	}
-	entry = fa_current_entry();
-	/* a native call is about to run: let the shim know whose it is */
-	fa_bridge_publish(entry);
-	if (!entry || !mod) {
-		res = entry || !PyErr_Occurred() ? Py_NewRef(Py_None) : NULL;
-		goto out;
-	}
-	cfg = ((FaEntryObject *)entry)->cfg;
-	if (!cfg->monitor_calls) {
-		res = Py_NewRef(Py_None);
-		goto out;
-	}
-	f = PyEval_GetFrame();
-	caller = f ? fa_frame_name(f) : PyUnicode_FromString("?");
-	callee = callee_name(fn, mod);
-	if (!caller || !callee) {
-		res = caller ? Py_NewRef(Py_None) : NULL;
-		goto out;
-	}
-	r = run_hooks(cfg, caller, callee, fn, args[0], args[1], &res);
-	if (r != 0) {
-		if (res == fa_st.disable)
-			disabled++;
-		goto out;
-	}
-	/*
-	 * native_calls='libc': the shim, loaded and told this thread's context
-	 * above, judges every write the call makes; the site stays armed so
-	 * each call publishes its context first. Without the shim the call is
-	 * audited as the seed says.
-	 */
-	if (cfg->libc_calls && fa_native_on()) {
-		res = Py_NewRef(Py_None);
-		goto out;
-	}
-	chain = fa_chain_string(callee);
-	if (!chain)
-		goto out;
-	if (PySys_Audit("fastaudit.call", "OOO", caller, callee, chain) < 0)
-		goto out;
-	res = Py_NewRef(Py_None);
+    if (n < 3) {
+        Py_RETURN_NONE;
+    }
+    if (own_method(args[2])) {
+        Py_RETURN_NONE;
+    }
+    fn = unwrap(args[2]);
+    if (callee_is_python(fn)) {
+        Py_DECREF(fn);
+        return disable();
+    }
+    mod = func_mod(fn);
+    switch (mod ? module_verdict(mod) : MOD_AUDIT) {
+    case MOD_IGNORE:
+        Py_DECREF(mod);
+        Py_DECREF(fn);
+        return disable();
+    case MOD_SELF:
+        /*
+         * Every context's __exit__ runs here: a DISABLE would cost a
+         * restart_events() on the next entry, a plain return costs
+         * one callback per use.
+         */
+        Py_DECREF(mod);
+        Py_DECREF(fn);
+        Py_RETURN_NONE;
+    }
+    entry = fa_current_entry();
+    /* a native call is about to run: let the shim know whose it is */
+    fa_bridge_publish(entry);
+    if (!entry || !mod) {
+        res = entry || !PyErr_Occurred() ? Py_NewRef(Py_None) : NULL;
+        goto out;
+    }
+    cfg = ((FaEntryObject *)entry)->cfg;
+    if (!cfg->monitor_calls) {
+        res = Py_NewRef(Py_None);
+        goto out;
+    }
+    f = PyEval_GetFrame();
+    caller = f ? fa_frame_name(f) : PyUnicode_FromString("?");
+    callee = callee_name(fn, mod);
+    if (!caller || !callee) {
+        res = caller ? Py_NewRef(Py_None) : NULL;
+        goto out;
+    }
+    r = run_hooks(cfg, caller, callee, fn, args[0], args[1], &res);
+    if (r != 0) {
+        if (res == fa_st.disable) {
+            disabled++;
+        }
+        goto out;
+    }
+    /*
+     * native_calls='libc': the shim, loaded and told this thread's context
+     * above, judges every write the call makes; the site stays armed so
+     * each call publishes its context first. Without the shim the call is
+     * audited as the seed says.
+     */
+    if (cfg->libc_calls && fa_native_on()) {
+        res = Py_NewRef(Py_None);
+        goto out;
+    }
+    chain = fa_chain_string(callee);
+    if (!chain) {
+        goto out;
+    }
+    if (PySys_Audit("fastaudit.call", "OOO", caller, callee, chain) < 0) {
+        goto out;
+    }
+    res = Py_NewRef(Py_None);
 out:
-	Py_XDECREF(chain);
-	Py_XDECREF(caller);
-	Py_XDECREF(callee);
-	Py_XDECREF(entry);
-	Py_XDECREF(mod);
-	Py_DECREF(fn);
-	return res;
+    Py_XDECREF(chain);
+    Py_XDECREF(caller);
+    Py_XDECREF(callee);
+    Py_XDECREF(entry);
+    Py_XDECREF(mod);
+    Py_DECREF(fn);
+    return res;
 }
 
 /*
@@ -532,76 +596,92 @@ static int notes_tool = -1;
 static int notes_on;               /* the bridge's events are set */
 static PyObject *notes_tool_obj, *notes_events;
 
-static PyObject *raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+static PyObject *
+raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-	(void)self;
-	if (n >= 3 && fa_st.live_entries)
-		fa_bridge_note(args[2]);
-	Py_RETURN_NONE;
+    (void)self;
+    if (n >= 3 && fa_st.live_entries) {
+        fa_bridge_note(args[2]);
+    }
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef raise_cb_def = {
-	"_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
-	"sys.monitoring RAISE callback of fastaudit: native denial notes."};
+    "_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
+    "sys.monitoring RAISE callback of fastaudit: native denial notes."};
 
 /* PY_START / PY_RESUME (code, offset) */
-static PyObject *switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+static PyObject *
+switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-	(void)self;
-	if (n < 1 || !PyCode_Check(args[0]))
-		Py_RETURN_NONE;
-	/*
-	 * Not counted in `disabled`: these sites never need re-arming (a
-	 * coroutine stays one), so they must not make every entry restart
-	 * events; a restart for the call monitor re-arms them, harmlessly.
-	 * With no entry alive a coroutine site is disabled too, and comes
-	 * back with the next restart.
-	 */
-	if (!(fa_py_code_flags((PyCodeObject *)args[0]) & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
-		return Py_NewRef(fa_st.disable);
-	if (!fa_st.live_entries) {
-		disabled++;
-		return Py_NewRef(fa_st.disable);
-	}
-	fa_bridge_switch();
-	Py_RETURN_NONE;
+    (void)self;
+    if (n < 1 || !PyCode_Check(args[0])) {
+        Py_RETURN_NONE;
+    }
+    /*
+     * Not counted in `disabled`: these sites never need re-arming (a
+     * coroutine stays one), so they must not make every entry restart
+     * events; a restart for the call monitor re-arms them, harmlessly.
+     * With no entry alive a coroutine site is disabled too, and comes
+     * back with the next restart.
+     */
+    if (!(fa_py_code_flags((PyCodeObject *)args[0])
+          & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
+    {
+        return Py_NewRef(fa_st.disable);
+    }
+    if (!fa_st.live_entries) {
+        disabled++;
+        return Py_NewRef(fa_st.disable);
+    }
+    fa_bridge_switch();
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef switch_cb_def = {
-	"_switch_monitor", (PyCFunction)(void (*)(void))switch_cb, METH_FASTCALL,
-	"sys.monitoring PY_START/PY_RESUME callback of fastaudit: task steps."};
+    "_switch_monitor", (PyCFunction)(void (*)(void))switch_cb, METH_FASTCALL,
+    "sys.monitoring PY_START/PY_RESUME callback of fastaudit: task steps."};
 
 static const char *const bridge_events[] = {"RAISE", "PY_START", "PY_RESUME"};
 
 /* Register (or, with on 0, remove) the bridge's callbacks on id: 0 or -1. */
-static int bridge_callbacks(PyObject *mon_, int id, int on)
+static int
+bridge_callbacks(PyObject *mon_, int id, int on)
 {
-	PyObject *ev, *e, *cb, *r, *all = NULL;
-	size_t i;
-	int rc = 0;
+    PyObject *ev, *e, *cb, *r, *all = NULL;
+    size_t i;
+    int rc = 0;
 
-	ev = PyObject_GetAttrString(mon_, "events");
-	if (!ev)
-		return -1;
-	for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0] && rc == 0; i++) {
-		e = PyObject_GetAttrString(ev, bridge_events[i]);
-		cb = !on ? Py_NewRef(Py_None) :
-		     PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
-		r = e && cb ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb) : NULL;
-		Py_XDECREF(r);
-		if (r && on)
-			Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));
-		if (!r || (on && !all))
-			rc = -1;
-		Py_XDECREF(e);
-		Py_XDECREF(cb);
-	}
-	Py_DECREF(ev);
-	if (on && rc == 0)
-		notes_events = all;
-	else
-		Py_XDECREF(all);
-	return rc;
+    ev = PyObject_GetAttrString(mon_, "events");
+    if (!ev) {
+        return -1;
+    }
+    for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0]
+         && rc == 0; i++)
+    {
+        e = PyObject_GetAttrString(ev, bridge_events[i]);
+        cb = !on ? Py_NewRef(Py_None) :
+             PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
+        r = e && cb
+            ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb)
+            : NULL;
+        Py_XDECREF(r);
+        if (r && on) {
+            Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));
+        }
+        if (!r || (on && !all)) {
+            rc = -1;
+        }
+        Py_XDECREF(e);
+        Py_XDECREF(cb);
+    }
+    Py_DECREF(ev);
+    if (on && rc == 0) {
+        notes_events = all;
+    } else {
+        Py_XDECREF(all);
+    }
+    return rc;
 }
 
 #define NOTES_NAME "fastaudit-native"
@@ -611,73 +691,88 @@ static int bridge_callbacks(PyObject *mon_, int id, int on)
  * free. Called from mk_audit(), outside any context (registering a
  * callback raises an audit event).
  */
-int fa_notes_install(void)
+int
+fa_notes_install(void)
 {
-	static const int prefer[] = {4, 3, 2, 1, 0, 5};
-	PyObject *sys, *mon_, *tool, *r;
-	size_t i;
-	int id = -1;
+    static const int prefer[] = {4, 3, 2, 1, 0, 5};
+    PyObject *sys, *mon_, *tool, *r;
+    size_t i;
+    int id = -1;
 
-	sys = PyImport_ImportModule("sys");
-	mon_ = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
-	Py_XDECREF(sys);
-	if (!mon_)
-		return -1;
-	for (i = 0; i < sizeof prefer / sizeof prefer[0] && id < 0; i++) {
-		if (prefer[i] == fa_st.tool_id)
-			continue;
-		tool = PyObject_CallMethod(mon_, "get_tool", "i", prefer[i]);
-		if (!tool)
-			goto out;
-		if (tool == Py_None)
-			id = prefer[i];
-		else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
-			id = prefer[i];   /* left over from an earlier copy of the module */
-		Py_DECREF(tool);
-	}
-	if (!fa_native_on() || notes_tool >= 0)
-		goto out;
-	if (id < 0)
-		goto out;
-	r = PyObject_CallMethod(mon_, "get_tool", "i", id);
-	if (r == Py_None) {
-		Py_DECREF(r);
-		r = PyObject_CallMethod(mon_, "use_tool_id", "is", id, NOTES_NAME);
-	}
-	Py_XDECREF(r);
-	if (r && !fa_st.disable)
-		fa_st.disable = PyObject_GetAttrString(mon_, "DISABLE");
-	if (r && fa_st.disable && bridge_callbacks(mon_, id, 1) == 0) {
-		notes_tool_obj = PyLong_FromLong(id);
-		if (notes_tool_obj)
-			notes_tool = id;
-	} else {
-		id = -1;
-	}
+    sys = PyImport_ImportModule("sys");
+    mon_ = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+    Py_XDECREF(sys);
+    if (!mon_) {
+        return -1;
+    }
+    for (i = 0; i < sizeof prefer / sizeof prefer[0] && id < 0; i++) {
+        if (prefer[i] == fa_st.tool_id) {
+            continue;
+        }
+        tool = PyObject_CallMethod(mon_, "get_tool", "i", prefer[i]);
+        if (!tool) {
+            goto out;
+        }
+        if (tool == Py_None) {
+            id = prefer[i];
+        } else if (PyUnicode_Check(tool)
+                   && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
+        {
+            /* left over from an earlier copy of the module */
+            id = prefer[i];
+        }
+        Py_DECREF(tool);
+    }
+    if (!fa_native_on() || notes_tool >= 0) {
+        goto out;
+    }
+    if (id < 0) {
+        goto out;
+    }
+    r = PyObject_CallMethod(mon_, "get_tool", "i", id);
+    if (r == Py_None) {
+        Py_DECREF(r);
+        r = PyObject_CallMethod(mon_, "use_tool_id", "is", id, NOTES_NAME);
+    }
+    Py_XDECREF(r);
+    if (r && !fa_st.disable) {
+        fa_st.disable = PyObject_GetAttrString(mon_, "DISABLE");
+    }
+    if (r && fa_st.disable && bridge_callbacks(mon_, id, 1) == 0) {
+        notes_tool_obj = PyLong_FromLong(id);
+        if (notes_tool_obj) {
+            notes_tool = id;
+        }
+    } else {
+        id = -1;
+    }
 out:
-	PyErr_Clear();
-	Py_DECREF(mon_);
-	return id;
+    PyErr_Clear();
+    Py_DECREF(mon_);
+    return id;
 }
 
-static int notes_set(PyObject *events)
+static int
+notes_set(PyObject *events)
 {
-	PyObject *a[2] = {notes_tool_obj, events};
-	PyObject *r;
+    PyObject *a[2] = {notes_tool_obj, events};
+    PyObject *r;
 
-	if (!fa_st.mon_set_events) {
-		PyObject *sys = PyImport_ImportModule("sys");
-		PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+    if (!fa_st.mon_set_events) {
+        PyObject *sys = PyImport_ImportModule("sys");
+        PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
 
-		fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events") : NULL;
-		Py_XDECREF(m);
-		Py_XDECREF(sys);
-		if (!fa_st.mon_set_events)
-			return -1;
-	}
-	r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
-	Py_XDECREF(r);
-	return r ? 0 : -1;
+        fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events")
+            : NULL;
+        Py_XDECREF(m);
+        Py_XDECREF(sys);
+        if (!fa_st.mon_set_events) {
+            return -1;
+        }
+    }
+    r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
 }
 
 /*
@@ -687,167 +782,210 @@ static int notes_set(PyObject *events)
  * the bridge: it stays on until an exit finds nothing alive, and its
  * callbacks return early (DISABLE where they can) while nothing is alive.
  */
-int fa_notes_enter(void)
+int
+fa_notes_enter(void)
 {
-	if (notes_tool < 0)
-		return 0;
-	/* coroutine sites DISABLEd while no entry was alive must see task steps again */
-	if (rearm() < 0)
-		return -1;
-	if (notes_on)
-		return 0;
-	if (notes_set(notes_events) < 0)
-		return -1;
-	notes_on = 1;
-	return 0;
+    if (notes_tool < 0) {
+        return 0;
+    }
+    /*
+     * coroutine sites DISABLEd while no entry was alive must see task steps
+     * again
+     */
+    if (rearm() < 0) {
+        return -1;
+    }
+    if (notes_on) {
+        return 0;
+    }
+    if (notes_set(notes_events) < 0) {
+        return -1;
+    }
+    notes_on = 1;
+    return 0;
 }
 
-int fa_notes_exit(void)
+int
+fa_notes_exit(void)
 {
-	static PyObject *zero;
+    static PyObject *zero;
 
-	if (notes_tool < 0 || !notes_on || fa_st.live_entries > 0)
-		return 0;
-	if (!zero && !(zero = PyLong_FromLong(0)))
-		return -1;
-	notes_on = 0;
-	return notes_set(zero);
+    if (notes_tool < 0 || !notes_on || fa_st.live_entries > 0) {
+        return 0;
+    }
+    if (!zero && !(zero = PyLong_FromLong(0))) {
+        return -1;
+    }
+    notes_on = 0;
+    return notes_set(zero);
 }
 
-int fa_notes_tool(void)
+int
+fa_notes_tool(void)
 {
-	return notes_tool;
+    return notes_tool;
 }
 
 /* Give the notes' tool id up (the call monitor asks for it); 0 or -1. */
-static int notes_release(PyObject *mon_, int id)
+static int
+notes_release(PyObject *mon_, int id)
 {
-	PyObject *r;
+    PyObject *r;
 
-	if (notes_on) {
-		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is in use by fastaudit's notes "
-			     "while a context is entered", id);
-		return -1;
-	}
-	if (bridge_callbacks(mon_, id, 0) < 0)
-		return -1;
-	r = PyObject_CallMethod(mon_, "free_tool_id", "i", id);
-	if (!r)
-		return -1;
-	Py_DECREF(r);
-	if (id == notes_tool) {
-		notes_tool = -1;
-		Py_CLEAR(notes_tool_obj);
-		Py_CLEAR(notes_events);
-	}
-	return 0;
+    if (notes_on) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "sys.monitoring tool id %d is in use by fastaudit's "
+                     "notes while a context is entered", id);
+        return -1;
+    }
+    if (bridge_callbacks(mon_, id, 0) < 0) {
+        return -1;
+    }
+    r = PyObject_CallMethod(mon_, "free_tool_id", "i", id);
+    if (!r) {
+        return -1;
+    }
+    Py_DECREF(r);
+    if (id == notes_tool) {
+        notes_tool = -1;
+        Py_CLEAR(notes_tool_obj);
+        Py_CLEAR(notes_events);
+    }
+    return 0;
 }
 
-static int sample_slots(void)
+static int
+sample_slots(void)
 {
-	PyObject *ns, *r, *cls, *callable, *ft;
+    PyObject *ns, *r, *cls, *callable, *ft;
 
-	ns = PyDict_New();
-	if (!ns)
-		return -1;
-	r = PyRun_String("class _Plain: pass\nclass _Callable:\n    def __call__(self): pass\n",
-			 Py_file_input, ns, ns);
-	Py_XDECREF(r);
-	if (!r) {
-		Py_DECREF(ns);
-		return -1;
-	}
-	cls = PyDict_GetItemString(ns, "_Plain");
-	callable = PyDict_GetItemString(ns, "_Callable");
-	py_class_dealloc = ((PyTypeObject *)cls)->tp_dealloc;
-	py_call_slot = ((PyTypeObject *)callable)->tp_call;
-	Py_DECREF(ns);
-	ft = PyImport_ImportModule("functools");
-	if (!ft)
-		return -1;
-	partial_type = PyObject_GetAttrString(ft, "partial");
-	Py_DECREF(ft);
-	return partial_type ? 0 : -1;
+    ns = PyDict_New();
+    if (!ns) {
+        return -1;
+    }
+    r = PyRun_String("class _Plain: pass\nclass _Callable:\n    def "
+                     "__call__(self): pass\n", Py_file_input, ns, ns);
+    Py_XDECREF(r);
+    if (!r) {
+        Py_DECREF(ns);
+        return -1;
+    }
+    cls = PyDict_GetItemString(ns, "_Plain");
+    callable = PyDict_GetItemString(ns, "_Callable");
+    py_class_dealloc = ((PyTypeObject *)cls)->tp_dealloc;
+    py_call_slot = ((PyTypeObject *)callable)->tp_call;
+    Py_DECREF(ns);
+    ft = PyImport_ImportModule("functools");
+    if (!ft) {
+        return -1;
+    }
+    partial_type = PyObject_GetAttrString(ft, "partial");
+    Py_DECREF(ft);
+    return partial_type ? 0 : -1;
 }
 
 #define S(v, s) ((v) = PyUnicode_InternFromString(s))
 
-int fa_monitor_install(int tool_id)
+int
+fa_monitor_install(int tool_id)
 {
-	PyObject *sys, *tool = NULL, *cb = NULL, *events = NULL, *call = NULL, *r;
-	int rc = -1;
+    PyObject *sys, *tool = NULL, *cb = NULL, *events = NULL, *call = NULL, *r;
+    int rc = -1;
 
-	if (fa_st.tool_id >= 0) {
-		if (fa_st.tool_id != tool_id) {
-			PyErr_Format(PyExc_RuntimeError, "fastaudit already uses sys.monitoring tool id %d",
-				     fa_st.tool_id);
-			return -1;
-		}
-		return 0;
-	}
-	if (!mon) {
-		if (!S(str_module, "__module__") || !S(str_objclass, "__objclass__") ||
-		    !S(str_self, "__self__") || !S(str_qualname, "__qualname__") ||
-		    !S(str_name_, "__name__") || !S(str_func, "func") ||
-		    !S(str_wrapped, "__wrapped__") || !S(str_dict, "__dict__") || !S(str_mro, "__mro__"))
-			return -1;
-		if (sample_slots() < 0)
-			return -1;
-		sys = PyImport_ImportModule("sys");
-		if (!sys)
-			return -1;
-		mon = PyObject_GetAttrString(sys, "monitoring");
-		Py_DECREF(sys);
-		if (!mon)
-			return -1;
-		if (!fa_st.disable)
-			fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
-		fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
-		fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
-		if (!fa_st.disable || !fa_st.mon_set_events || !fa_st.mon_restart)
-			return -1;
-	}
-	events = PyObject_GetAttrString(mon, "events");
-	call = events ? PyObject_GetAttrString(events, "CALL") : NULL;
-	tool = call ? PyObject_CallMethod(mon, "get_tool", "i", tool_id) : NULL;
-	if (!tool)
-		goto out;
-	if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, "fastaudit")) {
-		/* left over from an earlier copy of the module in this process */
-		r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, 0);
-		Py_XDECREF(r);
-		r = r ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call, Py_None) : NULL;
-		Py_XDECREF(r);
-		r = r ? PyObject_CallMethod(mon, "free_tool_id", "i", tool_id) : NULL;
-		Py_XDECREF(r);
-		if (!r)
-			goto out;
-	} else if (PyUnicode_Check(tool) && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME)) {
-		/* the notes move to another id once the monitor has this one */
-		if (notes_release(mon, tool_id) < 0)
-			goto out;
-	} else if (tool != Py_None) {
-		PyErr_Format(PyExc_RuntimeError, "sys.monitoring tool id %d is already used by %R",
-			     tool_id, tool);
-		goto out;
-	}
-	r = PyObject_CallMethod(mon, "use_tool_id", "is", tool_id, "fastaudit");
-	if (!r)
-		goto out;
-	Py_DECREF(r);
-	cb = PyCFunction_New(&fa_monitor_cb_def, NULL);
-	r = cb ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call, cb) : NULL;
-	if (!r)
-		goto out;
-	Py_DECREF(r);
-	fa_st.tool_id = tool_id;
-	rc = 0;
+    if (fa_st.tool_id >= 0) {
+        if (fa_st.tool_id != tool_id) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "fastaudit already uses sys.monitoring tool id %d",
+                         fa_st.tool_id);
+            return -1;
+        }
+        return 0;
+    }
+    if (!mon) {
+        if (!S(str_module, "__module__") || !S(str_objclass, "__objclass__")
+            || !S(str_self, "__self__") || !S(str_qualname, "__qualname__")
+            || !S(str_name_, "__name__") || !S(str_func, "func")
+            || !S(str_wrapped, "__wrapped__") || !S(str_dict, "__dict__")
+            || !S(str_mro, "__mro__"))
+        {
+            return -1;
+        }
+        if (sample_slots() < 0) {
+            return -1;
+        }
+        sys = PyImport_ImportModule("sys");
+        if (!sys) {
+            return -1;
+        }
+        mon = PyObject_GetAttrString(sys, "monitoring");
+        Py_DECREF(sys);
+        if (!mon) {
+            return -1;
+        }
+        if (!fa_st.disable) {
+            fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
+        }
+        fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
+        fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
+        if (!fa_st.disable || !fa_st.mon_set_events || !fa_st.mon_restart) {
+            return -1;
+        }
+    }
+    events = PyObject_GetAttrString(mon, "events");
+    call = events ? PyObject_GetAttrString(events, "CALL") : NULL;
+    tool = call ? PyObject_CallMethod(mon, "get_tool", "i", tool_id) : NULL;
+    if (!tool) {
+        goto out;
+    }
+    if (PyUnicode_Check(tool)
+        && !PyUnicode_CompareWithASCIIString(tool, "fastaudit"))
+    {
+        /* left over from an earlier copy of the module in this process */
+        r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, 0);
+        Py_XDECREF(r);
+        r = r
+            ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id,
+                                  call, Py_None) : NULL;
+        Py_XDECREF(r);
+        r = r ? PyObject_CallMethod(mon, "free_tool_id", "i", tool_id) : NULL;
+        Py_XDECREF(r);
+        if (!r) {
+            goto out;
+        }
+    } else if (PyUnicode_Check(tool)
+               && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
+    {
+        /* the notes move to another id once the monitor has this one */
+        if (notes_release(mon, tool_id) < 0) {
+            goto out;
+        }
+    } else if (tool != Py_None) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "sys.monitoring tool id %d is already used by %R",
+                     tool_id, tool);
+        goto out;
+    }
+    r = PyObject_CallMethod(mon, "use_tool_id", "is", tool_id, "fastaudit");
+    if (!r) {
+        goto out;
+    }
+    Py_DECREF(r);
+    cb = PyCFunction_New(&fa_monitor_cb_def, NULL);
+    r = cb
+        ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call,
+                              cb) : NULL;
+    if (!r) {
+        goto out;
+    }
+    Py_DECREF(r);
+    fa_st.tool_id = tool_id;
+    rc = 0;
 out:
-	Py_XDECREF(tool);
-	Py_XDECREF(cb);
-	Py_XDECREF(call);
-	Py_XDECREF(events);
-	return rc;
+    Py_XDECREF(tool);
+    Py_XDECREF(cb);
+    Py_XDECREF(call);
+    Py_XDECREF(events);
+    return rc;
 }
 
 /*
@@ -864,104 +1002,122 @@ out:
  */
 static PyObject *tool_obj, *events_on, *events_off;
 
-static int set_events(PyObject *events)
+static int
+set_events(PyObject *events)
 {
-	PyObject *a[2] = {tool_obj, events};
-	PyObject *r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
+    PyObject *a[2] = {tool_obj, events};
+    PyObject *r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
 
-	Py_XDECREF(r);
-	return r ? 0 : -1;
+    Py_XDECREF(r);
+    return r ? 0 : -1;
 }
 
-int fa_monitor_enter(void)
+int
+fa_monitor_enter(void)
 {
-	if (fa_st.tool_id < 0)
-		return 0;
-	if (!tool_obj) {
-		PyObject *ev = PyObject_GetAttrString(mon, "events");
-		PyObject *call = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
+    if (fa_st.tool_id < 0) {
+        return 0;
+    }
+    if (!tool_obj) {
+        PyObject *ev = PyObject_GetAttrString(mon, "events");
+        PyObject *call = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
 
-		Py_XDECREF(ev);
-		if (!call)
-			return -1;
-		events_on = Py_NewRef(call);
-		Py_DECREF(call);
-		events_off = PyLong_FromLong(0);
-		tool_obj = PyLong_FromLong(fa_st.tool_id);
-		if (!events_off || !tool_obj) {
-			Py_CLEAR(events_on);
-			Py_CLEAR(events_off);
-			Py_CLEAR(tool_obj);
-			return -1;
-		}
-	}
-	/*
-	 * Re-arm first: with no events set, the restart's eager pass over the
-	 * running frames finds nothing instrumented, and set_events() then
-	 * arms every site of those frames anyway.
-	 */
-	if (rearm() < 0)
-		return -1;
-	if (fa_st.monitor_on == 0 && set_events(events_on) < 0)
-		return -1;
-	fa_st.monitor_on++;
-	return 0;
+        Py_XDECREF(ev);
+        if (!call) {
+            return -1;
+        }
+        events_on = Py_NewRef(call);
+        Py_DECREF(call);
+        events_off = PyLong_FromLong(0);
+        tool_obj = PyLong_FromLong(fa_st.tool_id);
+        if (!events_off || !tool_obj) {
+            Py_CLEAR(events_on);
+            Py_CLEAR(events_off);
+            Py_CLEAR(tool_obj);
+            return -1;
+        }
+    }
+    /*
+     * Re-arm first: with no events set, the restart's eager pass over the
+     * running frames finds nothing instrumented, and set_events() then
+     * arms every site of those frames anyway.
+     */
+    if (rearm() < 0) {
+        return -1;
+    }
+    if (fa_st.monitor_on == 0 && set_events(events_on) < 0) {
+        return -1;
+    }
+    fa_st.monitor_on++;
+    return 0;
 }
 
-int fa_monitor_exit(void)
+int
+fa_monitor_exit(void)
 {
-	if (fa_st.monitor_on <= 0)
-		return 0;
-	if (--fa_st.monitor_on == 0)
-		return set_events(events_off);
-	return 0;
+    if (fa_st.monitor_on <= 0) {
+        return 0;
+    }
+    if (--fa_st.monitor_on == 0) {
+        return set_events(events_off);
+    }
+    return 0;
 }
 
 #else /* no sys.monitoring before 3.12 */
 
 PyMethodDef fa_monitor_cb_def = {NULL};
 
-int fa_monitor_install(int tool_id)
+int
+fa_monitor_install(int tool_id)
 {
-	(void)tool_id;
-	PyErr_SetString(PyExc_RuntimeError, "monitor_calls=True requires Python 3.12+ sys.monitoring");
-	return -1;
+    (void)tool_id;
+    PyErr_SetString(PyExc_RuntimeError,
+                    "monitor_calls=True requires Python 3.12+ sys.monitoring");
+    return -1;
 }
 
-int fa_monitor_enter(void)
+int
+fa_monitor_enter(void)
 {
-	return 0;
+    return 0;
 }
 
-int fa_monitor_exit(void)
+int
+fa_monitor_exit(void)
 {
-	return 0;
+    return 0;
 }
 
-int fa_notes_enter(void)
+int
+fa_notes_enter(void)
 {
-	return 0;
+    return 0;
 }
 
-int fa_notes_exit(void)
+int
+fa_notes_exit(void)
 {
-	return 0;
+    return 0;
 }
 
-int fa_notes_tool(void)
+int
+fa_notes_tool(void)
 {
-	return -1;
+    return -1;
 }
 
-int fa_notes_install(void)
+int
+fa_notes_install(void)
 {
-	return -1;
+    return -1;
 }
 
-int fa_monitor_call(PyObject *fn)
+int
+fa_monitor_call(PyObject *fn)
 {
-	(void)fn;
-	return 0;
+    (void)fn;
+    return 0;
 }
 
 #endif

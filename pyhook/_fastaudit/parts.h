@@ -26,15 +26,15 @@
 #define FA_TEXT_MAX 160
 
 struct fa_piece {
-	const char *s;          /* ASCII, when u is NULL */
-	PyObject *u;
-	Py_ssize_t len;
-	int owned;
+    const char *s;          /* ASCII, when u is NULL */
+    PyObject *u;
+    Py_ssize_t len;
+    int owned;
 };
 
 struct fa_text {
-	int n, failed;
-	struct fa_piece p[FA_TEXT_MAX];
+    int n, failed;
+    struct fa_piece p[FA_TEXT_MAX];
 };
 
 void fa_text_init(struct fa_text *t);
@@ -51,27 +51,28 @@ PyObject *fa_text_done(struct fa_text *t);
 /* ---- events.c ---------------------------------------------------------- */
 
 enum fa_evclass {
-	FA_EV_OTHER = 0,  /* not listed: denied unless host policy allows */
-	FA_EV_ALLOW,      /* explicitly allowed */
-	FA_EV_FIRST,      /* first argument is a path */
-	FA_EV_DST,        /* second argument is the destination path */
-	FA_EV_BOTH,       /* source and destination */
-	FA_EV_OPEN,
-	FA_EV_CHDIR,
-	FA_EV_TRUNCATE,
-	FA_EV_SETATTR,
-	FA_EV_ENV,
-	FA_EV_THREAD,
-	FA_EV_INTERNAL,   /* audit_perms.*: policy changes, denied inside a context */
-	FA_EV_IMPORT,     /* a module not yet in sys.modules is being imported */
+    FA_EV_OTHER = 0,  /* not listed: denied unless host policy allows */
+    FA_EV_ALLOW,      /* explicitly allowed */
+    FA_EV_FIRST,      /* first argument is a path */
+    FA_EV_DST,        /* second argument is the destination path */
+    FA_EV_BOTH,       /* source and destination */
+    FA_EV_OPEN,
+    FA_EV_CHDIR,
+    FA_EV_TRUNCATE,
+    FA_EV_SETATTR,
+    FA_EV_ENV,
+    FA_EV_THREAD,
+    /* audit_perms.*: policy changes, denied inside a context */
+    FA_EV_INTERNAL,
+    FA_EV_IMPORT,     /* a module not yet in sys.modules is being imported */
 };
 
 struct fa_evinfo {
-	const char *name;
-	enum fa_evclass cls;
-	enum fa_op op;
-	signed char dirfd_arg;   /* index of a dir_fd argument, or -1 */
-	signed char dirfd2_arg;  /* second dir_fd (rename, link), or -1 */
+    const char *name;
+    enum fa_evclass cls;
+    enum fa_op op;
+    signed char dirfd_arg;   /* index of a dir_fd argument, or -1 */
+    signed char dirfd2_arg;  /* second dir_fd (rename, link), or -1 */
 };
 
 const struct fa_evinfo *fa_event_lookup(const char *event);
@@ -82,10 +83,10 @@ int fa_env_sensitive(const char *key);
 
 /* A compiled, sealed set of roots, shared by the snapshots of one mk_audit. */
 typedef struct {
-	PyObject_HEAD
-	fa_policy *policy;      /* sealed; unrestricted for roots=None */
-	PyObject *roots;        /* tuple of str as the user sees them, or None */
-	PyObject *roots_repr;   /* repr(roots), for messages */
+    PyObject_HEAD
+    fa_policy *policy;      /* sealed; unrestricted for roots=None */
+    PyObject *roots;        /* tuple of str as the user sees them, or None */
+    PyObject *roots_repr;   /* repr(roots), for messages */
 } FaPolicyObject;
 
 extern PyTypeObject FaPolicy_Type;
@@ -96,40 +97,52 @@ extern PyTypeObject FaPolicy_Type;
  * their target. base: a policy already filled from a policy file (taken
  * over, freed on failure), or NULL.
  */
-PyObject *fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks, fa_policy *base);
-/* 0: allowed; -1: denied (PermissionError raised or host allowed: see *handled). */
-int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
-void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args);
+PyObject *fa_policy_from_roots(PyObject *roots, int symlinks,
+                               int outside_symlinks, fa_policy *base);
+/*
+ * 0: allowed; -1: denied (PermissionError raised or host allowed: see
+ * *handled).
+ */
+int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev,
+                   PyObject *args);
+void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev,
+                      PyObject *args);
 
 /* ---- ctx.c ------------------------------------------------------------- */
 
 typedef struct {
-	PyObject_HEAD
-	FaPolicyObject *pol;
-	PyObject *before_deny;  /* or None */
-	PyObject *on_call;      /* or None */
-	PyObject *data;
-	PyObject *import_allow; /* sorted tuple of str */
-	int monitor_calls;
-	int libc_calls;          /* native calls go on to the shim's checks when it is loaded */
-	PyObject *learner;       /* mk_audit(learn=True): records refusals and approves them, or NULL */
+    PyObject_HEAD
+    FaPolicyObject *pol;
+    PyObject *before_deny;  /* or None */
+    PyObject *on_call;      /* or None */
+    PyObject *data;
+    PyObject *import_allow; /* sorted tuple of str */
+    int monitor_calls;
+    /* native calls go on to the shim's checks when it is loaded */
+    int libc_calls;
+    /* mk_audit(learn=True): records refusals and approves them, or NULL */
+    PyObject *learner;
 } FaCfgObject;
 
 /* What one entry into a context installs in the ContextVar. */
 typedef struct {
-	PyObject_HEAD
-	FaCfgObject *cfg;
-	unsigned long tid;
-	void *task;             /* identity of the asyncio task, or NULL */
-	PyObject *thread;       /* the threading.Thread that entered, or its name */
-	PyObject *chain;        /* tuple of frame names, outermost first, fastaudit's left out */
+    PyObject_HEAD
+    FaCfgObject *cfg;
+    unsigned long tid;
+    void *task;             /* identity of the asyncio task, or NULL */
+    /* the threading.Thread that entered, or its name */
+    PyObject *thread;
+    /* tuple of frame names, outermost first, fastaudit's left out */
+    PyObject *chain;
 } FaEntryObject;
 
 extern PyTypeObject FaCfg_Type, FaEntry_Type, FaPerms_Type, FaCM_Type;
 
 PyObject *fa_perms_new(FaCfgObject *cfg);
-PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_call,
-		     PyObject *data, PyObject *import_allow, int monitor_calls);
+PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny,
+                     PyObject *on_call,
+                     PyObject *data, PyObject *import_allow,
+                     int monitor_calls);
 PyObject *fa_mods_union(PyObject *a, PyObject *b);
 PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
 PyObject *fa_chain_string(PyObject *extra);
@@ -144,42 +157,57 @@ int fa_module_allowed(PyObject *mod, PyObject *allowed);
 /* ---- hook.c ------------------------------------------------------------ */
 
 struct fa_state {
-	int installed;
-	PyInterpreterState *interp;  /* the hook serves the main interpreter only */
-	PyObject *var;               /* ContextVar holding the active FaEntryObject */
-	PyObject *safe_native;       /* sorted tuple of module prefixes */
-	PyObject *import_allow;      /* sorted tuple, from entry points */
-	PyObject *monitor_hooks;     /* tuple of callables, the bundled lxml hook left out */
-	int lxml_hook;               /* the bundled lxml hook is among the monitor hooks */
-	PyObject *audit_hooks;       /* tuple of callables */
-	PyObject *active_calls;      /* callable returning the tracked calls */
-	PyObject *stdlib;            /* frozenset of stdlib top-level names */
-	Py_ssize_t live_entries;     /* entries alive anywhere: 0 = nothing to check */
-	int tool_id;                 /* -1 until the monitor is installed */
-	Py_ssize_t monitor_on;       /* monitoring contexts entered */
-	PyObject *disable;           /* sys.monitoring.DISABLE */
-	PyObject *mon_set_events, *mon_restart;
-	int imports_seen;            /* a fresh import ran inside a context */
-	PyObject *failed_imports;    /* set of top-level packages a denial interrupted */
+    int installed;
+    /* the hook serves the main interpreter only */
+    PyInterpreterState *interp;
+    /* ContextVar holding the active FaEntryObject */
+    PyObject *var;
+    PyObject *safe_native;       /* sorted tuple of module prefixes */
+    PyObject *import_allow;      /* sorted tuple, from entry points */
+    /* tuple of callables, the bundled lxml hook left out */
+    PyObject *monitor_hooks;
+    /* the bundled lxml hook is among the monitor hooks */
+    int lxml_hook;
+    PyObject *audit_hooks;       /* tuple of callables */
+    PyObject *active_calls;      /* callable returning the tracked calls */
+    PyObject *stdlib;            /* frozenset of stdlib top-level names */
+    /* entries alive anywhere: 0 = nothing to check */
+    Py_ssize_t live_entries;
+    int tool_id;                 /* -1 until the monitor is installed */
+    Py_ssize_t monitor_on;       /* monitoring contexts entered */
+    PyObject *disable;           /* sys.monitoring.DISABLE */
+    PyObject *mon_set_events, *mon_restart;
+    int imports_seen;            /* a fresh import ran inside a context */
+    /* set of top-level packages a denial interrupted */
+    PyObject *failed_imports;
 };
 
 extern struct fa_state fa_st;
 
 int fa_install(void);
-/* Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed, -1 raised. */
+/*
+ * Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed,
+ * -1 raised.
+ */
 struct fa_deny_detail {
-	PyObject *path;          /* the path argument as given, or NULL */
-	const char *resolved;    /* the path the engine judged, or NULL */
-	const char *rule;        /* the engine's reason name ("outside-roots"), or NULL */
-	const char *op;          /* the operation class ("write", "remove"), or NULL */
-	PyObject *roots;         /* the context's roots */
-	PyObject *note;          /* one sentence for the exception's notes, or NULL */
-	const fa_policy *policy; /* the context's policy, to name the fix; NULL: not known */
+    PyObject *path;          /* the path argument as given, or NULL */
+    const char *resolved;    /* the path the engine judged, or NULL */
+    /* the engine's reason name ("outside-roots"), or NULL */
+    const char *rule;
+    /* the operation class ("write", "remove"), or NULL */
+    const char *op;
+    PyObject *roots;         /* the context's roots */
+    /* one sentence for the exception's notes, or NULL */
+    PyObject *note;
+    /* the context's policy, to name the fix; NULL: not known */
+    const fa_policy *policy;
 };
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
-	    const struct fa_deny_detail *dd);
+            const struct fa_deny_detail *dd);
 PyObject *fa_event_message(const char *event, PyObject *args);
-/* Drop what is left of imports a denial broke (called when a context is left). */
+/*
+ * Drop what is left of imports a denial broke (called when a context is left).
+ */
 void fa_purge_failed_imports(void);
 
 /* ---- py_bridge.c (libfashim.so, when preloaded) ------------------------ */
@@ -189,7 +217,10 @@ int fa_native_on(void);
 const char *fa_native_reason(void);
 void fa_bridge_enter(PyObject *entry);
 void fa_bridge_publish(PyObject *entry);
-/* A coroutine frame starts or resumes: publish if the thread's Context changed. */
+/*
+ * A coroutine frame starts or resumes: publish if the thread's Context
+ * changed.
+ */
 void fa_bridge_switch(void);
 void fa_bridge_changed(void);
 /* An entry of policy (a FaPolicyObject) was born (+1) or died (-1). */
@@ -204,26 +235,38 @@ int fa_bridge_note(PyObject *exc);
 
 /* ---- py_denial.c ------------------------------------------------------- */
 
-int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd);
-/* exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an exception set. */
-int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule, const char *fix);
+int fa_raise_denial(PyObject *event, PyObject *msg,
+                    const struct fa_deny_detail *dd);
+/*
+ * exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an
+ * exception set.
+ */
+int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
+                      const char *fix);
 PyObject *fa_all_denials(void);
 
-/* ---- py_learn.c: policy files and learning contexts ---------------------- */
+/* ---- py_learn.c: policy files and learning contexts --------------------- */
 
 /*
  * The policy of mk_audit(): the policy file's (file not None) plus roots
- * (None: none more), or roots alone; in the engine's learn mode for learn=True.
+ * (None: none more), or roots alone; in the engine's learn mode for
+ * learn=True.
  */
-PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks, int outside_symlinks,
-			int learn);
+PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
+                        int outside_symlinks, int learn);
 /* A new fastaudit.core.Learner, or NULL with an exception. */
 PyObject *fa_learner_new(void);
-/* Hand the learner the shim's new records, if the shim has any: 0, or -1 with an exception. */
+/*
+ * Hand the learner the shim's new records, if the shim has any: 0, or -1 with
+ * an exception.
+ */
 int fa_learn_native(PyObject *learner);
-/* Record a refusal of a learning context instead of raising: 0, or -1 with an exception. */
+/*
+ * Record a refusal of a learning context instead of raising: 0, or -1 with an
+ * exception.
+ */
 int fa_learn_record(PyObject *learner, const char *event, PyObject *args,
-		    const struct fa_deny_detail *dd);
+                    const struct fa_deny_detail *dd);
 PyObject *fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw);
 
 /* ---- monitor.c --------------------------------------------------------- */
@@ -231,13 +274,19 @@ PyObject *fa_suggest_roots_py(PyObject *self, PyObject *args, PyObject *kw);
 int fa_monitor_install(int tool_id);
 int fa_monitor_enter(void);
 int fa_monitor_exit(void);
-/* RAISE events for native denial notes, on while any context is entered (3.12+) */
+/*
+ * RAISE events for native denial notes, on while any context is entered
+ * (3.12+)
+ */
 int fa_notes_enter(void);
 int fa_notes_exit(void);
 int fa_notes_tool(void);
 int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
-/* judge a call made from C as the CALL monitor would: 0, or -1 with the refusal raised */
+/*
+ * judge a call made from C as the CALL monitor would: 0, or -1 with the
+ * refusal raised
+ */
 int fa_monitor_call(PyObject *fn);
 PyObject *fa_lxml_monitor(PyObject *self, PyObject *const *args, Py_ssize_t n);
 

@@ -33,12 +33,12 @@ static char reason[160] = "native checks not initialised";
 static int resolver_set;
 
 struct tcache {
-	int valid;
-	PyObject *ctx;          /* identity only, never dereferenced */
-	uint64_t ver;
-	struct fa_thread_ctx ans;
-	int published;
-	const fa_policy *pub_policy;
+    int valid;
+    PyObject *ctx;          /* identity only, never dereferenced */
+    uint64_t ver;
+    struct fa_thread_ctx ans;
+    int published;
+    const fa_policy *pub_policy;
 };
 
 static __thread struct tcache tc;
@@ -54,10 +54,10 @@ static __thread struct tcache tc;
  */
 #define NSEEN 16
 struct seen {
-	PyObject *ctx;
-	unsigned long gen;
-	unsigned long used;
-	struct fa_thread_ctx ans;
+    PyObject *ctx;
+    unsigned long gen;
+    unsigned long used;
+    struct fa_thread_ctx ans;
 };
 
 static __thread struct seen seen[NSEEN];
@@ -72,17 +72,22 @@ static unsigned long fa_gen = 1;
 #define NSTAMP_BITS 10
 static unsigned long stamp[1 << NSTAMP_BITS];
 
-static unsigned long *stamp_of(PyObject *ctx)
+static unsigned long *
+stamp_of(PyObject *ctx)
 {
-	return &stamp[((uint64_t)(uintptr_t)ctx * 0x9E3779B97F4A7C15ull) >> (64 - NSTAMP_BITS)];
+    return &stamp[((uint64_t)(uintptr_t)ctx * 0x9E3779B97F4A7C15ull)
+                  >> (64 - NSTAMP_BITS)];
 }
 
 /* The ContextVar just changed in the calling thread's current Context. */
-void fa_bridge_changed(void)
+void
+fa_bridge_changed(void)
 {
-	*stamp_of(PyThreadState_Get()->context) = ++fa_gen;
-	/* ContextVar.set() leaves context_ver as it was: the cached answer must go */
-	tc.valid = 0;
+    *stamp_of(PyThreadState_Get()->context) = ++fa_gen;
+    /*
+     * ContextVar.set() leaves context_ver as it was: the cached answer must go
+     */
+    tc.valid = 0;
 }
 
 /*
@@ -90,132 +95,158 @@ void fa_bridge_changed(void)
  * running finalizers) is safe; inside an interposed libc call it is not,
  * and only a free row is taken.
  */
-static void remember(PyObject *ctx, const struct fa_thread_ctx *ans, int may_drop)
+static void
+remember(PyObject *ctx, const struct fa_thread_ctx *ans, int may_drop)
 {
-	struct seen *slot = NULL, *old = &seen[0], *free_row = NULL;
-	int i;
+    struct seen *slot = NULL, *old = &seen[0], *free_row = NULL;
+    int i;
 
-	if (!ctx)
-		return;
-	for (i = 0; i < NSEEN && !slot; i++) {
-		if (seen[i].ctx == ctx)
-			slot = &seen[i];
-		else if (!seen[i].ctx && !free_row)
-			free_row = &seen[i];
-		else if (seen[i].used < old->used)
-			old = &seen[i];
-	}
-	if (!slot) {
-		slot = free_row ? free_row : may_drop ? old : NULL;
-		if (!slot)
-			return;
-		Py_XSETREF(slot->ctx, Py_NewRef(ctx));
-	}
-	slot->gen = fa_gen;
-	slot->used = ++seen_tick;
-	slot->ans = *ans;
+    if (!ctx) {
+        return;
+    }
+    for (i = 0; i < NSEEN && !slot; i++) {
+        if (seen[i].ctx == ctx) {
+            slot = &seen[i];
+        } else if (!seen[i].ctx && !free_row) {
+            free_row = &seen[i];
+        } else if (seen[i].used < old->used) {
+            old = &seen[i];
+        }
+    }
+    if (!slot) {
+        slot = free_row ? free_row : may_drop ? old : NULL;
+        if (!slot) {
+            return;
+        }
+        Py_XSETREF(slot->ctx, Py_NewRef(ctx));
+    }
+    slot->gen = fa_gen;
+    slot->used = ++seen_tick;
+    slot->ans = *ans;
 }
 
-static const struct fa_thread_ctx *recall(PyObject *ctx)
+static const struct fa_thread_ctx *
+recall(PyObject *ctx)
 {
-	int i;
+    int i;
 
-	for (i = 0; i < NSEEN; i++)
-		if (seen[i].ctx == ctx && seen[i].gen >= *stamp_of(ctx))
-			return &seen[i].ans;
-	return NULL;
+    for (i = 0; i < NSEEN; i++) {
+        if (seen[i].ctx == ctx && seen[i].gen >= *stamp_of(ctx)) {
+            return &seen[i].ans;
+        }
+    }
+    return NULL;
 }
 
-const char *fa_native_reason(void)
+const char *
+fa_native_reason(void)
 {
-	return br ? NULL : reason;
+    return br ? NULL : reason;
 }
 
-int fa_native_on(void)
+int
+fa_native_on(void)
 {
-	return br != NULL;
+    return br != NULL;
 }
 
-void fa_bridge_init(void)
+void
+fa_bridge_init(void)
 {
-	fa_bridge_fn fn;
-	const struct fa_bridge *b;
+    fa_bridge_fn fn;
+    const struct fa_bridge *b;
 
-	*(void **)&fn = dlsym(RTLD_DEFAULT, "fa_bridge_v1");
-	if (!fn) {
-		snprintf(reason, sizeof reason, "libfashim.so is not loaded");
-		return;
-	}
-	b = fn();
-	if (!b || b->version != FA_BRIDGE_VERSION || b->size < sizeof *b) {
-		snprintf(reason, sizeof reason, "libfashim.so speaks another bridge version (%u)",
-			 b ? b->version : 0);
-		return;
-	}
-	if (b->engine_abi != FA_ENGINE_ABI) {
-		snprintf(reason, sizeof reason,
-			 "libfashim.so was built from another engine (ABI %#x, ours %#x)",
-			 b->engine_abi, FA_ENGINE_ABI);
-		return;
-	}
-	br = b;
-	reason[0] = 0;
+    *(void **)&fn = dlsym(RTLD_DEFAULT, "fa_bridge_v1");
+    if (!fn) {
+        snprintf(reason, sizeof reason, "libfashim.so is not loaded");
+        return;
+    }
+    b = fn();
+    if (!b || b->version != FA_BRIDGE_VERSION || b->size < sizeof *b) {
+        snprintf(reason, sizeof reason,
+                 "libfashim.so speaks another bridge version (%u)",
+                 b ? b->version : 0);
+        return;
+    }
+    if (b->engine_abi != FA_ENGINE_ABI) {
+        snprintf(reason, sizeof reason,
+                 "libfashim.so was built from another engine (ABI %#x, ours "
+                 "%#x)", b->engine_abi, FA_ENGINE_ABI);
+        return;
+    }
+    br = b;
+    reason[0] = 0;
 }
 
-static void answer_for(PyObject *entry, struct fa_thread_ctx *ans)
+static void
+answer_for(PyObject *entry, struct fa_thread_ctx *ans)
 {
-	memset(ans, 0, sizeof *ans);
-	if (entry) {
-		ans->policy = ((FaEntryObject *)entry)->cfg->pol->policy;
-		ans->exec_allowed = 0;
-		ans->key = entry;
-	}
+    memset(ans, 0, sizeof *ans);
+    if (entry) {
+        ans->policy = ((FaEntryObject *)entry)->cfg->pol->policy;
+        ans->exec_allowed = 0;
+        ans->key = entry;
+    }
 }
 
 /* Called with the GIL held, with the thread's current entry (or NULL). */
-void fa_bridge_publish(PyObject *entry)
+void
+fa_bridge_publish(PyObject *entry)
 {
-	PyThreadState *ts;
+    PyThreadState *ts;
 
-	if (!br)
-		return;
-	ts = PyThreadState_Get();
-	/* the ContextVar changes only through the Context's version: nothing new */
-	if (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver)
-		return;
-	answer_for(entry, &tc.ans);
-	tc.ans.ver = ts->context_ver;
-	tc.ctx = ts->context;
-	tc.ver = ts->context_ver;
-	tc.valid = 1;
-	remember(ts->context, &tc.ans, 1);
-	if (!tc.published || tc.pub_policy != tc.ans.policy) {
-		br->set_thread(&tc.ans);
-		tc.published = 1;
-		tc.pub_policy = tc.ans.policy;
-	}
+    if (!br) {
+        return;
+    }
+    ts = PyThreadState_Get();
+    /*
+     * the ContextVar changes only through the Context's version: nothing new
+     */
+    if (tc.valid && tc.published && ts->context == tc.ctx
+        && ts->context_ver == tc.ver)
+    {
+        return;
+    }
+    answer_for(entry, &tc.ans);
+    tc.ans.ver = ts->context_ver;
+    tc.ctx = ts->context;
+    tc.ver = ts->context_ver;
+    tc.valid = 1;
+    remember(ts->context, &tc.ans, 1);
+    if (!tc.published || tc.pub_policy != tc.ans.policy) {
+        br->set_thread(&tc.ans);
+        tc.published = 1;
+        tc.pub_policy = tc.ans.policy;
+    }
 }
 
-void fa_bridge_switch(void)
+void
+fa_bridge_switch(void)
 {
-	PyThreadState *ts = PyThreadState_Get();
-	PyObject *entry;
+    PyThreadState *ts = PyThreadState_Get();
+    PyObject *entry;
 
-	if (!br || (tc.valid && tc.published && ts->context == tc.ctx && ts->context_ver == tc.ver))
-		return;
-	entry = fa_current_entry();
-	if (!entry)
-		PyErr_Clear();
-	fa_bridge_publish(entry);
-	Py_XDECREF(entry);
+    if (!br
+        || (tc.valid && tc.published && ts->context == tc.ctx
+            && ts->context_ver == tc.ver))
+    {
+        return;
+    }
+    entry = fa_current_entry();
+    if (!entry) {
+        PyErr_Clear();
+    }
+    fa_bridge_publish(entry);
+    Py_XDECREF(entry);
 }
 
-static int holds_gil(PyThreadState *ts)
+static int
+holds_gil(PyThreadState *ts)
 {
 #if PY_VERSION_HEX >= 0x030D0000
-	return PyThreadState_GetUnchecked() == ts;
+    return PyThreadState_GetUnchecked() == ts;
 #else
-	return _PyThreadState_UncheckedGet() == ts;
+    return _PyThreadState_UncheckedGet() == ts;
 #endif
 }
 
@@ -228,92 +259,103 @@ static int holds_gil(PyThreadState *ts)
 static int workers[NWORKERS];
 static unsigned worker_next;
 
-static void remember_worker(void)
+static void
+remember_worker(void)
 {
-	static __thread int remembered;
-	unsigned i;
+    static __thread int remembered;
+    unsigned i;
 
-	if (remembered)
-		return;
-	remembered = 1;
-	i = __atomic_fetch_add(&worker_next, 1, __ATOMIC_RELAXED) % NWORKERS;
-	__atomic_store_n(&workers[i], (int)gettid(), __ATOMIC_RELAXED);
+    if (remembered) {
+        return;
+    }
+    remembered = 1;
+    i = __atomic_fetch_add(&worker_next, 1, __ATOMIC_RELAXED) % NWORKERS;
+    __atomic_store_n(&workers[i], (int)gettid(), __ATOMIC_RELAXED);
 }
 
-static int is_worker(int tid)
+static int
+is_worker(int tid)
 {
-	int i;
+    int i;
 
-	for (i = 0; i < NWORKERS; i++)
-		if (__atomic_load_n(&workers[i], __ATOMIC_RELAXED) == tid)
-			return 1;
-	return 0;
+    for (i = 0; i < NWORKERS; i++) {
+        if (__atomic_load_n(&workers[i], __ATOMIC_RELAXED) == tid) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
-static int resolve(struct fa_thread_ctx *out)
+static int
+resolve(struct fa_thread_ctx *out)
 {
-	PyThreadState *ts;
-	PyObject *entry, *et, *ev, *tb;
-	const struct fa_thread_ctx *known;
+    PyThreadState *ts;
+    PyObject *entry, *et, *ev, *tb;
+    const struct fa_thread_ctx *known;
 
-	if (!fa_st.live_entries) {
-		memset(out, 0, sizeof *out);
-		return 1;
-	}
-	ts = PyGILState_GetThisThreadState();
-	if (!ts) {
-		/* a native worker: the shared answer (fa_bridge_live) */
-		remember_worker();
-		return FA_RESOLVE_SHARED;
-	}
-	if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
-		*out = tc.ans;
-		return 1;
-	}
-	if (!ts->context) {
-		/* no Context was ever created on this thread: no entry either */
-		memset(out, 0, sizeof *out);
-		return 1;
-	}
-	known = recall(ts->context);
-	if (known) {
-		tc.ans = *known;
-		tc.ctx = ts->context;
-		tc.ver = ts->context_ver;
-		tc.valid = 1;
-		*out = tc.ans;
-		return 1;
-	}
-	if (!holds_gil(ts))
-		return 0;
-	/* inside some C function with the GIL: run no Python, keep its exception */
-	PyErr_Fetch(&et, &ev, &tb);
-	entry = fa_current_entry();
-	PyErr_Clear();
-	PyErr_Restore(et, ev, tb);
-	answer_for(entry, &tc.ans);
-	Py_XDECREF(entry);   /* the context holds it; only its identity is kept */
-	tc.ans.ver = ts->context_ver;
-	tc.ctx = ts->context;
-	tc.ver = ts->context_ver;
-	tc.valid = 1;
-	tc.published = 1;
-	tc.pub_policy = tc.ans.policy;
-	remember(ts->context, &tc.ans, 0);
-	*out = tc.ans;
-	return 1;
+    if (!fa_st.live_entries) {
+        memset(out, 0, sizeof *out);
+        return 1;
+    }
+    ts = PyGILState_GetThisThreadState();
+    if (!ts) {
+        /* a native worker: the shared answer (fa_bridge_live) */
+        remember_worker();
+        return FA_RESOLVE_SHARED;
+    }
+    if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
+        *out = tc.ans;
+        return 1;
+    }
+    if (!ts->context) {
+        /* no Context was ever created on this thread: no entry either */
+        memset(out, 0, sizeof *out);
+        return 1;
+    }
+    known = recall(ts->context);
+    if (known) {
+        tc.ans = *known;
+        tc.ctx = ts->context;
+        tc.ver = ts->context_ver;
+        tc.valid = 1;
+        *out = tc.ans;
+        return 1;
+    }
+    if (!holds_gil(ts)) {
+        return 0;
+    }
+    /*
+     * inside some C function with the GIL: run no Python, keep its exception
+     */
+    PyErr_Fetch(&et, &ev, &tb);
+    entry = fa_current_entry();
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+    answer_for(entry, &tc.ans);
+    Py_XDECREF(entry);   /* the context holds it; only its identity is kept */
+    tc.ans.ver = ts->context_ver;
+    tc.ctx = ts->context;
+    tc.ver = ts->context_ver;
+    tc.valid = 1;
+    tc.published = 1;
+    tc.pub_policy = tc.ans.policy;
+    remember(ts->context, &tc.ans, 0);
+    *out = tc.ans;
+    return 1;
 }
 
 /* First context entry: from now on the shim asks before trusting its cache. */
-void fa_bridge_enter(PyObject *entry)
+void
+fa_bridge_enter(PyObject *entry)
 {
-	if (!br)
-		return;
-	if (!resolver_set) {
-		br->set_resolver(resolve);
-		resolver_set = 1;
-	}
-	fa_bridge_publish(entry);
+    if (!br) {
+        return;
+    }
+    if (!resolver_set) {
+        br->set_resolver(resolve);
+        resolver_set = 1;
+    }
+    fa_bridge_publish(entry);
 }
 
 /*
@@ -334,8 +376,8 @@ void fa_bridge_enter(PyObject *entry)
  */
 #define NLIVE 16
 static struct {
-	FaPolicyObject *pol;
-	Py_ssize_t n;
+    FaPolicyObject *pol;
+    Py_ssize_t n;
 } live[NLIVE];
 static Py_ssize_t live_overflow;   /* entries whose policy found no row */
 static fa_policy *no_roots;
@@ -345,164 +387,200 @@ static int kept_next;
 static fa_policy *kept_meet[NKEEP];
 static int meet_next;
 
-static int has_cwd_root(const fa_policy *p)
+static int
+has_cwd_root(const fa_policy *p)
 {
-	int i, n = fa_policy_nroots(p);
+    int i, n = fa_policy_nroots(p);
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(fa_policy_root(p, i), "."))
-			return 1;
-	return 0;
+    for (i = 0; i < n; i++) {
+        if (!strcmp(fa_policy_root(p, i), ".")) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* root is a directory every policy in pols but 'self' lets code write into */
-static int all_allow(const fa_policy *const *pols, int n, int self, const char *root)
+static int
+all_allow(const fa_policy *const *pols, int n, int self, const char *root)
 {
-	struct fa_decision d;
-	int j;
+    struct fa_decision d;
+    int j;
 
-	for (j = 0; j < n; j++)
-		if (j != self && fa_check(pols[j], FA_OP_DIR, AT_FDCWD, root, &d) != FA_ALLOW)
-			return 0;
-	return 1;
+    for (j = 0; j < n; j++) {
+        if (j != self
+            && fa_check(pols[j], FA_OP_DIR, AT_FDCWD, root, &d) != FA_ALLOW)
+        {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* What n restricted policies (n >= 2, no cwd root) all allow, or NULL. */
-static fa_policy *meet(const fa_policy *const *pols, int n)
+static fa_policy *
+meet(const fa_policy *const *pols, int n)
 {
-	fa_policy *p = fa_policy_new();
-	enum fa_symlinks sym = FA_SYM_TRUST;
-	int i, k, outside = 1;
-	char msg[256];
+    fa_policy *p = fa_policy_new();
+    enum fa_symlinks sym = FA_SYM_TRUST;
+    int i, k, outside = 1;
+    char msg[256];
 
-	if (!p)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < fa_policy_nroots(pols[i]); k++) {
-			const char *r = fa_policy_root(pols[i], k);
+    if (!p) {
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < fa_policy_nroots(pols[i]); k++) {
+            const char *r = fa_policy_root(pols[i], k);
 
-			if (all_allow(pols, n, i, r) && fa_policy_add_root(p, r, msg, sizeof msg) < 0)
-				goto fail;
-		}
-		for (k = 0; k < fa_policy_ndeny(pols[i]); k++)
-			if (fa_policy_add_deny(p, fa_policy_deny(pols[i], k), msg, sizeof msg) < 0)
-				goto fail;
-		if (fa_policy_symlinks(pols[i]) > sym)
-			sym = fa_policy_symlinks(pols[i]);
-		outside &= fa_policy_outside_symlinks(pols[i]) != 0;
-	}
-	fa_policy_set_symlinks(p, sym);
-	fa_policy_set_outside_symlinks(p, outside);
-	if (fa_policy_seal(p, 0, msg, sizeof msg) < 0)
-		goto fail;
-	return p;
+            if (all_allow(pols, n, i, r)
+                && fa_policy_add_root(p, r, msg, sizeof msg) < 0)
+            {
+                goto fail;
+            }
+        }
+        for (k = 0; k < fa_policy_ndeny(pols[i]); k++) {
+            if (fa_policy_add_deny(p, fa_policy_deny(pols[i], k), msg,
+                                   sizeof msg) < 0)
+            {
+                goto fail;
+            }
+        }
+        if (fa_policy_symlinks(pols[i]) > sym) {
+            sym = fa_policy_symlinks(pols[i]);
+        }
+        outside &= fa_policy_outside_symlinks(pols[i]) != 0;
+    }
+    fa_policy_set_symlinks(p, sym);
+    fa_policy_set_outside_symlinks(p, outside);
+    if (fa_policy_seal(p, 0, msg, sizeof msg) < 0) {
+        goto fail;
+    }
+    return p;
 fail:
-	fa_policy_free(p);
-	return NULL;
+    fa_policy_free(p);
+    return NULL;
 }
 
-static const fa_policy *refuse_all(void)
+static const fa_policy *
+refuse_all(void)
 {
-	char msg[128];
+    char msg[128];
 
-	if (!no_roots) {
-		no_roots = fa_policy_new();
-		if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
-			fa_policy_free(no_roots);
-			no_roots = NULL;
-		}
-	}
-	return no_roots;
+    if (!no_roots) {
+        no_roots = fa_policy_new();
+        if (no_roots && fa_policy_seal(no_roots, 0, msg, sizeof msg) < 0) {
+            fa_policy_free(no_roots);
+            no_roots = NULL;
+        }
+    }
+    return no_roots;
 }
 
-static void keep(FaPolicyObject *one)
+static void
+keep(FaPolicyObject *one)
 {
-	Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
-	kept_next = (kept_next + 1) % NKEEP;
+    Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
+    kept_next = (kept_next + 1) % NKEEP;
 }
 
-static void publish_shared(void)
+static void
+publish_shared(void)
 {
-	const fa_policy *pols[NLIVE], *p = NULL;
-	FaPolicyObject *objs[NLIVE];
-	struct fa_thread_ctx c;
-	int i, n = 0, cwd = 0;
+    const fa_policy *pols[NLIVE], *p = NULL;
+    FaPolicyObject *objs[NLIVE];
+    struct fa_thread_ctx c;
+    int i, n = 0, cwd = 0;
 
-	for (i = 0; i < NLIVE; i++) {
-		/* an unrestricted policy allows every path: it narrows nothing */
-		if (live[i].pol && !fa_policy_unrestricted(live[i].pol->policy)) {
-			objs[n] = live[i].pol;
-			pols[n++] = live[i].pol->policy;
-			cwd |= has_cwd_root(live[i].pol->policy);
-		} else if (live[i].pol && !p) {
-			p = live[i].pol->policy;
-			keep(live[i].pol);
-		}
-	}
-	if (live_overflow) {
-		p = refuse_all();
-	} else if (n == 1) {
-		p = pols[0];
-		keep(objs[0]);
-	} else if (n > 1 && cwd) {
-		p = refuse_all();
-	} else if (n > 1) {
-		fa_policy *m = meet(pols, n);
+    for (i = 0; i < NLIVE; i++) {
+        /* an unrestricted policy allows every path: it narrows nothing */
+        if (live[i].pol && !fa_policy_unrestricted(live[i].pol->policy)) {
+            objs[n] = live[i].pol;
+            pols[n++] = live[i].pol->policy;
+            cwd |= has_cwd_root(live[i].pol->policy);
+        } else if (live[i].pol && !p) {
+            p = live[i].pol->policy;
+            keep(live[i].pol);
+        }
+    }
+    if (live_overflow) {
+        p = refuse_all();
+    } else if (n == 1) {
+        p = pols[0];
+        keep(objs[0]);
+    } else if (n > 1 && cwd) {
+        p = refuse_all();
+    } else if (n > 1) {
+        fa_policy *m = meet(pols, n);
 
-		if (m) {
-			if (kept_meet[meet_next])
-				fa_policy_free(kept_meet[meet_next]);
-			kept_meet[meet_next] = m;
-			meet_next = (meet_next + 1) % NKEEP;
-		}
-		p = m ? m : refuse_all();
-	}
-	memset(&c, 0, sizeof c);
-	c.policy = p;
-	br->set_shared(&c);
+        if (m) {
+            if (kept_meet[meet_next]) {
+                fa_policy_free(kept_meet[meet_next]);
+            }
+            kept_meet[meet_next] = m;
+            meet_next = (meet_next + 1) % NKEEP;
+        }
+        p = m ? m : refuse_all();
+    }
+    memset(&c, 0, sizeof c);
+    c.policy = p;
+    br->set_shared(&c);
 }
 
-void fa_bridge_live(PyObject *policy, int delta)
+void
+fa_bridge_live(PyObject *policy, int delta)
 {
-	FaPolicyObject *pol = (FaPolicyObject *)policy;
-	int i, free_row = -1;
+    FaPolicyObject *pol = (FaPolicyObject *)policy;
+    int i, free_row = -1;
 
-	if (!br)
-		return;
-	for (i = 0; i < NLIVE; i++) {
-		if (live[i].pol == pol)
-			break;
-		if (!live[i].pol && free_row < 0)
-			free_row = i;
-	}
-	if (i == NLIVE) {
-		/* entries of more distinct policies than the table holds: refuse for workers */
-		if (delta < 0) {
-			if (live_overflow && --live_overflow == 0)
-				publish_shared();
-			return;
-		}
-		if (free_row < 0) {
-			if (live_overflow++ == 0)
-				publish_shared();
-			return;
-		}
-		i = free_row;
-		live[i].pol = pol;     /* borrowed: its entries keep it alive */
-		live[i].n = 0;
-	}
-	live[i].n += delta;
-	if (live[i].n <= 0)
-		live[i].pol = NULL;
-	/* publish only when the set of policies changed */
-	if (live[i].n == (delta > 0 ? 1 : 0))
-		publish_shared();
+    if (!br) {
+        return;
+    }
+    for (i = 0; i < NLIVE; i++) {
+        if (live[i].pol == pol) {
+            break;
+        }
+        if (!live[i].pol && free_row < 0) {
+            free_row = i;
+        }
+    }
+    if (i == NLIVE) {
+        /*
+         * entries of more distinct policies than the table holds: refuse for
+         * workers
+         */
+        if (delta < 0) {
+            if (live_overflow && --live_overflow == 0) {
+                publish_shared();
+            }
+            return;
+        }
+        if (free_row < 0) {
+            if (live_overflow++ == 0) {
+                publish_shared();
+            }
+            return;
+        }
+        i = free_row;
+        live[i].pol = pol;     /* borrowed: its entries keep it alive */
+        live[i].n = 0;
+    }
+    live[i].n += delta;
+    if (live[i].n <= 0) {
+        live[i].pol = NULL;
+    }
+    /* publish only when the set of policies changed */
+    if (live[i].n == (delta > 0 ? 1 : 0)) {
+        publish_shared();
+    }
 }
 
-void fa_bridge_approve(enum fa_op op, const char *path)
+void
+fa_bridge_approve(enum fa_op op, const char *path)
 {
-	if (br && path)
-		br->approve(op, path);
+    if (br && path) {
+        br->approve(op, path);
+    }
 }
 
 /*
@@ -512,119 +590,141 @@ void fa_bridge_approve(enum fa_op op, const char *path)
  * program starts under the context's policy unless the host said
  * UNCONFINED.
  */
-void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
+void
+fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
 {
-	void (*approve_exec)(const char *) = NULL;
-	PyObject *prog = NULL, *env = Py_None, *os = NULL, *dirs = NULL, *b = NULL;
-	const char *p;
-	char buf[PATH_MAX];
-	struct stat st;
-	Py_ssize_t i, n;
+    void (*approve_exec)(const char *) = NULL;
+    PyObject *prog = NULL, *env = Py_None, *os = NULL, *dirs = NULL, *b = NULL;
+    const char *p;
+    char buf[PATH_MAX];
+    struct stat st;
+    Py_ssize_t i, n;
 
-	if (!br || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
-		return;
-	approve_exec = unconfined ? br->approve_exec_unconfined : br->approve_exec;
-	if (!strcmp(event, "os.system")) {
-		approve_exec("/bin/sh");
-		return;
-	}
-	if (!strcmp(event, "subprocess.Popen") || !strcmp(event, "os.exec") ||
-	    !strcmp(event, "os.posix_spawn"))
-		prog = PyTuple_GET_ITEM(args, 0);
-	else if (!strcmp(event, "pty.spawn"))
-		prog = PyTuple_GET_ITEM(args, 0);
-	if (!prog)
-		return;
-	if (PyList_Check(prog) || PyTuple_Check(prog))
-		prog = PySequence_Size(prog) > 0 ? PySequence_GetItem(prog, 0) : NULL;
-	else
-		Py_INCREF(prog);
-	if (!prog || !PyUnicode_FSConverter(prog, &b))
-		goto out;
-	p = PyBytes_AS_STRING(b);
-	if (strchr(p, '/')) {
-		approve_exec(p);
-		goto out;
-	}
-	if (!strcmp(event, "subprocess.Popen") && PyTuple_GET_SIZE(args) >= 4)
-		env = PyTuple_GET_ITEM(args, 3);
-	os = PyImport_ImportModule("os");
-	dirs = os ? PyObject_CallMethod(os, "get_exec_path", "O", env) : NULL;
-	n = dirs && PyList_Check(dirs) ? PyList_GET_SIZE(dirs) : 0;
-	for (i = 0; i < n; i++) {
-		PyObject *d = NULL;
-		if (!PyUnicode_FSConverter(PyList_GET_ITEM(dirs, i), &d))
-			break;
-		snprintf(buf, sizeof buf, "%s/%s", PyBytes_AS_STRING(d), p);
-		Py_DECREF(d);
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
-			approve_exec(buf);
-	}
+    if (!br || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1) {
+        return;
+    }
+    approve_exec = unconfined ? br->approve_exec_unconfined : br->approve_exec;
+    if (!strcmp(event, "os.system")) {
+        approve_exec("/bin/sh");
+        return;
+    }
+    if (!strcmp(event, "subprocess.Popen") || !strcmp(event, "os.exec")
+        || !strcmp(event, "os.posix_spawn"))
+    {
+        prog = PyTuple_GET_ITEM(args, 0);
+    } else if (!strcmp(event, "pty.spawn")) {
+        prog = PyTuple_GET_ITEM(args, 0);
+    }
+    if (!prog) {
+        return;
+    }
+    if (PyList_Check(prog) || PyTuple_Check(prog)) {
+        prog = PySequence_Size(prog) > 0 ? PySequence_GetItem(prog, 0) : NULL;
+    } else {
+        Py_INCREF(prog);
+    }
+    if (!prog || !PyUnicode_FSConverter(prog, &b)) {
+        goto out;
+    }
+    p = PyBytes_AS_STRING(b);
+    if (strchr(p, '/')) {
+        approve_exec(p);
+        goto out;
+    }
+    if (!strcmp(event, "subprocess.Popen") && PyTuple_GET_SIZE(args) >= 4) {
+        env = PyTuple_GET_ITEM(args, 3);
+    }
+    os = PyImport_ImportModule("os");
+    dirs = os ? PyObject_CallMethod(os, "get_exec_path", "O", env) : NULL;
+    n = dirs && PyList_Check(dirs) ? PyList_GET_SIZE(dirs) : 0;
+    for (i = 0; i < n; i++) {
+        PyObject *d = NULL;
+        if (!PyUnicode_FSConverter(PyList_GET_ITEM(dirs, i), &d)) {
+            break;
+        }
+        snprintf(buf, sizeof buf, "%s/%s", PyBytes_AS_STRING(d), p);
+        Py_DECREF(d);
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+            approve_exec(buf);
+        }
+    }
 out:
-	PyErr_Clear();
-	Py_XDECREF(prog);
-	Py_XDECREF(b);
-	Py_XDECREF(os);
-	Py_XDECREF(dirs);
+    PyErr_Clear();
+    Py_XDECREF(prog);
+    Py_XDECREF(b);
+    Py_XDECREF(os);
+    Py_XDECREF(dirs);
 }
 
-static __thread uint64_t noted_seq;   /* the newest denial whose note reached an OSError */
-static __thread const void *noted_exc; /* identity only: the last exception given a note */
-static __thread uint64_t passed_seq;  /* the newest denial found to be another thread's */
+/* the newest denial whose note reached an OSError */
+static __thread uint64_t noted_seq;
+/* identity only: the last exception given a note */
+static __thread const void *noted_exc;
+/* the newest denial found to be another thread's */
+static __thread uint64_t passed_seq;
 
 /*
  * A bridge record rendered by the shim's own renderer (denial.h) into a
  * str: one line, every control byte escaped.
  */
-static PyObject *denial_text(const struct fa_denial *d)
+static PyObject *
+denial_text(const struct fa_denial *d)
 {
-	struct fa_denial_view v;
-	char small[2048], *big = NULL;
-	struct fa_buf b = FA_BUF_INIT(small);
-	PyObject *r;
+    struct fa_denial_view v;
+    char small[2048], *big = NULL;
+    struct fa_buf b = FA_BUF_INIT(small);
+    PyObject *r;
 
-	fa_denial_view_of(&v, d);
-	fa_denial_text(&b, &v);
-	if (!fa_buf_fits(&b)) {
-		big = PyMem_Malloc(b.len + 1);
-		if (!big)
-			return PyErr_NoMemory();
-		b = (struct fa_buf){ big, 0, b.len + 1 };
-		fa_denial_text(&b, &v);
-	}
-	r = PyUnicode_DecodeUTF8(b.p, (Py_ssize_t)b.len, "replace");
-	PyMem_Free(big);
-	return r;
+    fa_denial_view_of(&v, d);
+    fa_denial_text(&b, &v);
+    if (!fa_buf_fits(&b)) {
+        big = PyMem_Malloc(b.len + 1);
+        if (!big) {
+            return PyErr_NoMemory();
+        }
+        b = (struct fa_buf){ big, 0, b.len + 1 };
+        fa_denial_text(&b, &v);
+    }
+    r = PyUnicode_DecodeUTF8(b.p, (Py_ssize_t)b.len, "replace");
+    PyMem_Free(big);
+    return r;
 }
 
-/* Append to __notes__: what add_note() does on 3.11+; 3.10 has no add_note(). */
-static int append_note(PyObject *exc, PyObject *text)
+/*
+ * Append to __notes__: what add_note() does on 3.11+; 3.10 has no add_note().
+ */
+static int
+append_note(PyObject *exc, PyObject *text)
 {
-	PyObject *notes = PyObject_GetAttrString(exc, "__notes__");
-	int rc;
+    PyObject *notes = PyObject_GetAttrString(exc, "__notes__");
+    int rc;
 
-	if (!notes) {
-		PyErr_Clear();
-		notes = PyList_New(0);
-		if (!notes || PyObject_SetAttrString(exc, "__notes__", notes) < 0) {
-			Py_XDECREF(notes);
-			return -1;
-		}
-	}
-	rc = PyList_Check(notes) ? PyList_Append(notes, text) : -1;
-	Py_DECREF(notes);
-	return rc;
+    if (!notes) {
+        PyErr_Clear();
+        notes = PyList_New(0);
+        if (!notes || PyObject_SetAttrString(exc, "__notes__", notes) < 0) {
+            Py_XDECREF(notes);
+            return -1;
+        }
+    }
+    rc = PyList_Check(notes) ? PyList_Append(notes, text) : -1;
+    Py_DECREF(notes);
+    return rc;
 }
 
 /* exc was raised while handling the exception that got the last note */
-static int linked_to_noted(PyObject *exc)
+static int
+linked_to_noted(PyObject *exc)
 {
-	PyObject *ctx = PyException_GetContext(exc), *cause = PyException_GetCause(exc);
-	int linked = noted_exc && ((const void *)ctx == noted_exc || (const void *)cause == noted_exc);
+    PyObject *ctx = PyException_GetContext(exc),
+        *cause = PyException_GetCause(exc);
+    int linked = noted_exc
+        && ((const void *)ctx == noted_exc
+            || (const void *)cause == noted_exc);
 
-	Py_XDECREF(ctx);
-	Py_XDECREF(cause);
-	return linked;
+    Py_XDECREF(ctx);
+    Py_XDECREF(cause);
+    return linked;
 }
 
 /*
@@ -646,164 +746,191 @@ static int linked_to_noted(PyObject *exc)
  * taken instead.
  */
 #define NLOOK 4
-int fa_bridge_note(PyObject *exc)
+int
+fa_bridge_note(PyObject *exc)
 {
-	struct fa_denial *d, *pick = NULL;
-	PyObject *text, *libc;
-	uint64_t n, seq, lower;
-	int rc, i, got;
+    struct fa_denial *d, *pick = NULL;
+    PyObject *text, *libc;
+    uint64_t n, seq, lower;
+    int rc, i, got;
 
-	if (!br || !exc || (const void *)exc == noted_exc)
-		return 0;
-	n = br->denial_count();
-	if (n == 0 || n == passed_seq || n < noted_seq)
-		return 0;
-	if (n == noted_seq && !linked_to_noted(exc))
-		return 0;
-	/* the noted denial again (a re-raise), or only newer ones */
-	lower = n == noted_seq ? noted_seq : noted_seq + 1;
-	d = PyMem_Malloc(NLOOK * sizeof *d);
-	if (!d) {
-		PyErr_Clear();
-		return 0;
-	}
-	got = br->recent_denials(d, NLOOK);
-	for (i = got - 1; i >= 0 && d[i].seq >= lower && !pick; i--)
-		if (d[i].tid == (int)gettid() || (d[i].from_context && is_worker(d[i].tid)))
-			pick = &d[i];
-	if (!pick) {
-		/* the newest were read and none is ours: skip until the next denial */
-		if (got > 0 && d[got - 1].seq >= n)
-			passed_seq = n;
-		PyMem_Free(d);
-		return 0;
-	}
-	seq = pick->seq;
-	text = denial_text(pick);
-	rc = text ? append_note(exc, text) : -1;
-	Py_XDECREF(text);
-	/* the guard's attribute says who refused, whatever the library raised */
-	libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
-	if (!libc || fa_set_guard_attr(exc, libc, pick->why[0] ? pick->why : NULL,
-				       pick->fix[0] ? pick->fix : NULL) < 0)
-		rc = -1;
-	Py_XDECREF(libc);
-	PyMem_Free(d);
-	if (rc < 0) {
-		PyErr_Clear();
-		return 0;
-	}
-	noted_exc = exc;
-	if (PyErr_GivenExceptionMatches(exc, PyExc_OSError) && seq > noted_seq)
-		noted_seq = seq;
-	return 1;
+    if (!br || !exc || (const void *)exc == noted_exc) {
+        return 0;
+    }
+    n = br->denial_count();
+    if (n == 0 || n == passed_seq || n < noted_seq) {
+        return 0;
+    }
+    if (n == noted_seq && !linked_to_noted(exc)) {
+        return 0;
+    }
+    /* the noted denial again (a re-raise), or only newer ones */
+    lower = n == noted_seq ? noted_seq : noted_seq + 1;
+    d = PyMem_Malloc(NLOOK * sizeof *d);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    got = br->recent_denials(d, NLOOK);
+    for (i = got - 1; i >= 0 && d[i].seq >= lower && !pick; i--) {
+        if (d[i].tid == (int)gettid()
+            || (d[i].from_context && is_worker(d[i].tid)))
+        {
+            pick = &d[i];
+        }
+    }
+    if (!pick) {
+        /* the newest were read and none is ours: skip until the next denial */
+        if (got > 0 && d[got - 1].seq >= n) {
+            passed_seq = n;
+        }
+        PyMem_Free(d);
+        return 0;
+    }
+    seq = pick->seq;
+    text = denial_text(pick);
+    rc = text ? append_note(exc, text) : -1;
+    Py_XDECREF(text);
+    /* the guard's attribute says who refused, whatever the library raised */
+    libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
+    if (!libc || fa_set_guard_attr(exc, libc, pick->why[0] ? pick->why : NULL,
+                                   pick->fix[0] ? pick->fix : NULL) < 0)
+    {
+        rc = -1;
+    }
+    Py_XDECREF(libc);
+    PyMem_Free(d);
+    if (rc < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    noted_exc = exc;
+    if (PyErr_GivenExceptionMatches(exc, PyExc_OSError) && seq > noted_seq) {
+        noted_seq = seq;
+    }
+    return 1;
 }
 
-static PyObject *roots_list(const struct fa_denial_view *v)
+static PyObject *
+roots_list(const struct fa_denial_view *v)
 {
-	const char *r, *cur = NULL;
-	PyObject *list, *item;
-	int i;
+    const char *r, *cur = NULL;
+    PyObject *list, *item;
+    int i;
 
-	if (!FA_DENIAL_HAS_ROOTS(v))
-		Py_RETURN_NONE;
-	list = PyList_New(0);
-	for (i = 0; list && (r = fa_denial_root(v, i, &cur)); i++) {
-		item = PyUnicode_DecodeFSDefault(r);
-		if (!item || PyList_Append(list, item) < 0)
-			Py_CLEAR(list);
-		Py_XDECREF(item);
-	}
-	return list;
+    if (!FA_DENIAL_HAS_ROOTS(v)) {
+        Py_RETURN_NONE;
+    }
+    list = PyList_New(0);
+    for (i = 0; list && (r = fa_denial_root(v, i, &cur)); i++) {
+        item = PyUnicode_DecodeFSDefault(r);
+        if (!item || PyList_Append(list, item) < 0) {
+            Py_CLEAR(list);
+        }
+        Py_XDECREF(item);
+    }
+    return list;
 }
 
 /* One field of a record, as the log writes it but as a Python object. */
-static PyObject *field_value(const struct fa_denial_view *v, const struct fa_denial_field *f)
+static PyObject *
+field_value(const struct fa_denial_view *v, const struct fa_denial_field *f)
 {
-	const char *at = (const char *)v + f->off;
-	char small[64];
-	struct fa_buf b = FA_BUF_INIT(small);
+    const char *at = (const char *)v + f->off;
+    char small[64];
+    struct fa_buf b = FA_BUF_INIT(small);
 
-	switch (f->kind) {
-	case FA_FIELD_STR:
-		if (!*(const char *const *)at)
-			Py_RETURN_NONE;
-		return PyUnicode_DecodeUTF8(*(const char *const *)at,
-					    (Py_ssize_t)strlen(*(const char *const *)at), "replace");
-	case FA_FIELD_PATH:
-		/* os.fsencode() gives back the exact bytes */
-		if (!*(const char *const *)at)
-			Py_RETURN_NONE;
-		return PyUnicode_DecodeFSDefault(*(const char *const *)at);
-	case FA_FIELD_U64:
-		return PyLong_FromUnsignedLongLong(*(const uint64_t *)at);
-	case FA_FIELD_INT:
-		return PyLong_FromLong(*(const int *)at);
-	case FA_FIELD_BOOL:
-		return PyBool_FromLong(*(const int *)at);
-	case FA_FIELD_ROOTS:
-		return roots_list(v);
-	default:
-		if (!fa_denial_field_text(&b, v, f))
-			Py_RETURN_NONE;
-		return PyUnicode_FromStringAndSize(b.p, (Py_ssize_t)b.len);
-	}
+    switch (f->kind) {
+    case FA_FIELD_STR:
+        if (!*(const char *const *)at) {
+            Py_RETURN_NONE;
+        }
+        return PyUnicode_DecodeUTF8(
+            *(const char *const *)at,
+            (Py_ssize_t)strlen(*(const char *const *)at), "replace");
+    case FA_FIELD_PATH:
+        /* os.fsencode() gives back the exact bytes */
+        if (!*(const char *const *)at) {
+            Py_RETURN_NONE;
+        }
+        return PyUnicode_DecodeFSDefault(*(const char *const *)at);
+    case FA_FIELD_U64:
+        return PyLong_FromUnsignedLongLong(*(const uint64_t *)at);
+    case FA_FIELD_INT:
+        return PyLong_FromLong(*(const int *)at);
+    case FA_FIELD_BOOL:
+        return PyBool_FromLong(*(const int *)at);
+    case FA_FIELD_ROOTS:
+        return roots_list(v);
+    default:
+        if (!fa_denial_field_text(&b, v, f)) {
+            Py_RETURN_NONE;
+        }
+        return PyUnicode_FromStringAndSize(b.p, (Py_ssize_t)b.len);
+    }
 }
 
 /* A record as a dict with the keys and values of its log line. */
-static PyObject *denial_dict(const struct fa_denial *d)
+static PyObject *
+denial_dict(const struct fa_denial *d)
 {
-	struct fa_denial_view v;
-	PyObject *dict = PyDict_New(), *val;
-	int i;
+    struct fa_denial_view v;
+    PyObject *dict = PyDict_New(), *val;
+    int i;
 
-	if (!dict)
-		return NULL;
-	fa_denial_view_of(&v, d);
-	for (i = 0; i < fa_denial_nfields; i++) {
-		val = field_value(&v, &fa_denial_fields[i]);
-		if (!val || PyDict_SetItemString(dict, fa_denial_fields[i].name, val) < 0) {
-			Py_XDECREF(val);
-			Py_DECREF(dict);
-			return NULL;
-		}
-		Py_DECREF(val);
-	}
-	return dict;
+    if (!dict) {
+        return NULL;
+    }
+    fa_denial_view_of(&v, d);
+    for (i = 0; i < fa_denial_nfields; i++) {
+        val = field_value(&v, &fa_denial_fields[i]);
+        if (!val
+            || PyDict_SetItemString(dict, fa_denial_fields[i].name, val) < 0)
+        {
+            Py_XDECREF(val);
+            Py_DECREF(dict);
+            return NULL;
+        }
+        Py_DECREF(val);
+    }
+    return dict;
 }
 
 #define NRECENT 16
 
 /* Recent native denials as a list of dicts, oldest first. */
-PyObject *fa_native_denials(void)
+PyObject *
+fa_native_denials(void)
 {
-	struct fa_denial *d;
-	PyObject *list = PyList_New(0), *item;
-	int i, n;
+    struct fa_denial *d;
+    PyObject *list = PyList_New(0), *item;
+    int i, n;
 
-	if (!list || !br)
-		return list;
-	d = PyMem_Malloc(NRECENT * sizeof *d);
-	if (!d) {
-		Py_DECREF(list);
-		return PyErr_NoMemory();
-	}
-	n = br->recent_denials(d, NRECENT);
-	for (i = 0; i < n; i++) {
-		item = denial_dict(&d[i]);
-		if (!item || PyList_Append(list, item) < 0) {
-			Py_XDECREF(item);
-			Py_DECREF(list);
-			list = NULL;
-			break;
-		}
-		Py_DECREF(item);
-	}
-	PyMem_Free(d);
-	return list;
+    if (!list || !br) {
+        return list;
+    }
+    d = PyMem_Malloc(NRECENT * sizeof *d);
+    if (!d) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    n = br->recent_denials(d, NRECENT);
+    for (i = 0; i < n; i++) {
+        item = denial_dict(&d[i]);
+        if (!item || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(list);
+            list = NULL;
+            break;
+        }
+        Py_DECREF(item);
+    }
+    PyMem_Free(d);
+    return list;
 }
 
-unsigned long long fa_native_denial_count(void)
+unsigned long long
+fa_native_denial_count(void)
 {
-	return br ? (unsigned long long)br->denial_count() : 0;
+    return br ? (unsigned long long)br->denial_count() : 0;
 }

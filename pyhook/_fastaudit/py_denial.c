@@ -20,60 +20,64 @@
 
 #include "denial.h"
 
-static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots, *s_event, *s_layer, *s_libc,
-	*s_fix, *s_fastaudit, *s_hook;
+static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots,
+    *s_event, *s_layer, *s_libc, *s_fix, *s_fastaudit, *s_hook;
 
 #define NRECENT 32
 
 struct recent {
-	unsigned long long seq;
-	struct timespec when;
-	int tid;
-	PyObject *event, *msg, *path, *fix;   /* owned; fix may be NULL */
-	const char *rule, *op;          /* static strings */
+    unsigned long long seq;
+    struct timespec when;
+    int tid;
+    PyObject *event, *msg, *path, *fix;   /* owned; fix may be NULL */
+    const char *rule, *op;          /* static strings */
 };
 
 static struct recent ring[NRECENT];
 static unsigned long long nrecent;
 
-static int names(void)
+static int
+names(void)
 {
-	if (s_notes)
-		return 0;
-	s_notes = PyUnicode_InternFromString("__notes__");
-	s_path = PyUnicode_InternFromString("path");
-	s_resolved = PyUnicode_InternFromString("resolved");
-	s_rule = PyUnicode_InternFromString("rule");
-	s_op = PyUnicode_InternFromString("op");
-	s_roots = PyUnicode_InternFromString("roots");
-	s_event = PyUnicode_InternFromString("event");
-	s_layer = PyUnicode_InternFromString("layer");
-	s_libc = PyUnicode_InternFromString("libc");
-	s_fix = PyUnicode_InternFromString("fix");
-	s_fastaudit = PyUnicode_InternFromString("fastaudit");
-	s_hook = PyUnicode_InternFromString("hook");
-	return s_notes && s_path && s_resolved && s_rule && s_op && s_roots && s_event && s_layer &&
-	       s_libc && s_fix && s_fastaudit && s_hook ? 0 : -1;
+    if (s_notes) {
+        return 0;
+    }
+    s_notes = PyUnicode_InternFromString("__notes__");
+    s_path = PyUnicode_InternFromString("path");
+    s_resolved = PyUnicode_InternFromString("resolved");
+    s_rule = PyUnicode_InternFromString("rule");
+    s_op = PyUnicode_InternFromString("op");
+    s_roots = PyUnicode_InternFromString("roots");
+    s_event = PyUnicode_InternFromString("event");
+    s_layer = PyUnicode_InternFromString("layer");
+    s_libc = PyUnicode_InternFromString("libc");
+    s_fix = PyUnicode_InternFromString("fix");
+    s_fastaudit = PyUnicode_InternFromString("fastaudit");
+    s_hook = PyUnicode_InternFromString("hook");
+    return s_notes && s_path && s_resolved && s_rule && s_op && s_roots
+           && s_event && s_layer && s_libc && s_fix && s_fastaudit && s_hook
+        ? 0 : -1;
 }
 
-static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
-		     PyObject *fix)
+static void
+remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
+         PyObject *fix)
 {
-	struct recent *r = &ring[nrecent % NRECENT];
+    struct recent *r = &ring[nrecent % NRECENT];
 
-	Py_XDECREF(r->event);
-	Py_XDECREF(r->msg);
-	Py_XDECREF(r->path);
-	Py_XDECREF(r->fix);
-	r->fix = fix && fix != Py_None ? Py_NewRef(fix) : NULL;
-	r->seq = ++nrecent;
-	clock_gettime(CLOCK_REALTIME, &r->when);
-	r->tid = (int)gettid();
-	r->event = Py_NewRef(event);
-	r->msg = Py_NewRef(msg);
-	r->path = dd && dd->path ? Py_NewRef(dd->path) : NULL;
-	r->rule = dd ? dd->rule : NULL;
-	r->op = dd ? dd->op : NULL;
+    Py_XDECREF(r->event);
+    Py_XDECREF(r->msg);
+    Py_XDECREF(r->path);
+    Py_XDECREF(r->fix);
+    r->fix = fix && fix != Py_None ? Py_NewRef(fix) : NULL;
+    r->seq = ++nrecent;
+    clock_gettime(CLOCK_REALTIME, &r->when);
+    r->tid = (int)gettid();
+    r->event = Py_NewRef(event);
+    r->msg = Py_NewRef(msg);
+    r->path = dd && dd->path ? Py_NewRef(dd->path) : NULL;
+    r->rule = dd ? dd->rule : NULL;
+    r->op = dd ? dd->op : NULL;
 }
 
 /*
@@ -82,42 +86,49 @@ static void remember(PyObject *event, PyObject *msg, const struct fa_deny_detail
  */
 #define NCONST 48
 static struct {
-	const char *s;
-	PyObject *u;
+    const char *s;
+    PyObject *u;
 } consts[NCONST];
 
-static PyObject *const_str(const char *s)
+static PyObject *
+const_str(const char *s)
 {
-	int i;
+    int i;
 
-	for (i = 0; i < NCONST && consts[i].s; i++)
-		if (consts[i].s == s)
-			return Py_NewRef(consts[i].u);
-	if (i == NCONST)
-		return PyUnicode_InternFromString(s);
-	consts[i].u = PyUnicode_InternFromString(s);
-	if (!consts[i].u)
-		return NULL;
-	consts[i].s = s;
-	return Py_NewRef(consts[i].u);
+    for (i = 0; i < NCONST && consts[i].s; i++) {
+        if (consts[i].s == s) {
+            return Py_NewRef(consts[i].u);
+        }
+    }
+    if (i == NCONST) {
+        return PyUnicode_InternFromString(s);
+    }
+    consts[i].u = PyUnicode_InternFromString(s);
+    if (!consts[i].u) {
+        return NULL;
+    }
+    consts[i].s = s;
+    return Py_NewRef(consts[i].u);
 }
 
-static int set_const(PyObject *exc, PyObject *name, const char *s)
+static int
+set_const(PyObject *exc, PyObject *name, const char *s)
 {
-	PyObject *v = s ? const_str(s) : Py_NewRef(Py_None);
-	int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
+    PyObject *v = s ? const_str(s) : Py_NewRef(Py_None);
+    int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
 
-	Py_XDECREF(v);
-	return rc;
+    Py_XDECREF(v);
+    return rc;
 }
 
-static int set_str(PyObject *exc, PyObject *name, const char *s)
+static int
+set_str(PyObject *exc, PyObject *name, const char *s)
 {
-	PyObject *v = s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
-	int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
+    PyObject *v = s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
+    int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
 
-	Py_XDECREF(v);
-	return rc;
+    Py_XDECREF(v);
+    return rc;
 }
 
 /*
@@ -126,150 +137,189 @@ static int set_str(PyObject *exc, PyObject *name, const char *s)
  * it; the same keys for both layers. Set once: the first layer to
  * explain an exception is the one that refused.
  */
-int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule, const char *fix)
+int
+fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
+                  const char *fix)
 {
-	PyObject *d, *v;
-	int rc = -1;
+    PyObject *d, *v;
+    int rc = -1;
 
-	if (names() < 0)
-		return -1;
-	d = PyObject_GetAttr(exc, s_fastaudit);
-	if (d) {
-		Py_DECREF(d);
-		return 0;
-	}
-	if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-		return -1;
-	PyErr_Clear();
-	d = PyDict_New();
-	if (!d)
-		return -1;
-	if (PyDict_SetItem(d, s_layer, layer) < 0)
-		goto out;
-	v = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
-	if (!v || PyDict_SetItem(d, s_rule, v) < 0) {
-		Py_XDECREF(v);
-		goto out;
-	}
-	Py_DECREF(v);
-	v = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
-	if (!v || PyDict_SetItem(d, s_fix, v) < 0) {
-		Py_XDECREF(v);
-		goto out;
-	}
-	Py_DECREF(v);
-	rc = PyObject_SetAttr(exc, s_fastaudit, d);
+    if (names() < 0) {
+        return -1;
+    }
+    d = PyObject_GetAttr(exc, s_fastaudit);
+    if (d) {
+        Py_DECREF(d);
+        return 0;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        return -1;
+    }
+    PyErr_Clear();
+    d = PyDict_New();
+    if (!d) {
+        return -1;
+    }
+    if (PyDict_SetItem(d, s_layer, layer) < 0) {
+        goto out;
+    }
+    v = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
+    if (!v || PyDict_SetItem(d, s_rule, v) < 0) {
+        Py_XDECREF(v);
+        goto out;
+    }
+    Py_DECREF(v);
+    v = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
+    if (!v || PyDict_SetItem(d, s_fix, v) < 0) {
+        Py_XDECREF(v);
+        goto out;
+    }
+    Py_DECREF(v);
+    rc = PyObject_SetAttr(exc, s_fastaudit, d);
 out:
-	Py_DECREF(d);
-	return rc;
+    Py_DECREF(d);
+    return rc;
 }
 
-/* The fix of a hook-layer denial, by the one rule of fixes (src/denial.c); 0: none. */
-static int hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
+/*
+ * The fix of a hook-layer denial, by the one rule of fixes (src/denial.c); 0:
+ * none.
+ */
+static int
+hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 {
-	struct fa_denial_view v;
+    struct fa_denial_view v;
 
-	memset(&v, 0, sizeof(v));
-	v.op = dd->op;
-	v.rule = dd->rule;
-	v.resolved = dd->resolved;
-	v.from_context = 1;
-	v.policy = dd->policy;
-	return fa_denial_fix(b, &v);
+    memset(&v, 0, sizeof(v));
+    v.op = dd->op;
+    v.rule = dd->rule;
+    v.resolved = dd->resolved;
+    v.from_context = 1;
+    v.policy = dd->policy;
+    return fa_denial_fix(b, &v);
 }
 
 /* Raise PermissionError(msg) for event; returns -1 (always). */
-int fa_raise_denial(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd)
+int
+fa_raise_denial(PyObject *event, PyObject *msg,
+                const struct fa_deny_detail *dd)
 {
-	PyObject *exc, *notes, *fixnote = NULL;
-	static const char lead[] = "; to allow: ";
-	char note[sizeof(lead) - 1 + PATH_MAX + 256], *fix = note + sizeof(lead) - 1;
-	struct fa_buf fb = { fix, 0, sizeof(note) - (sizeof(lead) - 1) };
-	int hasfix = 0;
+    PyObject *exc, *notes, *fixnote = NULL;
+    static const char lead[] = "; to allow: ";
+    char note[sizeof(lead) - 1 + PATH_MAX + 256],
+        *fix = note + sizeof(lead) - 1;
+    struct fa_buf fb = { fix, 0, sizeof(note) - (sizeof(lead) - 1) };
+    int hasfix = 0;
 
-	if (names() < 0)
-		return -1;
-	memcpy(note, lead, sizeof(lead) - 1);
-	if (dd)
-		hasfix = hook_fix(&fb, dd) && fa_buf_fits(&fb);
-	exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
-	if (!exc)
-		return -1;
-	if (PyObject_SetAttr(exc, s_event, event) < 0)
-		goto fail;
-	if (dd) {
-		if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0 ||
-		    set_str(exc, s_resolved, dd->resolved) < 0 || set_const(exc, s_rule, dd->rule) < 0 ||
-		    set_const(exc, s_op, dd->op) < 0 ||
-		    PyObject_SetAttr(exc, s_roots, dd->roots ? dd->roots : Py_None) < 0)
-			goto fail;
-		if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0 ||
-		    fa_set_guard_attr(exc, s_hook, dd->rule, hasfix ? fix : NULL) < 0)
-			goto fail;
-		/* one note, ending as the shim's line does: "...; to allow: FIX" */
-		if (dd->note && hasfix) {
-			PyObject *tail = PyUnicode_DecodeFSDefault(note);
+    if (names() < 0) {
+        return -1;
+    }
+    memcpy(note, lead, sizeof(lead) - 1);
+    if (dd) {
+        hasfix = hook_fix(&fb, dd) && fa_buf_fits(&fb);
+    }
+    exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
+    if (!exc) {
+        return -1;
+    }
+    if (PyObject_SetAttr(exc, s_event, event) < 0) {
+        goto fail;
+    }
+    if (dd) {
+        if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0
+            || set_str(exc, s_resolved, dd->resolved) < 0
+            || set_const(exc, s_rule, dd->rule) < 0
+            || set_const(exc, s_op, dd->op) < 0
+            || PyObject_SetAttr(exc, s_roots,
+                                dd->roots ? dd->roots : Py_None) < 0)
+        {
+            goto fail;
+        }
+        if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0
+            || fa_set_guard_attr(exc, s_hook, dd->rule,
+                                 hasfix ? fix : NULL) < 0)
+        {
+            goto fail;
+        }
+        /* one note, ending as the shim's line does: "...; to allow: FIX" */
+        if (dd->note && hasfix) {
+            PyObject *tail = PyUnicode_DecodeFSDefault(note);
 
-			fixnote = tail ? PyUnicode_Concat(dd->note, tail) : NULL;
-			Py_XDECREF(tail);
-			if (!fixnote)
-				goto fail;
-		}
-		if (dd->note) {
-			notes = PyList_New(0);
-			if (!notes || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0) {
-				Py_XDECREF(notes);
-				goto fail;
-			}
-			if (PyObject_SetAttr(exc, s_notes, notes) < 0) {
-				Py_DECREF(notes);
-				goto fail;
-			}
-			Py_DECREF(notes);
-		}
-	} else {
-		/* an event the context blocks outright: only the host can let it through */
-		PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: approve it from the "
-						   "host (before_deny returning True, or a tool "
-						   "started through track_call)", event);
-		const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
+            fixnote = tail ? PyUnicode_Concat(dd->note, tail) : NULL;
+            Py_XDECREF(tail);
+            if (!fixnote) {
+                goto fail;
+            }
+        }
+        if (dd->note) {
+            notes = PyList_New(0);
+            if (!notes
+                || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0)
+            {
+                Py_XDECREF(notes);
+                goto fail;
+            }
+            if (PyObject_SetAttr(exc, s_notes, notes) < 0) {
+                Py_DECREF(notes);
+                goto fail;
+            }
+            Py_DECREF(notes);
+        }
+    } else {
+        /*
+         * an event the context blocks outright: only the host can let it
+         * through
+         */
+        PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: "
+                                           "approve it from the host "
+                                           "(before_deny returning True, or "
+                                           "a tool started through "
+                                           "track_call)", event);
+        const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
 
-		if (!u || PyObject_SetAttr(exc, s_fix, f) < 0 ||
-		    fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0) {
-			Py_XDECREF(f);
-			goto fail;
-		}
-		Py_DECREF(f);
-	}
-	{
-		PyObject *f = PyObject_GetAttr(exc, s_fix);
+        if (!u || PyObject_SetAttr(exc, s_fix, f) < 0
+            || fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0)
+        {
+            Py_XDECREF(f);
+            goto fail;
+        }
+        Py_DECREF(f);
+    }
+    {
+        PyObject *f = PyObject_GetAttr(exc, s_fix);
 
-		PyErr_Clear();
-		remember(event, msg, dd, f);
-		Py_XDECREF(f);
-	}
-	PyErr_SetObject(PyExc_PermissionError, exc);
-	Py_DECREF(exc);
-	Py_XDECREF(fixnote);
-	return -1;
+        PyErr_Clear();
+        remember(event, msg, dd, f);
+        Py_XDECREF(f);
+    }
+    PyErr_SetObject(PyExc_PermissionError, exc);
+    Py_DECREF(exc);
+    Py_XDECREF(fixnote);
+    return -1;
 fail:
-	Py_DECREF(exc);
-	Py_XDECREF(fixnote);
-	return -1;
+    Py_DECREF(exc);
+    Py_XDECREF(fixnote);
+    return -1;
 }
 
-/* The keys the shim's records use, where they mean the same; "time" in the log's format. */
-static PyObject *hook_item(const struct recent *r)
+/*
+ * The keys the shim's records use, where they mean the same; "time" in the
+ * log's format.
+ */
+static PyObject *
+hook_item(const struct recent *r)
 {
-	char small[64];
-	struct fa_buf b = FA_BUF_INIT(small);
+    char small[64];
+    struct fa_buf b = FA_BUF_INIT(small);
 
-	fa_put_time(&b, &r->when);
-	return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z,s:O}",
-			     "layer", "hook", "seq", r->seq, "time", b.p, (Py_ssize_t)b.len,
-			     "tid", r->tid, "event", r->event, "message", r->msg,
-			     "path", r->path ? r->path : Py_None, "rule", r->rule, "op", r->op,
-			     "fix", r->fix ? r->fix : Py_None);
+    fa_put_time(&b, &r->when);
+    return Py_BuildValue("{s:s,s:K,s:s#,s:i,s:O,s:O,s:O,s:z,s:z,s:O}",
+                         "layer", "hook", "seq", r->seq, "time", b.p,
+                         (Py_ssize_t)b.len,
+                         "tid", r->tid, "event", r->event, "message", r->msg,
+                         "path", r->path ? r->path : Py_None, "rule", r->rule,
+                         "op", r->op,
+                         "fix", r->fix ? r->fix : Py_None);
 }
 
 static PyObject *sort_key;
@@ -279,58 +329,68 @@ static PyObject *sort_key;
  * "hook") and the shim's (layer "libc", the native records as
  * native_denials() gives them).
  */
-PyObject *fa_all_denials(void)
+PyObject *
+fa_all_denials(void)
 {
-	PyObject *list = PyList_New(0), *native = NULL, *item, *r;
-	unsigned long long i, first;
-	Py_ssize_t k;
+    PyObject *list = PyList_New(0), *native = NULL, *item, *r;
+    unsigned long long i, first;
+    Py_ssize_t k;
 
-	if (!list)
-		return NULL;
-	if (names() < 0)
-		goto fail;
-	first = nrecent > NRECENT ? nrecent - NRECENT : 0;
-	for (i = first; i < nrecent; i++) {
-		item = hook_item(&ring[i % NRECENT]);
-		if (!item || PyList_Append(list, item) < 0)
-			goto fail;
-		Py_DECREF(item);
-	}
-	native = fa_native_denials();
-	if (!native)
-		goto fail;
-	for (k = 0; k < PyList_GET_SIZE(native); k++) {
-		item = PyList_GET_ITEM(native, k);
-		if (PyDict_Check(item) && PyDict_SetItem(item, s_layer, s_libc) < 0)
-			goto fail;
-		if (PyList_Append(list, item) < 0)
-			goto fail;
-	}
-	Py_CLEAR(native);
-	if (!sort_key) {
-		PyObject *op = PyImport_ImportModule("operator");
-		/* fixed-width UTC times: text order is time order */
-		sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "time") : NULL;
-		Py_XDECREF(op);
-		if (!sort_key)
-			goto fail;
-	}
-	{
-		PyObject *kw = Py_BuildValue("{s:O}", "key", sort_key);
-		PyObject *m = PyObject_GetAttrString(list, "sort");
-		PyObject *a = PyTuple_New(0);
+    if (!list) {
+        return NULL;
+    }
+    if (names() < 0) {
+        goto fail;
+    }
+    first = nrecent > NRECENT ? nrecent - NRECENT : 0;
+    for (i = first; i < nrecent; i++) {
+        item = hook_item(&ring[i % NRECENT]);
+        if (!item || PyList_Append(list, item) < 0) {
+            goto fail;
+        }
+        Py_DECREF(item);
+    }
+    native = fa_native_denials();
+    if (!native) {
+        goto fail;
+    }
+    for (k = 0; k < PyList_GET_SIZE(native); k++) {
+        item = PyList_GET_ITEM(native, k);
+        if (PyDict_Check(item) && PyDict_SetItem(item, s_layer, s_libc) < 0) {
+            goto fail;
+        }
+        if (PyList_Append(list, item) < 0) {
+            goto fail;
+        }
+    }
+    Py_CLEAR(native);
+    if (!sort_key) {
+        PyObject *op = PyImport_ImportModule("operator");
+        /* fixed-width UTC times: text order is time order */
+        sort_key = op ? PyObject_CallMethod(op, "itemgetter", "s", "time")
+            : NULL;
+        Py_XDECREF(op);
+        if (!sort_key) {
+            goto fail;
+        }
+    }
+    {
+        PyObject *kw = Py_BuildValue("{s:O}", "key", sort_key);
+        PyObject *m = PyObject_GetAttrString(list, "sort");
+        PyObject *a = PyTuple_New(0);
 
-		r = kw && m && a ? PyObject_Call(m, a, kw) : NULL;
-		Py_XDECREF(kw);
-		Py_XDECREF(m);
-		Py_XDECREF(a);
-		Py_XDECREF(r);
-		if (!r)
-			goto fail;
-	}
-	return list;
+        r = kw && m && a ? PyObject_Call(m, a, kw) : NULL;
+        Py_XDECREF(kw);
+        Py_XDECREF(m);
+        Py_XDECREF(a);
+        Py_XDECREF(r);
+        if (!r) {
+            goto fail;
+        }
+    }
+    return list;
 fail:
-	Py_XDECREF(native);
-	Py_DECREF(list);
-	return NULL;
+    Py_XDECREF(native);
+    Py_DECREF(list);
+    return NULL;
 }
