@@ -16,166 +16,188 @@
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
 
-static void policy_dealloc(FaPolicyObject *self)
+static void
+policy_dealloc(FaPolicyObject *self)
 {
-	if (self->policy)
-		fa_policy_free(self->policy);
-	Py_XDECREF(self->roots);
-	Py_XDECREF(self->roots_repr);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+    if (self->policy) {
+        fa_policy_free(self->policy);
+    }
+    Py_XDECREF(self->roots);
+    Py_XDECREF(self->roots_repr);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 PyTypeObject FaPolicy_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "fastaudit._fastaudit.Policy",
-	.tp_basicsize = sizeof(FaPolicyObject),
-	.tp_dealloc = (destructor)policy_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "A sealed set of write roots (engine policy).",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fastaudit._fastaudit.Policy",
+    .tp_basicsize = sizeof(FaPolicyObject),
+    .tp_dealloc = (destructor)policy_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A sealed set of write roots (engine policy).",
 };
 
-static int add_root(fa_policy *p, PyObject *item)
+static int
+add_root(fa_policy *p, PyObject *item)
 {
-	PyObject *b;
-	const char *s;
-	char msg[256] = "";
-	int r;
+    PyObject *b;
+    const char *s;
+    char msg[256] = "";
+    int r;
 
-	if (!PyUnicode_FSConverter(item, &b))
-		return -1;
-	s = PyBytes_AS_STRING(b);
-	if (!strcmp(s, "."))
-		r = fa_policy_add_cwd_root(p);
-	else
-		r = fa_policy_add_root(p, s, msg, sizeof msg);
-	if (r < 0) {
-		errno = -r;
-		PyErr_Format(PyExc_ValueError, "mk_audit: root %R cannot be used: %s",
-			     item, msg[0] ? msg : strerror(-r));
-	}
-	Py_DECREF(b);
-	return r < 0 ? -1 : 0;
+    if (!PyUnicode_FSConverter(item, &b)) {
+        return -1;
+    }
+    s = PyBytes_AS_STRING(b);
+    if (!strcmp(s, ".")) {
+        r = fa_policy_add_cwd_root(p);
+    } else {
+        r = fa_policy_add_root(p, s, msg, sizeof msg);
+    }
+    if (r < 0) {
+        errno = -r;
+        PyErr_Format(PyExc_ValueError, "mk_audit: root %R cannot be used: %s",
+                     item, msg[0] ? msg : strerror(-r));
+    }
+    Py_DECREF(b);
+    return r < 0 ? -1 : 0;
 }
 
-PyObject *fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks, fa_policy *base)
+PyObject *
+fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
+                     fa_policy *base)
 {
-	FaPolicyObject *self;
-	PyObject *it, *item, *s;
-	char msg[256] = "";
-	int i, n, r;
+    FaPolicyObject *self;
+    PyObject *it, *item, *s;
+    char msg[256] = "";
+    int i, n, r;
 
-	self = PyObject_New(FaPolicyObject, &FaPolicy_Type);
-	if (!self) {
-		fa_policy_free(base);
-		return NULL;
-	}
-	self->policy = base; /* ours from here on, whatever happens */
-	self->roots = NULL;
-	self->roots_repr = NULL;
-	if (roots == Py_None && base) {
-		PyErr_SetString(PyExc_ValueError,
-				"mk_audit: roots=None (no restriction) contradicts a policy file");
-		goto fail;
-	}
-	if (roots == Py_None) {
-		/*
-		 * Still a policy: the shim needs one to know a context is active
-		 * (process starts stay denied without path restrictions).
-		 */
-		self->roots = Py_NewRef(Py_None);
-		self->policy = fa_policy_new();
-		if (!self->policy) {
-			PyErr_NoMemory();
-			goto fail;
-		}
-		fa_policy_set_unrestricted(self->policy);
-		if (fa_policy_seal(self->policy, 0, msg, sizeof msg) < 0) {
-			PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
-			goto fail;
-		}
-		goto done;
-	}
-	/* a lone path iterates as characters: refuse rather than guess */
-	if (PyUnicode_Check(roots) || PyBytes_Check(roots) || PyObject_HasAttrString(roots, "__fspath__")) {
-		PyErr_SetString(PyExc_TypeError,
-				"mk_audit: roots must be a collection of paths or None, not a single path");
-		goto fail;
-	}
-	if (!self->policy)
-		self->policy = fa_policy_new();
-	if (!self->policy) {
-		PyErr_NoMemory();
-		goto fail;
-	}
-	it = PyObject_GetIter(roots);
-	if (!it)
-		goto fail;
-	while ((item = PyIter_Next(it))) {
-		r = add_root(self->policy, item);
-		Py_DECREF(item);
-		if (r < 0) {
-			Py_DECREF(it);
-			goto fail;
-		}
-	}
-	Py_DECREF(it);
-	if (PyErr_Occurred())
-		goto fail;
-	if (symlinks >= 0)
-		fa_policy_set_symlinks(self->policy, (enum fa_symlinks)symlinks);
-	fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
-	r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
-	if (r < 0) {
-		PyErr_Format(PyExc_ValueError, "mk_audit: the roots cannot be used: %s",
-			     msg[0] ? msg : strerror(-r));
-		goto fail;
-	}
-	n = fa_policy_nroots(self->policy);
-	self->roots = PyTuple_New(n);
-	if (!self->roots)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		s = PyUnicode_DecodeFSDefault(fa_policy_root(self->policy, i));
-		if (!s)
-			goto fail;
-		PyTuple_SET_ITEM(self->roots, i, s);
-	}
+    self = PyObject_New(FaPolicyObject, &FaPolicy_Type);
+    if (!self) {
+        fa_policy_free(base);
+        return NULL;
+    }
+    self->policy = base; /* ours from here on, whatever happens */
+    self->roots = NULL;
+    self->roots_repr = NULL;
+    if (roots == Py_None && base) {
+        PyErr_SetString(PyExc_ValueError,
+                        "mk_audit: roots=None (no restriction) contradicts a "
+                        "policy file");
+        goto fail;
+    }
+    if (roots == Py_None) {
+        /*
+         * Still a policy: the shim needs one to know a context is active
+         * (process starts stay denied without path restrictions).
+         */
+        self->roots = Py_NewRef(Py_None);
+        self->policy = fa_policy_new();
+        if (!self->policy) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        fa_policy_set_unrestricted(self->policy);
+        if (fa_policy_seal(self->policy, 0, msg, sizeof msg) < 0) {
+            PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
+            goto fail;
+        }
+        goto done;
+    }
+    /* a lone path iterates as characters: refuse rather than guess */
+    if (PyUnicode_Check(roots) || PyBytes_Check(roots)
+        || PyObject_HasAttrString(roots, "__fspath__"))
+    {
+        PyErr_SetString(PyExc_TypeError,
+                        "mk_audit: roots must be a collection of paths or "
+                        "None, not a single path");
+        goto fail;
+    }
+    if (!self->policy) {
+        self->policy = fa_policy_new();
+    }
+    if (!self->policy) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    it = PyObject_GetIter(roots);
+    if (!it) {
+        goto fail;
+    }
+    while ((item = PyIter_Next(it))) {
+        r = add_root(self->policy, item);
+        Py_DECREF(item);
+        if (r < 0) {
+            Py_DECREF(it);
+            goto fail;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        goto fail;
+    }
+    if (symlinks >= 0) {
+        fa_policy_set_symlinks(self->policy, (enum fa_symlinks)symlinks);
+    }
+    fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
+    r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
+    if (r < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "mk_audit: the roots cannot be used: %s",
+                     msg[0] ? msg : strerror(-r));
+        goto fail;
+    }
+    n = fa_policy_nroots(self->policy);
+    self->roots = PyTuple_New(n);
+    if (!self->roots) {
+        goto fail;
+    }
+    for (i = 0; i < n; i++) {
+        s = PyUnicode_DecodeFSDefault(fa_policy_root(self->policy, i));
+        if (!s) {
+            goto fail;
+        }
+        PyTuple_SET_ITEM(self->roots, i, s);
+    }
 done:
-	/* the roots never change: every path denial quotes the same text */
-	self->roots_repr = PyObject_Repr(self->roots);
-	if (!self->roots_repr)
-		goto fail;
-	return (PyObject *)self;
+    /* the roots never change: every path denial quotes the same text */
+    self->roots_repr = PyObject_Repr(self->roots);
+    if (!self->roots_repr) {
+        goto fail;
+    }
+    return (PyObject *)self;
 fail:
-	Py_DECREF(self);
-	return NULL;
+    Py_DECREF(self);
+    return NULL;
 }
 
 /* One path argument, read the way the event spells it. */
 struct fa_arg {
-	PyObject *obj;          /* the argument as raised (for messages) */
-	PyObject *bytes;        /* owned fs-encoded form, or NULL */
-	const char *path;
-	int dirfd;
-	char fdpath[PATH_MAX];
+    PyObject *obj;          /* the argument as raised (for messages) */
+    PyObject *bytes;        /* owned fs-encoded form, or NULL */
+    const char *path;
+    int dirfd;
+    char fdpath[PATH_MAX];
 };
 
-static int arg_dirfd(PyObject *args, int idx)
+static int
+arg_dirfd(PyObject *args, int idx)
 {
-	PyObject *v;
-	long fd;
+    PyObject *v;
+    long fd;
 
-	if (idx < 0 || idx >= PyTuple_GET_SIZE(args))
-		return AT_FDCWD;
-	v = PyTuple_GET_ITEM(args, idx);
-	if (!PyLong_Check(v))
-		return AT_FDCWD;
-	fd = PyLong_AsLong(v);
-	if (fd < 0) {
-		PyErr_Clear();
-		return AT_FDCWD;
-	}
-	return (int)fd;
+    if (idx < 0 || idx >= PyTuple_GET_SIZE(args)) {
+        return AT_FDCWD;
+    }
+    v = PyTuple_GET_ITEM(args, idx);
+    if (!PyLong_Check(v)) {
+        return AT_FDCWD;
+    }
+    fd = PyLong_AsLong(v);
+    if (fd < 0) {
+        PyErr_Clear();
+        return AT_FDCWD;
+    }
+    return (int)fd;
 }
 
 /*
@@ -183,100 +205,115 @@ static int arg_dirfd(PyObject *args, int idx)
  * An int names an open descriptor (fchmod, fchown, fchdir, fsetxattr):
  * it is judged by the path it names now, read from /proc/self/fd.
  */
-static int arg_read(struct fa_arg *a, PyObject *obj, int dirfd)
+static int
+arg_read(struct fa_arg *a, PyObject *obj, int dirfd)
 {
-	char link[64];
-	ssize_t len;
-	long fd;
+    char link[64];
+    ssize_t len;
+    long fd;
 
-	a->obj = obj;
-	a->bytes = NULL;
-	a->dirfd = dirfd;
-	if (PyLong_Check(obj)) {
-		fd = PyLong_AsLong(obj);
-		if (fd < 0 || fd > INT_MAX) {
-			PyErr_Clear();
-			return 0;
-		}
-		snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
-		len = readlink(link, a->fdpath, sizeof a->fdpath - 1);
-		if (len <= 0)
-			return 0;
-		a->fdpath[len] = 0;
-		a->path = a->fdpath;
-		a->dirfd = AT_FDCWD;
-		return 1;
-	}
-	if (!PyUnicode_FSConverter(obj, &a->bytes)) {
-		PyErr_Clear();
-		return 0;
-	}
-	a->path = PyBytes_AS_STRING(a->bytes);
-	return 1;
+    a->obj = obj;
+    a->bytes = NULL;
+    a->dirfd = dirfd;
+    if (PyLong_Check(obj)) {
+        fd = PyLong_AsLong(obj);
+        if (fd < 0 || fd > INT_MAX) {
+            PyErr_Clear();
+            return 0;
+        }
+        snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
+        len = readlink(link, a->fdpath, sizeof a->fdpath - 1);
+        if (len <= 0) {
+            return 0;
+        }
+        a->fdpath[len] = 0;
+        a->path = a->fdpath;
+        a->dirfd = AT_FDCWD;
+        return 1;
+    }
+    if (!PyUnicode_FSConverter(obj, &a->bytes)) {
+        PyErr_Clear();
+        return 0;
+    }
+    a->path = PyBytes_AS_STRING(a->bytes);
+    return 1;
 }
 
-static void arg_done(struct fa_arg *a)
+static void
+arg_done(struct fa_arg *a)
 {
-	Py_CLEAR(a->bytes);
+    Py_CLEAR(a->bytes);
 }
 
 /*
  * A directory entry change (remove, rename) aimed at a root itself: its
  * parent is outside, so "not in roots" would read as nonsense.
  */
-static int is_root_itself(FaEntryObject *e, struct fa_arg *a, enum fa_op op)
+static int
+is_root_itself(FaEntryObject *e, struct fa_arg *a, enum fa_op op)
 {
-	struct fa_decision d;
+    struct fa_decision d;
 
-	if (op != FA_OP_REMOVE && op != FA_OP_RENAME)
-		return 0;
-	return fa_check(e->cfg->pol->policy, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW;
+    if (op != FA_OP_REMOVE && op != FA_OP_RENAME) {
+        return 0;
+    }
+    return fa_check(e->cfg->pol->policy, FA_OP_DIR, a->dirfd, a->path,
+                    &d) == FA_ALLOW;
 }
 
 /* The seed's message; "is a root itself" where that is the reason. */
-static PyObject *path_message(const char *event, FaEntryObject *e, struct fa_arg *a, int root)
+static PyObject *
+path_message(const char *event, FaEntryObject *e, struct fa_arg *a, int root)
 {
-	struct fa_text t;
+    struct fa_text t;
 
-	fa_text_init(&t);
-	fa_text_c(&t, event);
-	fa_text_lit(&t, " ");
-	fa_text_repr(&t, a->obj);
-	if (root)
-		fa_text_lit(&t, " is an allowed root itself, not a path inside ");
-	else
-		fa_text_lit(&t, " not in ");
-	fa_text_u(&t, e->cfg->pol->roots_repr);
-	return fa_text_done(&t);
+    fa_text_init(&t);
+    fa_text_c(&t, event);
+    fa_text_lit(&t, " ");
+    fa_text_repr(&t, a->obj);
+    if (root) {
+        fa_text_lit(&t, " is an allowed root itself, not a path inside ");
+    } else {
+        fa_text_lit(&t, " not in ");
+    }
+    fa_text_u(&t, e->cfg->pol->roots_repr);
+    return fa_text_done(&t);
 }
 
-/* "fastaudit: write judged at /p: not under any allowed root (outside-roots)" */
-static PyObject *path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op, int root,
-			   int by_cwd)
+/*
+ * "fastaudit: write judged at /p: not under any allowed root (outside-roots)"
+ */
+static PyObject *
+path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op,
+          int root, int by_cwd)
 {
-	struct fa_text t;
+    struct fa_text t;
 
-	fa_text_init(&t);
-	fa_text_lit(&t, "fastaudit: ");
-	fa_text_c(&t, fa_op_name(op));
-	fa_text_lit(&t, " judged at ");
-	fa_text_c(&t, d->path[0] ? d->path : a->path);
-	fa_text_lit(&t, ": ");
-	if (root)
-		fa_text_lit(&t, "a root can be written into, not removed or renamed");
-	else
-		fa_text_c(&t, fa_why_text(d->why));
-	fa_text_lit(&t, " (");
-	fa_text_c(&t, fa_why_name(d->why));
-	fa_text_lit(&t, ")");
-	if (d->err) {
-		fa_text_lit(&t, ": ");
-		fa_text_c(&t, strerror(d->err));
-	}
-	if (by_cwd)
-		fa_text_lit(&t, "; judged against the current directory: os.open()'s audit event "
-			    "carries no dir_fd (load libfashim.so to have the real openat judged)");
-	return fa_text_done(&t);
+    fa_text_init(&t);
+    fa_text_lit(&t, "fastaudit: ");
+    fa_text_c(&t, fa_op_name(op));
+    fa_text_lit(&t, " judged at ");
+    fa_text_c(&t, d->path[0] ? d->path : a->path);
+    fa_text_lit(&t, ": ");
+    if (root) {
+        fa_text_lit(&t, "a root can be written into, not removed or renamed");
+    } else {
+        fa_text_c(&t, fa_why_text(d->why));
+    }
+    fa_text_lit(&t, " (");
+    fa_text_c(&t, fa_why_name(d->why));
+    fa_text_lit(&t, ")");
+    if (d->err) {
+        fa_text_lit(&t, ": ");
+        fa_text_c(&t, strerror(d->err));
+    }
+    if (by_cwd) {
+        fa_text_lit(&t,
+                    "; judged against the current directory: os.open()'s "
+                    "audit event carries no dir_fd (load libfashim.so to "
+                    "have the real openat judged)");
+    }
+    return fa_text_done(&t);
 }
 
 /*
@@ -291,241 +328,299 @@ static int approving;
  * key: the path the shim files the operation under, for an approval (the
  * source of a rename or link, whichever side the hook refused).
  */
-static int deny_path(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
-		     const struct fa_decision *d, enum fa_op op, const char *key)
+static int
+deny_path(const char *event, PyObject *args, FaEntryObject *e,
+          struct fa_arg *a,
+          const struct fa_decision *d, enum fa_op op, const char *key)
 {
-	int root, rc;
-	PyObject *msg;
-	struct fa_deny_detail dd;
+    int root, rc;
+    PyObject *msg;
+    struct fa_deny_detail dd;
 
-	if (approving) {
-		fa_bridge_approve(op, key);
-		return 0;
-	}
-	root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
-	msg = path_message(event, e, a, root);
-	if (!msg)
-		return -1;
-	dd.path = a->obj;
-	dd.resolved = d->path[0] ? d->path : a->path;
-	dd.rule = root ? "root-itself" : fa_why_name(d->why);
-	dd.op = fa_op_name(op);
-	dd.roots = e->cfg->pol->roots;
-	dd.policy = e->cfg->pol->policy;
-	/* os.open() of a relative path without the shim: its dir_fd, if any, is unknown */
-	dd.note = path_note(a, d, op, root,
-			    !strcmp(event, "open") && PyTuple_GET_SIZE(args) > 1 &&
-			    PyTuple_GET_ITEM(args, 1) == Py_None && a->path[0] != '/');
-	if (!dd.note) {
-		Py_DECREF(msg);
-		return -1;
-	}
-	rc = fa_deny(e, event, args, msg, &dd);
-	Py_DECREF(msg);
-	Py_DECREF(dd.note);
-	/* the host allowed it: the shim must not refuse the same operation */
-	if (rc == 0)
-		fa_bridge_approve(op, key);
-	return rc;
+    if (approving) {
+        fa_bridge_approve(op, key);
+        return 0;
+    }
+    root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
+    msg = path_message(event, e, a, root);
+    if (!msg) {
+        return -1;
+    }
+    dd.path = a->obj;
+    dd.resolved = d->path[0] ? d->path : a->path;
+    dd.rule = root ? "root-itself" : fa_why_name(d->why);
+    dd.op = fa_op_name(op);
+    dd.roots = e->cfg->pol->roots;
+    dd.policy = e->cfg->pol->policy;
+    /*
+     * os.open() of a relative path without the shim: its dir_fd, if any, is
+     * unknown
+     */
+    dd.note = path_note(a, d, op, root,
+                        !strcmp(event, "open") && PyTuple_GET_SIZE(args) > 1
+                        && PyTuple_GET_ITEM(args, 1) == Py_None
+                        && a->path[0] != '/');
+    if (!dd.note) {
+        Py_DECREF(msg);
+        return -1;
+    }
+    rc = fa_deny(e, event, args, msg, &dd);
+    Py_DECREF(msg);
+    Py_DECREF(dd.note);
+    /* the host allowed it: the shim must not refuse the same operation */
+    if (rc == 0) {
+        fa_bridge_approve(op, key);
+    }
+    return rc;
 }
 
-static int judge_one(const char *event, PyObject *args, FaEntryObject *e, struct fa_arg *a,
-		     enum fa_op op, int dir_fallback)
+static int
+judge_one(const char *event, PyObject *args, FaEntryObject *e,
+          struct fa_arg *a, enum fa_op op, int dir_fallback)
 {
-	const fa_policy *p = e->cfg->pol->policy;
-	struct fa_decision d;
-	struct stat st;
-	int isdir;
+    const fa_policy *p = e->cfg->pol->policy;
+    struct fa_decision d;
+    struct stat st;
+    int isdir;
 
-	if (fa_check(p, op, a->dirfd, a->path, &d) == FA_ALLOW && !(dir_fallback && fa_policy_ndeny(p)))
-		return 0;
-	/*
-	 * NamedTemporaryFile and TemporaryFile raise open with the directory
-	 * they create in (an opener, or O_TMPFILE): that directory is what is
-	 * written into, so it is what gets judged.
-	 */
-	if (dir_fallback) {
-		isdir = fstatat(a->dirfd, a->path, &st, 0) == 0 && S_ISDIR(st.st_mode);
-		if (isdir && fa_check(p, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW)
-			return 0;
-		if (isdir)
-			op = FA_OP_DIR;
-		else if (d.verdict == FA_ALLOW)
-			return 0;
-	}
-	return deny_path(event, args, e, a, &d, op, a->path);
+    if (fa_check(p, op, a->dirfd, a->path, &d) == FA_ALLOW
+        && !(dir_fallback && fa_policy_ndeny(p)))
+    {
+        return 0;
+    }
+    /*
+     * NamedTemporaryFile and TemporaryFile raise open with the directory
+     * they create in (an opener, or O_TMPFILE): that directory is what is
+     * written into, so it is what gets judged.
+     */
+    if (dir_fallback) {
+        isdir = fstatat(a->dirfd, a->path, &st, 0) == 0 && S_ISDIR(st.st_mode);
+        if (isdir
+            && fa_check(p, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW)
+        {
+            return 0;
+        }
+        if (isdir) {
+            op = FA_OP_DIR;
+        } else if (d.verdict == FA_ALLOW) {
+            return 0;
+        }
+    }
+    return deny_path(event, args, e, a, &d, op, a->path);
 }
 
-static int judge_two(const char *event, PyObject *args, FaEntryObject *e,
-		     struct fa_arg *a, struct fa_arg *b, enum fa_op op)
+static int
+judge_two(const char *event, PyObject *args, FaEntryObject *e,
+          struct fa_arg *a, struct fa_arg *b, enum fa_op op)
 {
-	const fa_policy *p = e->cfg->pol->policy;
-	struct fa_decision d1, d2;
+    const fa_policy *p = e->cfg->pol->policy;
+    struct fa_decision d1, d2;
 
-	fa_check2(p, op, a->dirfd, a->path, b->dirfd, b->path, &d1, &d2);
-	if (d1.verdict != FA_ALLOW && deny_path(event, args, e, a, &d1, op, a->path) < 0)
-		return -1;
-	if (d2.verdict != FA_ALLOW && deny_path(event, args, e, b, &d2, op, a->path) < 0)
-		return -1;
-	return 0;
+    fa_check2(p, op, a->dirfd, a->path, b->dirfd, b->path, &d1, &d2);
+    if (d1.verdict != FA_ALLOW
+        && deny_path(event, args, e, a, &d1, op, a->path) < 0)
+    {
+        return -1;
+    }
+    if (d2.verdict != FA_ALLOW
+        && deny_path(event, args, e, b, &d2, op, a->path) < 0)
+    {
+        return -1;
+    }
+    return 0;
 }
 
-static int not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
+static int
+not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
 {
-	struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL, e->cfg->pol->roots, NULL,
-				      e->cfg->pol->policy};
-	PyObject *msg;
-	int rc;
+    struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL,
+                                e->cfg->pol->roots, NULL,
+                      e->cfg->pol->policy};
+    PyObject *msg;
+    int rc;
 
-	if (approving)
-		return 0;
-	msg = PyUnicode_FromFormat("%s %R not in %U", event, obj, e->cfg->pol->roots_repr);
-	if (!msg)
-		return -1;
-	dd.note = PyUnicode_FromString("fastaudit: the argument is not a path (not-a-path)");
-	rc = dd.note ? fa_deny(e, event, args, msg, &dd) : -1;
-	Py_XDECREF(dd.note);
-	Py_DECREF(msg);
-	return rc;
+    if (approving) {
+        return 0;
+    }
+    msg = PyUnicode_FromFormat("%s %R not in %U", event, obj,
+                               e->cfg->pol->roots_repr);
+    if (!msg) {
+        return -1;
+    }
+    dd.note = PyUnicode_FromString("fastaudit: the argument is not a path "
+                                   "(not-a-path)");
+    rc = dd.note ? fa_deny(e, event, args, msg, &dd) : -1;
+    Py_XDECREF(dd.note);
+    Py_DECREF(msg);
+    return rc;
 }
 
-static int open_writes(PyObject *args)
+static int
+open_writes(PyObject *args)
 {
-	PyObject *mode = PyTuple_GET_ITEM(args, 1), *fl = PyTuple_GET_ITEM(args, 2);
-	const char *m;
-	long flags = PyLong_Check(fl) ? PyLong_AsLong(fl) : 0;
+    PyObject *mode = PyTuple_GET_ITEM(args, 1),
+        *fl = PyTuple_GET_ITEM(args, 2);
+    const char *m;
+    long flags = PyLong_Check(fl) ? PyLong_AsLong(fl) : 0;
 
-	if (PyUnicode_Check(mode)) {
-		m = PyUnicode_AsUTF8(mode);
-		return !m || strpbrk(m, "wax+") != NULL;
-	}
-	return (flags & WRITE_FLAGS) != 0;
+    if (PyUnicode_Check(mode)) {
+        m = PyUnicode_AsUTF8(mode);
+        return !m || strpbrk(m, "wax+") != NULL;
+    }
+    return (flags & WRITE_FLAGS) != 0;
 }
 
-static int is_memory_db(PyObject *obj)
+static int
+is_memory_db(PyObject *obj)
 {
-	const char *s;
+    const char *s;
 
-	/* 3.10 passes the name as bytes, later versions as given */
-	if (PyBytes_Check(obj))
-		s = PyBytes_AS_STRING(obj);
-	else if (PyUnicode_Check(obj))
-		s = PyUnicode_AsUTF8(obj);
-	else
-		return 0;
-	return s && (!strcmp(s, ":memory:") || !*s);
+    /* 3.10 passes the name as bytes, later versions as given */
+    if (PyBytes_Check(obj)) {
+        s = PyBytes_AS_STRING(obj);
+    } else if (PyUnicode_Check(obj)) {
+        s = PyUnicode_AsUTF8(obj);
+    } else {
+        return 0;
+    }
+    return s && (!strcmp(s, ":memory:") || !*s);
 }
 
-int fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
+int
+fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 {
-	FaEntryObject *e = (FaEntryObject *)entry;
-	const char *event = ev->name;
-	/* Not "= {0}": that would clear both PATH_MAX buffers on every event. */
-	struct fa_arg a, b;
-	Py_ssize_t n = PyTuple_GET_SIZE(args);
-	PyObject *o1, *o2;
-	long flags;
-	int rc = 0;
+    FaEntryObject *e = (FaEntryObject *)entry;
+    const char *event = ev->name;
+    /* Not "= {0}": that would clear both PATH_MAX buffers on every event. */
+    struct fa_arg a, b;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *o1, *o2;
+    long flags;
+    int rc = 0;
 
-	a.obj = b.obj = NULL;
-	a.bytes = b.bytes = NULL;
-	a.path = b.path = NULL;
-	a.dirfd = b.dirfd = AT_FDCWD;
+    a.obj = b.obj = NULL;
+    a.bytes = b.bytes = NULL;
+    a.path = b.path = NULL;
+    a.dirfd = b.dirfd = AT_FDCWD;
 
-	if (fa_policy_unrestricted(e->cfg->pol->policy))
-		return 0;
-	switch (ev->cls) {
-	case FA_EV_OPEN:
-		if (n < 3 || PyLong_Check(PyTuple_GET_ITEM(args, 0)))
-			return 0;      /* open(fd): the descriptor's own open was judged */
-		if (!open_writes(args))
-			return 0;
-		flags = PyLong_Check(PyTuple_GET_ITEM(args, 2)) ? PyLong_AsLong(PyTuple_GET_ITEM(args, 2)) : 0;
-		/*
-		 * os.open(path, flags, dir_fd=fd) raises open without its dir_fd
-		 * (python/cpython#116429): the hook can only judge the path against
-		 * the current directory. With the shim loaded, the shim sees the
-		 * real openat() and decides such calls exactly.
-		 */
-		if (!arg_read(&a, PyTuple_GET_ITEM(args, 0), AT_FDCWD))
-			return not_a_path(event, args, e, PyTuple_GET_ITEM(args, 0));
-		if (PyTuple_GET_ITEM(args, 1) == Py_None && a.path[0] != '/' && fa_native_on()) {
-			arg_done(&a);
-			return 0;   /* os.open() of a relative path: the shim sees its dir_fd */
-		}
+    if (fa_policy_unrestricted(e->cfg->pol->policy)) {
+        return 0;
+    }
+    switch (ev->cls) {
+    case FA_EV_OPEN:
+        if (n < 3 || PyLong_Check(PyTuple_GET_ITEM(args, 0))) {
+            return 0;      /* open(fd): the descriptor's own open was judged */
+        }
+        if (!open_writes(args)) {
+            return 0;
+        }
+        flags = PyLong_Check(PyTuple_GET_ITEM(args, 2))
+            ? PyLong_AsLong(PyTuple_GET_ITEM(args, 2)) : 0;
+        /*
+         * os.open(path, flags, dir_fd=fd) raises open without its dir_fd
+         * (python/cpython#116429): the hook can only judge the path against
+         * the current directory. With the shim loaded, the shim sees the
+         * real openat() and decides such calls exactly.
+         */
+        if (!arg_read(&a, PyTuple_GET_ITEM(args, 0), AT_FDCWD)) {
+            return not_a_path(event, args, e, PyTuple_GET_ITEM(args, 0));
+        }
+        if (PyTuple_GET_ITEM(args, 1) == Py_None && a.path[0] != '/'
+            && fa_native_on())
+        {
+            arg_done(&a);
+            /* os.open() of a relative path: the shim sees its dir_fd */
+            return 0;
+        }
 #ifdef O_TMPFILE
-		if ((flags & O_TMPFILE) == O_TMPFILE)
-			rc = judge_one(event, args, e, &a, FA_OP_DIR, 0);
-		else
+        if ((flags & O_TMPFILE) == O_TMPFILE) {
+            rc = judge_one(event, args, e, &a, FA_OP_DIR, 0);
+        } else {
 #endif
-			rc = judge_one(event, args, e, &a, FA_OP_WRITE, 1);
-		break;
-	case FA_EV_TRUNCATE:
-		if (n < 1 || PyLong_Check(PyTuple_GET_ITEM(args, 0)))
-			return 0;      /* ftruncate: the descriptor was judged when opened */
-		/* fall through */
-	case FA_EV_FIRST:
-	case FA_EV_CHDIR:
-		if (n < 1)
-			return 0;
-		o1 = PyTuple_GET_ITEM(args, 0);
-		if (!strcmp(event, "sqlite3.connect") && is_memory_db(o1))
-			return 0;
-		if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg)))
-			return not_a_path(event, args, e, o1);
-		rc = judge_one(event, args, e, &a, ev->op, 0);
-		break;
-	case FA_EV_DST:
-		if (n < 2)
-			return 0;
-		o2 = PyTuple_GET_ITEM(args, 1);
-		if (o2 == Py_None && ev->op == FA_OP_DIR) {
-			a.obj = o2;
-			a.path = ".";
-			a.dirfd = AT_FDCWD;
-		} else if (!arg_read(&a, o2, AT_FDCWD)) {
-			return not_a_path(event, args, e, o2);
-		}
-		rc = judge_one(event, args, e, &a, ev->op, 0);
-		break;
-	case FA_EV_BOTH:
-		if (n < 2)
-			return 0;
-		o1 = PyTuple_GET_ITEM(args, 0);
-		o2 = PyTuple_GET_ITEM(args, 1);
-		if (ev->op == FA_OP_SYMLINK) {
-			/* the new link is the path; its target text is the second */
-			if (!arg_read(&a, o2, arg_dirfd(args, ev->dirfd_arg)))
-				return not_a_path(event, args, e, o2);
-			if (!arg_read(&b, o1, a.dirfd)) {
-				arg_done(&a);
-				return not_a_path(event, args, e, o1);
-			}
-		} else {
-			if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg)))
-				return not_a_path(event, args, e, o1);
-			if (!arg_read(&b, o2, arg_dirfd(args, ev->dirfd2_arg))) {
-				arg_done(&a);
-				return not_a_path(event, args, e, o2);
-			}
-		}
-		rc = judge_two(event, args, e, &a, &b, ev->op);
-		break;
-	default:
-		return 0;
-	}
-	arg_done(&a);
-	arg_done(&b);
-	return rc;
+            rc = judge_one(event, args, e, &a, FA_OP_WRITE, 1);
+        }
+        break;
+    case FA_EV_TRUNCATE:
+        if (n < 1 || PyLong_Check(PyTuple_GET_ITEM(args, 0))) {
+            /* ftruncate: the descriptor was judged when opened */
+            return 0;
+        }
+        /* fall through */
+    case FA_EV_FIRST:
+    case FA_EV_CHDIR:
+        if (n < 1) {
+            return 0;
+        }
+        o1 = PyTuple_GET_ITEM(args, 0);
+        if (!strcmp(event, "sqlite3.connect") && is_memory_db(o1)) {
+            return 0;
+        }
+        if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg))) {
+            return not_a_path(event, args, e, o1);
+        }
+        rc = judge_one(event, args, e, &a, ev->op, 0);
+        break;
+    case FA_EV_DST:
+        if (n < 2) {
+            return 0;
+        }
+        o2 = PyTuple_GET_ITEM(args, 1);
+        if (o2 == Py_None && ev->op == FA_OP_DIR) {
+            a.obj = o2;
+            a.path = ".";
+            a.dirfd = AT_FDCWD;
+        } else if (!arg_read(&a, o2, AT_FDCWD)) {
+            return not_a_path(event, args, e, o2);
+        }
+        rc = judge_one(event, args, e, &a, ev->op, 0);
+        break;
+    case FA_EV_BOTH:
+        if (n < 2) {
+            return 0;
+        }
+        o1 = PyTuple_GET_ITEM(args, 0);
+        o2 = PyTuple_GET_ITEM(args, 1);
+        if (ev->op == FA_OP_SYMLINK) {
+            /* the new link is the path; its target text is the second */
+            if (!arg_read(&a, o2, arg_dirfd(args, ev->dirfd_arg))) {
+                return not_a_path(event, args, e, o2);
+            }
+            if (!arg_read(&b, o1, a.dirfd)) {
+                arg_done(&a);
+                return not_a_path(event, args, e, o1);
+            }
+        } else {
+            if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg))) {
+                return not_a_path(event, args, e, o1);
+            }
+            if (!arg_read(&b, o2, arg_dirfd(args, ev->dirfd2_arg))) {
+                arg_done(&a);
+                return not_a_path(event, args, e, o2);
+            }
+        }
+        rc = judge_two(event, args, e, &a, &b, ev->op);
+        break;
+    default:
+        return 0;
+    }
+    arg_done(&a);
+    arg_done(&b);
+    return rc;
 }
 
-/* A host allowance for an event (trusted import): approve at the shim what the hook would refuse. */
-void fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
+/*
+ * A host allowance for an event (trusted import): approve at the shim what the
+ * hook would refuse.
+ */
+void
+fa_approve_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 {
-	if (!fa_native_on())
-		return;
-	approving = 1;
-	if (fa_judge_event(entry, ev, args) < 0)
-		PyErr_Clear();
-	approving = 0;
+    if (!fa_native_on()) {
+        return;
+    }
+    approving = 1;
+    if (fa_judge_event(entry, ev, args) < 0) {
+        PyErr_Clear();
+    }
+    approving = 0;
 }
