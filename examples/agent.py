@@ -40,9 +40,9 @@ def layer(exc, seen):
     """Which layer refused, from the exception and the shim's denial log."""
     if audit_state()['native_denial_count'] > seen:
         d = audit_state()['native_denials'][-1]
-        who = 'audit context' if d['from_context'] else "fa-run's process policy"
+        who = 'audit context' if d['policy'] == 'context' else "fa-run's process policy"
         return 'libc shim (%s): %s(%s) from %s: %s' % (
-            who, d['call'], d['path'], os.path.basename(d['caller']), d['why'])
+            who, d['call'], d['path'], os.path.basename(d['caller']), d['reason'])
     if isinstance(exc, PermissionError) and exc.errno is None:
         return 'audit hook: ' + str(exc).splitlines()[0][:110]
     return 'not the guard: %s: %s' % (type(exc).__name__, exc)
