@@ -10,6 +10,8 @@
 #
 #   FA_RUN=build/fa-run FLOOR_EXEC=build/bench/shim/floor-exec PYTHON=python3 \
 #       bench/jobs/run.sh [ROUNDS]
+#
+# BENCH_JOBS="tar-x cp-a" runs only those jobs; BENCH_FILES sets the tree's size.
 set -eu
 
 : "${FA_RUN:?path of fa-run}"
@@ -58,6 +60,16 @@ wheel=$("$PYTHON" -c 'import ensurepip, glob, os; print(sorted(glob.glob(os.path
 jobs="tar-x cp-a git-checkout"
 if [ -n "$wheel" ] && "$PYTHON" -m venv --without-pip "$W/venv" 2>/dev/null; then
 	jobs="$jobs pip-install"
+fi
+if [ -n "${BENCH_JOBS:-}" ]; then
+	want=
+	for j in $BENCH_JOBS; do
+		case " $jobs " in
+		*" $j "*) want="$want $j" ;;
+		*) echo "run.sh: no job named $j here (jobs: $jobs)" >&2; exit 2 ;;
+		esac
+	done
+	jobs=${want# }
 fi
 
 # What runs outside the clock before each job.
