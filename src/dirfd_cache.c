@@ -1,22 +1,34 @@
 /*
  * dirfd_cache.c - what an open directory names, kept per thread so that a
- * call relative to a dirfd need not read /proc/self/fd/N every time.
+ * call relative to a dirfd need not ask the kernel every time.
  *
- * Each call still asks the kernel what the fd is (one statx: it must be a
- * directory, as before). The thread's copy serves when it was read for the
- * same fd number and the same directory (mount, inode, still linked) under
- * the same generation of the cwd cache (cwd_cache.c), which every rename
- * the engine judges moves. It is on only while that cache is: the shim
- * under a process policy, where every rename goes through the engine.
+ * A copy is read (one statx: a directory, still linked; one readlink of
+ * /proc/self/fd/N) and stamped with two generations: the cwd cache's
+ * (cwd_cache.c), which every rename and rmdir the engine's caller sees
+ * moves, and the fd number's own, which moves whenever the caller sees the
+ * number closed, replaced or handed out again (fa_fd_moved(): close,
+ * close_range, closefrom, dup2/dup3 over it, closedir, fclose, an open
+ * that returns it). The counters are a fixed table, one per fd number
+ * below FDS, bumped with relaxed atomics: no allocation, no lock, safe in
+ * a signal handler. It is on only while the cwd cache is: the shim under
+ * a process policy, which reports those events.
  *
- * The rule for a directory renamed after its name was read: a rename in
- * this process is seen (the generation moves) and the name read again. One
- * made by another process or by an inline system call is not, until the
- * next rename here; the call is then judged on the old name, and use.c
- * opens what it judged, by that name beneath the root and never through
- * the dirfd, so nothing is reached that was not judged: the program sees
- * the directory as gone from where it was. A dirfd closed and its number
- * reused is told apart by the directory's identity.
+ * Who may take the copy without asking the kernel: only the routes of
+ * use.c, which open what they judged by that name beneath the root and
+ * never through the dirfd. A pure check (fa_check(), whose caller then
+ * makes the real call on the dirfd) still proves the copy right with the
+ * statx (same mount and inode), as every call did before the table.
+ *
+ * What the caller cannot see: a number closed by an inline system call
+ * (or by another process sharing the table of descriptors) and reused for
+ * another directory where no wrapper sees it, and a directory renamed or
+ * removed by another process. The copy then keeps the old name, and a
+ * call relative to the number is judged on that name and made on it,
+ * beneath its root: nothing is reached that was not judged, and the
+ * program sees the call act where the directory used to be (or fail, the
+ * directory being gone). glibc's own walks (fts, nftw, scandir, glob)
+ * open and close their descriptors inside libc, unseen, but never hand
+ * them to the program, so they are never looked up here.
  */
 #include "config.h"
 
@@ -25,11 +37,15 @@
 
 #include "engine_internal.h"
 
-enum { SLOTS = 2 };
+enum { SLOTS = 2, FDS = 4096 };
+
+/* Per fd number: how many times it may have stopped naming what it named. */
+static unsigned fd_gens[FDS];
 
 /* The default TLS model, as in cwd_cache.c: the engine is dlopen'd too. */
 static __thread struct slot {
 	unsigned long gen;	/* 0: empty, or being filled */
+	unsigned fdgen;
 	int fd;
 	uint64_t mnt, ino;
 	size_t len;
@@ -37,15 +53,67 @@ static __thread struct slot {
 } mine[SLOTS];
 static __thread unsigned turn;
 
-ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa_why *why)
+void fa_fd_moved(int fd)
+{
+	if ((unsigned)fd < FDS)
+		__atomic_add_fetch(&fd_gens[fd], 1, __ATOMIC_RELAXED);
+}
+
+void fa_fd_moved_range(unsigned first, unsigned last)
+{
+	unsigned fd;
+
+	for (fd = first; fd <= last && fd < FDS; fd++)
+		__atomic_add_fetch(&fd_gens[fd], 1, __ATOMIC_RELAXED);
+}
+
+static unsigned fd_gen(int fd)
+{
+	return (unsigned)fd < FDS ? __atomic_load_n(&fd_gens[fd], __ATOMIC_ACQUIRE) : 0;
+}
+
+/* The copy current for dirfd under g, or NULL; trusted: no identity to compare. */
+static const struct slot *find(int dirfd, unsigned long g, unsigned fg, int trusted,
+			       const struct statx *st, uint64_t mnt)
+{
+	int i;
+
+	for (i = 0; g && i < SLOTS; i++) {
+		const struct slot *s = &mine[i];
+
+		if (s->gen != g || s->fd != dirfd)
+			continue;
+		if (trusted ? s->fdgen == fg : (s->ino == st->stx_ino && s->mnt == mnt))
+			return s;
+	}
+	return NULL;
+}
+
+static ssize_t copy_out(const struct slot *s, char *out, size_t len, enum fa_why *why)
+{
+	if (s->len >= len) {
+		*why = FA_WHY_TOO_LONG;
+		return -ENAMETOOLONG;
+	}
+	memcpy(out, s->path, s->len + 1);
+	return (ssize_t)s->len;
+}
+
+ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, int trusted, enum fa_why *why)
 {
 	struct statx st;
+	const struct slot *hit;
 	struct slot *s;
-	unsigned long g;
+	unsigned long g = fa__cwd_generation();
+	/* Read before the kernel is asked: a close meanwhile makes the copy stale. */
+	unsigned fg = fd_gen(dirfd);
 	uint64_t mnt;
 	ssize_t n;
-	int i, r;
+	int r;
 
+	trusted = trusted && (unsigned)dirfd < FDS;
+	if (trusted && (hit = find(dirfd, g, fg, 1, NULL, 0)))
+		return copy_out(hit, out, len, why);
 	r = fa__sys_statx(dirfd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
 			  STATX_TYPE | STATX_INO | STATX_NLINK | FA_STATX_MNT_ID, &st);
 	if (r < 0 || (st.stx_mode & S_IFMT) != S_IFDIR) {
@@ -57,18 +125,8 @@ ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa_why *why)
 		return -ENOENT;
 	}
 	mnt = fa__statx_mount_id(&st);
-	g = fa__cwd_generation();
-	for (i = 0; g && i < SLOTS; i++) {
-		s = &mine[i];
-		if (s->gen == g && s->fd == dirfd && s->ino == st.stx_ino && s->mnt == mnt) {
-			if (s->len >= len) {
-				*why = FA_WHY_TOO_LONG;
-				return -ENAMETOOLONG;
-			}
-			memcpy(out, s->path, s->len + 1);
-			return (ssize_t)s->len;
-		}
-	}
+	if ((hit = find(dirfd, g, fg, 0, &st, mnt)))
+		return copy_out(hit, out, len, why);
 	n = fa__fd_path(dirfd, out, len);
 	if (n < 0) {
 		*why = n == -ENAMETOOLONG ? FA_WHY_TOO_LONG : FA_WHY_BAD_FD;
@@ -87,14 +145,15 @@ ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa_why *why)
 	if (!g || out[0] != '/')
 		return n;
 	/*
-	 * Stamped with the generation read before the readlink: a rename
-	 * meanwhile makes the next call read it again. A signal handler that
-	 * lands while the slot is filled sees it empty.
+	 * Stamped with the generations read before the statx: a rename or a
+	 * close meanwhile makes the next call read it again. A signal handler
+	 * that lands while the slot is filled sees it empty.
 	 */
 	s = &mine[turn++ % SLOTS];
 	s->gen = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->fd = dirfd;
+	s->fdgen = fg;
 	s->ino = st.stx_ino;
 	s->mnt = mnt;
 	s->len = (size_t)n;

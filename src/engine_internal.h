@@ -164,8 +164,10 @@ unsigned long fa__cwd_generation(void);
 /*
  * The absolute path the directory dirfd names (the thread's copy when it
  * is current); length, or -errno with *why set (not a directory, removed).
+ * trusted: the caller acts on the name it gets, never through dirfd, so a
+ * current copy serves without a system call.
  */
-ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa_why *why);
+ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, int trusted, enum fa_why *why);
 
 /* ---- policy.c ---- */
 int fa__policy_ok(const fa_policy *p);
@@ -217,6 +219,7 @@ struct fa__jctx {
 	const fa_policy *p;
 	unsigned how;		/* FA_HOW_* of the call */
 	int cached;		/* a pure decision: the cached cwd may serve */
+	int by_name;		/* acts on the judged name, never through a dirfd */
 	int cwdlen;		/* 0: not read yet; -1: unknown */
 	const char *cwd;
 	char cwdbuf[PATH_MAX];
@@ -227,6 +230,7 @@ static inline void fa__jctx_init(struct fa__jctx *c, const fa_policy *p, unsigne
 	c->p = p;
 	c->how = how;
 	c->cached = 0;
+	c->by_name = 0;
 	c->cwdlen = 0;
 	c->cwd = c->cwdbuf;
 }

@@ -390,6 +390,14 @@ void fa_cwd_hold(void);
 void fa_cwd_release(void);
 /* In the child of a fork(): the copies are this process's now (call from an atfork handler). */
 void fa_cwd_forked(void);
+/*
+ * With the cache on, what a dirfd names is kept too: the caller reports
+ * every moment an fd number may stop naming what it named (closed,
+ * replaced by dup2, handed out by an open) and every directory it removes
+ * (fa_cwd_changed()).
+ */
+void fa_fd_moved(int fd);
+void fa_fd_moved_range(unsigned first, unsigned last);
 
 /* ---- tuning and tests ------------------------------------------------- */
 

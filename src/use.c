@@ -464,6 +464,7 @@ int fa_openat_how(const fa_policy *p, int dirfd, const char *path, int flags, mo
 	if (r > 0)
 		return fa__sys_openat(dirfd, path, flags, mode);
 	fa__jctx_init(&c, p, how);
+	c.by_name = 1;	/* every route opens the judged name beneath its root */
 	if (path[0] != '/') {
 		r = open_rel(&c, dirfd, path, flags, mode, d);
 	} else {
@@ -597,6 +598,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 		return 0;
 	}
 	fa__jctx_init(&c, p, how);
+	c.by_name = 1;	/* the parent is pinned by its judged name beneath its root */
 	/* The new name of a link is created like any other entry. */
 	if (op == FA_OP_SYMLINK || op == FA_OP_LINK)
 		op = FA_OP_CREATE;
@@ -629,6 +631,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 			/* truncate("/dev/null") and the like: devices and writable fds. */
 			struct fa_decision alt;
 
+			c.by_name = 0;	/* the call then runs through dirfd itself */
 			if (fa__check_one(&c, &rule, 1, dirfd, path, &alt) == FA_ALLOW) {
 				*d = alt;
 				pin->fd = dirfd;

@@ -32,6 +32,20 @@ int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path
 	return fa_w_mknodat(ra, call, dirfd, path, mode, *dev);
 }
 
+/*
+ * A directory removed: a dirfd that names it must not be taken for the
+ * name any longer (a new directory may be made there), so the engine's
+ * copies are read again, as after a rename.
+ */
+int fa_rmdir_at(int dirfd, const char *name)
+{
+	int rc = FA_REAL(unlinkat)(dirfd, name, AT_REMOVEDIR);
+
+	if (rc == 0)
+		fa_cwd_changed();
+	return rc;
+}
+
 /* remove(): unlink, or rmdir when the entry is a directory, as libc does. */
 int fa_remove_at(int dirfd, const char *name)
 {
@@ -39,7 +53,7 @@ int fa_remove_at(int dirfd, const char *name)
 		return 0;
 	if (errno != EISDIR)
 		return -1;
-	return FA_REAL(unlinkat)(dirfd, name, AT_REMOVEDIR);
+	return fa_rmdir_at(dirfd, name);
 }
 
 /*
@@ -58,7 +72,7 @@ int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int 
 	fa_tls.call_whole = NULL;
 	if (rc < 0)
 		return -1;
-	rc = FA_REAL(unlinkat)(s.fd, s.name, flags);
+	rc = flags == AT_REMOVEDIR ? fa_rmdir_at(s.fd, s.name) : FA_REAL(unlinkat)(s.fd, s.name, flags);
 	fa_unpin_call(&s);
 	return rc;
 }

@@ -22,6 +22,12 @@
  * policy always judges again: the marks are the process policy's alone.
  * What a preload cannot see: a raw close (syscall(SYS_close), inline)
  * followed by an unseen open that reuses the number keeps the old mark.
+ *
+ * The same events move the number's generation in the engine, which keeps
+ * what a dirfd names (dirfd_cache.c says what that trusts): every close
+ * the shim can see is told, after it is made, including the ones stdio
+ * and directory streams make inside libc (fclose, closedir), whatever
+ * opened the stream.
  */
 #include "config.h"
 
@@ -70,19 +76,26 @@ int close_range(unsigned int first, unsigned int last, int flags)
 
 	if (!(flags & CLOSE_RANGE_CLOEXEC))
 		forget_range(first, last);
-	if (FA_LIKELY((!fa_proc.npinned && !fa_proc.counts) || last < lo || first > hi))
-		return FA_REAL(close_range)(first, last, flags);
+	if (FA_LIKELY((!fa_proc.npinned && !fa_proc.counts) || last < lo || first > hi)) {
+		rc = FA_REAL(close_range)(first, last, flags);
+		goto out;
+	}
 	from = first;
+	rc = 0;
 	for (fd = first > lo ? first : lo; fd <= hi && fd <= last; fd++) {
 		if (!fa_is_root_fd((int)fd))
 			continue;
 		if (fd > from && (rc = FA_REAL(close_range)(from, fd - 1, flags)) < 0)
-			return rc;
+			goto out;
 		from = fd + 1;
 	}
 	if (from <= last)
-		return FA_REAL(close_range)(from, last, flags);
-	return 0;
+		rc = FA_REAL(close_range)(from, last, flags);
+out:
+	/* Closed at exec only (CLOEXEC): the numbers still name what they named. */
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		fa_fd_moved_range(first, last);
+	return rc;
 }
 
 void closefrom(int lowfd)
@@ -90,6 +103,7 @@ void closefrom(int lowfd)
 	forget_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
 	if (FA_LIKELY(!fa_proc.npinned && !fa_proc.counts)) {
 		FA_REAL(closefrom)(lowfd);
+		fa_fd_moved_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
 		return;
 	}
 	close_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
@@ -100,4 +114,31 @@ FILE *fdopen(int fd, const char *mode)
 {
 	fa_fd_forget(fd);
 	return FA_REAL(fdopen)(fd, mode);
+}
+
+/* stdio's close is libc's own: told here, whoever opened the stream. */
+int fclose(FILE *f)
+{
+	int saved = errno, fd = f ? fileno(f) : -1, rc;
+
+	errno = saved;	/* a stream with no descriptor (fmemopen) says EBADF */
+	rc = FA_REAL(fclose)(f);
+	if (fd >= 0)
+		fa_fd_forget(fd);
+	return rc;
+}
+
+/* A directory stream's descriptor, closed inside libc (opendir or fdopendir). */
+int closedir(DIR *d)
+{
+	DIR *any = d;
+	int fd, rc;
+
+	/* libc's header says d is never NULL; libc's closedir answers EINVAL if it is. */
+	__asm__("" : "+r"(any));
+	fd = any ? dirfd(any) : -1;
+	rc = FA_REAL(closedir)(d);
+	if (fd >= 0)
+		fa_fd_forget(fd);
+	return rc;
 }

@@ -385,6 +385,7 @@ FA_HIDDEN int fa_mq_check(void *ra, const char *call, enum fa_op op, const char 
 
 /* Helpers the generated calls use. */
 FA_HIDDEN int fa_remove_at(int dirfd, const char *name);
+FA_HIDDEN int fa_rmdir_at(int dirfd, const char *name);
 FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 			  const char *attr, const void *value, size_t size, int flags);
 FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);

@@ -205,13 +205,18 @@ static long fa_mq_unlink_nr(void *ra, const char *call, long nr, const long *a)
 /* A descriptor closed or replaced by number: as the KEEPFD lines of symbols.def (fd.c). */
 static long fa_keepfd_nr(int fd, int cond, long nr, const long *a)
 {
+	long r;
+
 	if (FA_UNLIKELY(fa_pinned_range(fd)) && fa_is_root_fd(fd) && cond) {
 		errno = EBADF;
 		return -1;
 	}
 	if (cond)
 		fa_fd_forget(fd);
-	return REAL();
+	r = REAL();
+	if (cond)
+		fa_fd_moved(fd);
+	return r;
 }
 
 /* A change of directory by number: the engine's cwd copy is held off meanwhile (chdir.c). */

@@ -123,17 +123,21 @@
 /*
  * What the shim opened for writing under the process policy (fd.c): the
  * number is forgotten whenever the shim sees it closed, replaced or handed
- * out by another open. One byte per fd below FA_FD_MARKS.
+ * out by another open. One byte per fd below FA_FD_MARKS. The same events
+ * tell the engine that the number may name another directory now
+ * (fa_fd_moved(), dirfd_cache.c).
  */
 #define FA_FD_MARKS 4096
 extern FA_HIDDEN unsigned char fa_fd_marks[FA_FD_MARKS];
 static inline void fa_fd_mark(int fd)
 {
+	fa_fd_moved(fd);
 	if ((unsigned)fd < FA_FD_MARKS)
 		__atomic_store_n(&fa_fd_marks[fd], 1, __ATOMIC_RELAXED);
 }
 static inline void fa_fd_forget(int fd)
 {
+	fa_fd_moved(fd);
 	if ((unsigned)fd < FA_FD_MARKS && __atomic_load_n(&fa_fd_marks[fd], __ATOMIC_RELAXED))
 		__atomic_store_n(&fa_fd_marks[fd], 0, __ATOMIC_RELAXED);
 }
@@ -145,18 +149,23 @@ static inline int fa_fd_marked(int fd)
 /*
  * close/dup2 onto a root fd the process policy pinned: EBADF, as for a
  * closed fd (fd.c says why); one compare on a range otherwise. The number
- * loses its mark either way.
+ * loses its mark either way, and is told moved once more after the call:
+ * a dirfd's name read by another thread meanwhile is not kept.
  */
 #define FA_GEN_KEEPFD(name, ret, fail, params, args, fd, cond) \
 	FA_EXPORT ret name params \
 	{ \
+		ret fa_v; \
 		if (FA_UNLIKELY(fa_pinned_range(fd)) && fa_is_root_fd(fd) && (cond)) { \
 			errno = EBADF; \
 			return -1; \
 		} \
 		if (cond) \
 			fa_fd_forget(fd); \
-		return FA_REAL(name) args; \
+		fa_v = FA_REAL(name) args; \
+		if (cond) \
+			fa_fd_moved(fd); \
+		return fa_v; \
 	}
 
 /*

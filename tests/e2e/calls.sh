@@ -439,6 +439,11 @@ allow _IO_file_fopen "$OUT/f" r
 # fdopen judges nothing (the descriptor was judged when opened): it only forgets (fdcache.sh).
 allow fdopen "$OUT/f"
 plain fdopen "$IN/f"
+# fclose and closedir judge nothing either: they tell the dirfd cache (fdcache.sh).
+allow fclose "$OUT/f"
+plain fclose "$IN/f"
+allow closedir "$OUT"
+plain closedir "$IN"
 for fn in setmntent __setmntent; do
 	both $fn "$IN/mtab" w -- "$OUT/mtab" w
 	both $fn "$IN/f" a -- "$OUT/f" a

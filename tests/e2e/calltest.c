@@ -808,6 +808,27 @@ CASE(fdopen)
 	return file_result(fdopen(fd, "r"));
 }
 
+/* Closes made inside libc: nothing judged, the call answers as libc's own. */
+CASE(fclose)
+{
+	FILE *f = fopen(A(0), "r");
+
+	if (!f)
+		return say_err(errno);
+	errno = SENTINEL;
+	return rc_neg(fclose(f));
+}
+
+CASE(closedir)
+{
+	DIR *d = opendir(A(0));
+
+	if (!d)
+		return say_err(errno);
+	errno = SENTINEL;
+	return rc_neg(closedir(d));
+}
+
 CASE(acct)
 {
 	int rc;
@@ -1435,7 +1456,7 @@ static const struct {
 	ENTRY(nftw, 2), ENTRY(nftw64, 2),
 	ENTRY(__open_nocancel, 2), ENTRY(__open64_nocancel, 2), ENTRY(_IO_fopen, 2),
 	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2), ENTRY(__setmntent, 2), ENTRY(_IO_file_open, 2), ENTRY(_IO_file_fopen, 2),
-	ENTRY(_IO_proc_open, 1), ENTRY(fdopen, 1), ENTRY(acct, 1),
+	ENTRY(_IO_proc_open, 1), ENTRY(fdopen, 1), ENTRY(fclose, 1), ENTRY(closedir, 1), ENTRY(acct, 1),
 	ENTRY(updwtmp, 1), ENTRY(updwtmpx, 1), ENTRY(utmpname, 1), ENTRY(utmpxname, 1),
 	ENTRY(pututline, 1), ENTRY(pututxline, 1), ENTRY(login, 1), ENTRY(logout, 1),
 	ENTRY(logwtmp, 0), ENTRY(lckpwdf, 0), ENTRY(ioctl, 1),

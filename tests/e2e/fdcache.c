@@ -145,6 +145,65 @@ int main(int argc, char **argv)
 			return 1;
 		say("openat reused", openat(o, "x", O_WRONLY | O_CREAT, 0644));
 		say("mkdirat reused", mkdirat(o, "xd", 0755));
+	} else if (!strncmp(c, "dirfd-gone-", 11)) {
+		/*
+		 * A dirfd whose name is kept, its number given up by one of the
+		 * ways below, then reused for a directory outside by an open no
+		 * wrapper sees (libc's opendir): a write through it is judged
+		 * by what it names now.
+		 */
+		const char *how = c + 11;
+		DIR *d = NULL;
+		FILE *f = NULL;
+		int gone;
+
+		say("mkdir", mkdir(at(in, "d1"), 0755));
+		if (!strcmp(how, "closedir")) {
+			d = opendir(at(in, "d1"));
+			dfd = d ? dirfd(d) : -1;
+		} else {
+			dfd = open(at(in, "d1"), O_RDONLY | O_DIRECTORY);
+			if (!strcmp(how, "fdopendir"))
+				d = fdopendir(dfd);
+		}
+		say("open dir in", dfd);
+		fd = say("openat in", openat(dfd, "a", O_WRONLY | O_CREAT, 0644));
+		close(fd);
+		if (!strcmp(how, "close"))
+			gone = close(dfd);
+		else if (!strcmp(how, "close_range"))
+			gone = close_range((unsigned)dfd, (unsigned)dfd, 0);
+		else if (!strcmp(how, "closefrom"))
+			closefrom(dfd), gone = 0;
+		else if (!strcmp(how, "closedir") || !strcmp(how, "fdopendir"))
+			gone = closedir(d);
+		else if (!strcmp(how, "fclose"))
+			gone = (f = fdopen(dfd, "r")) ? fclose(f) : -1;
+		else if (!strcmp(how, "dup2"))
+			gone = 0;
+		else
+			return 2;
+		if (!strcmp(how, "dup2")) {
+			o = opened_outside_dir();
+			say("dup2 over", dup2(o, dfd));
+		} else {
+			say(how, gone);
+			if (!same("opendir out", dfd, opened_outside_dir()))
+				return 1;
+		}
+		say("openat reused", openat(dfd, "x", O_WRONLY | O_CREAT, 0644));
+		say("mkdirat reused", mkdirat(dfd, "xd", 0755));
+	} else if (!strcmp(c, "dirfd-rmdir")) {
+		say("mkdir", mkdir(at(in, "d"), 0755));
+		dfd = say("open dir", open(at(in, "d"), O_RDONLY | O_DIRECTORY));
+		fd = say("openat", openat(dfd, "a", O_WRONLY | O_CREAT, 0644));
+		close(fd);
+		say("unlink", unlink(at(in, "d/a")));
+		say("rmdir", rmdir(at(in, "d")));
+		say("mkdir again", mkdir(at(in, "d"), 0755));
+		/* The directory the fd names is gone: nothing is made in its successor. */
+		say("openat removed", openat(dfd, "b", O_WRONLY | O_CREAT, 0644));
+		say("mkdirat removed", mkdirat(dfd, "c", 0755));
 	} else if (!strcmp(c, "dirfd-rename")) {
 		say("mkdir", mkdir(at(in, "d"), 0755));
 		dfd = say("open dir", open(at(in, "d"), O_RDONLY | O_DIRECTORY));

@@ -75,6 +75,33 @@ mkdirat reused: EACCES" "$(run dirfd-reuse)"
 check "nothing made outside, nor where the old dirfd was" "" \
 	"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
 
+# The same, the number given up each way the shim sees, then reused by an
+# open it does not see (libc's opendir): judged by what it names now.
+for how in close close_range closefrom closedir fdopendir fclose dup2; do
+	case $how in
+	dup2) gone="dup2 over: ok" ;;
+	*) gone="$how: ok" ;;
+	esac
+	check "a dirfd given up by $how, its number reused outside" "mkdir: ok
+open dir in: ok
+openat in: ok
+$gone
+openat reused: EACCES
+mkdirat reused: EACCES" "$(run "dirfd-gone-$how")"
+	check "nothing made outside nor where the dirfd was ($how)" "" \
+		"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
+done
+
+check "a dirfd whose directory the process removed" "mkdir: ok
+open dir: ok
+openat: ok
+unlink: ok
+rmdir: ok
+mkdir again: ok
+openat removed: ENOENT
+mkdirat removed: ENOENT" "$(run dirfd-rmdir)"
+check "nothing made in the directory made again" "" "$(ls "$IN/d")"
+
 check "a dirfd whose directory the process renamed" "mkdir: ok
 open dir: ok
 openat: ok
