@@ -4,9 +4,11 @@
 # it does not judge again, once that number is closed, replaced by dup2,
 # handed to stdio (fopen, fdopen) or reopened by freopen, and then reused outside the
 # roots; a device opened for writing is never remembered;
-# the path a dirfd names once the number is reused for another directory,
-# the directory is renamed by the process, or the process changes
-# directory. A directory another process moves out of the roots is seen
+# the path a dirfd names once the number is given up (close, close_range,
+# closefrom, closedir, fclose, dup2 over it) and reused for another
+# directory by an open the shim does not see, the directory is renamed or
+# removed by the process, or the process changes directory. A directory
+# another process moves out of the roots is seen
 # by its old name: judged and opened there, so nothing is made outside.
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 

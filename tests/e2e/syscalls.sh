@@ -6,9 +6,10 @@
 #    place of the openat), whether the path is absolute or relative to the
 #    current directory; a read-open is the very same syscall.
 #  - a real job, tar -x of N files into a directory it holds open: at
-#    most N + c openat2 and no readlink per file (what the dirfd names is
-#    read once, and fchmod/fchown/futimens on a file the shim opened for
-#    writing are not judged again).
+#    most N + c openat2 and no statx or readlink per file (what the dirfd
+#    names is read once and kept while the number is not seen closed, and
+#    fchmod/fchown/futimens on a file the shim opened for writing are not
+#    judged again).
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 if ! command -v strace >/dev/null 2>&1; then
@@ -88,12 +89,13 @@ if command -v tar >/dev/null 2>&1; then
 		tar -xf "$T/job/a.tar" -C "$T/job/out" 2>/dev/null
 	calls() { awk -v n="$1" '$1 == n { print $2 + 0; f = 1 } END { if (!f) print 0 }' "$T/job/count"; }
 	check "tar -x under the shim extracted every file" "$N" "$(find "$T/job/out" -type f | wc -l)"
-	o2=$(calls openat2) rl=$(($(calls readlink) + $(calls readlinkat)))
+	o2=$(calls openat2) rl=$(($(calls readlink) + $(calls readlinkat))) sx=$(calls statx)
 	# c: the directories (a pin each for mkdir, chmod, chown, utimens) and start-up.
 	c=$((8 * (D + 2) + 20))
 	if [ "$o2" -le $((N + c)) ]; then pass; else fail "tar -x of $N files: $o2 openat2, more than $N + $c"; fi
 	if [ "$rl" -le "$c" ]; then pass; else fail "tar -x of $N files: $rl readlink, more than $c"; fi
-	echo "tar -x of $N files under the shim: $o2 openat2, $rl readlink"
+	if [ "$sx" -le "$c" ]; then pass; else fail "tar -x of $N files: $sx statx, more than $c"; fi
+	echo "tar -x of $N files under the shim: $o2 openat2, $rl readlink, $sx statx"
 fi
 
 finish
