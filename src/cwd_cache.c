@@ -124,6 +124,11 @@ int fa__cwd_cached(struct fa__cwdv *v)
 	return 1;
 }
 
+int fa__cwd_owner(void)
+{
+	return __atomic_load_n(&owner, __ATOMIC_RELAXED);
+}
+
 unsigned long fa__cwd_generation(void)
 {
 	unsigned long g;

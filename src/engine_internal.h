@@ -159,6 +159,8 @@ int fa__cwd_cached(struct fa__cwdv *v);
 int fa__cwd_moved(const struct fa__cwdv *v);
 /* The generation copies are stamped with: 0 while off or while a change is under way. */
 unsigned long fa__cwd_generation(void);
+/* The process whose memory holds the copies (a vfork child is not it). */
+int fa__cwd_owner(void);
 
 /* ---- dirfd_cache.c ---- */
 /*
@@ -168,6 +170,23 @@ unsigned long fa__cwd_generation(void);
  * current copy serves without a system call.
  */
 ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, int trusted, enum fa_why *why);
+
+/* ---- parent_cache.c: the last directory pinned, kept open ---- */
+/*
+ * The kept descriptor of path (folded, absolute) resolved beneath its root
+ * of p with these RESOLVE_* flags under the current generation, now the
+ * caller's until fa__parent_release(); -1 when it holds another or is busy.
+ */
+int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned how);
+/*
+ * fd, just resolved for path under generation gen, kept in the caller's
+ * place: the kept number is returned (the caller's until released) and fd
+ * closed, or fd itself when it cannot be kept.
+ */
+int fa__parent_keep(int fd, const fa_policy *p, const char *path, size_t len, unsigned how,
+		    unsigned long gen);
+/* Where a pinned directory's fd would be closed: the kept one is given back. */
+void fa__parent_release(int fd);
 
 /* ---- policy.c ---- */
 int fa__policy_ok(const fa_policy *p);

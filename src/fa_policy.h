@@ -398,6 +398,14 @@ void fa_cwd_forked(void);
  */
 void fa_fd_moved(int fd);
 void fa_fd_moved_range(unsigned first, unsigned last);
+/*
+ * With the cache on, keep the last directory pinned beneath a root open at
+ * a number of its own, above fd (an open directory): the number, which the
+ * caller must keep from the program like the pinned roots, or -1.
+ */
+int fa_parent_cache_enable(int fd);
+/* That number, or -1. */
+int fa_parent_cache_fd(void);
 
 /* ---- tuning and tests ------------------------------------------------- */
 

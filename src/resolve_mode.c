@@ -20,7 +20,7 @@
 void fa__res_close(struct fa__res *r)
 {
 	if (r->pfd_owned && r->pfd >= 0)
-		fa__sys_close(r->pfd);
+		fa__parent_release(r->pfd);
 	r->pfd = -1;
 	r->pfd_owned = 0;
 }
@@ -190,6 +190,7 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 	size_t plen = strlen(r->path), rootlen;
 	const char *rel;
 	unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	unsigned long gen = 0;
 
 	root = fa__find_root(c, r->path, plen, &rootlen);
 	if (root < 0 && mode != FA_SYM_TRUST)
@@ -210,6 +211,15 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 		base = AT_FDCWD;
 		rel = r->path;
 	}
+	if (how & RESOLVE_BENEATH) {
+		/* The last directory pinned, when it is this one (parent_cache.c). */
+		gen = fa__cwd_generation();
+		fd = fa__parent_take(c->p, r->path, plen, how);
+		if (fd >= 0) {
+			res_fd(r, fd, 1);
+			return;
+		}
+	}
 	fd = fa__open(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
 	if (fd == -EBADF && base != AT_FDCWD) {
 		/* The pinned root fd was closed by the program: go by the string. */
@@ -224,6 +234,8 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 		}
 	}
 	if (fd >= 0) {
+		if (how & RESOLVE_BENEATH)
+			fd = fa__parent_keep(fd, c->p, r->path, plen, how, gen);
 		res_fd(r, fd, 1);
 		return;
 	}

@@ -102,6 +102,11 @@ int fa__sys_fcntl(int fd, int cmd, long arg)
 	return (int)S6(SYS_fcntl, fd, cmd, arg, 0, 0, 0);
 }
 
+int fa__sys_dup3(int oldfd, int newfd, int flags)
+{
+	return (int)S6(SYS_dup3, oldfd, newfd, flags, 0, 0, 0);
+}
+
 int fa__sys_getpid(void)
 {
 	return (int)S6(SYS_getpid, 0, 0, 0, 0, 0, 0);

@@ -81,6 +81,7 @@ ssize_t fa__sys_readlinkat(int dirfd, const char *path, char *buf, size_t len);
 int fa__sys_statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st);
 int fa__sys_getcwd(char *buf, size_t len);
 int fa__sys_fcntl(int fd, int cmd, long arg);
+int fa__sys_dup3(int oldfd, int newfd, int flags);
 int fa__sys_getpid(void);
 int fa__sys_fstatfs_magic(int fd, long *magic);
 int fa__sys_nofile_limit(unsigned long *soft);

@@ -273,7 +273,7 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 		rule.follow = 0;
 	if (fa__judge_abs(c, abs, &rule, d, &pin) != FA_ALLOW) {
 		if (pin.owned)
-			fa__sys_close(pin.fd);
+			fa__parent_release(pin.fd);
 		if (d->verdict == FA_REJECT)
 			return d->err ? -d->err : -EACCES;
 		if (c->how & FA_HOW_STRICT)
@@ -331,7 +331,7 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 		r = -EAGAIN;
 out:
 	if (pin.owned)
-		fa__sys_close(pin.fd);
+		fa__parent_release(pin.fd);
 	return r;
 }
 
@@ -626,7 +626,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	}
 	if (fa__judge_abs(&c, abs, &rule, d, &kept) != FA_ALLOW) {
 		if (kept.owned)
-			fa__sys_close(kept.fd);
+			fa__parent_release(kept.fd);
 		if (d->verdict == FA_DENY && op == FA_OP_WRITE && !(how & FA_HOW_STRICT)) {
 			/* truncate("/dev/null") and the like: devices and writable fds. */
 			struct fa_decision alt;
@@ -660,7 +660,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 void fa_unpin(struct fa_pin *pin)
 {
 	if (pin->owned && pin->fd >= 0)
-		fa__sys_close(pin->fd);
+		fa__parent_release(pin->fd);
 	if (pin->moves)
 		fa_cwd_changed();
 	pin->fd = -1;

@@ -25,6 +25,28 @@
 #include "wrap.h"
 
 /*
+ * The engine's kept parent directory (parent_cache.c) sits above the
+ * pinned roots, and is kept from the program's close, dup2 and
+ * close_range like them (fd.c).
+ */
+static void keep_parent(void)
+{
+	const fa_policy *p = fa_proc.policy;
+	unsigned lo, hi;
+	int i, fd, top = -1;
+
+	for (i = 0; i < fa_policy_nroots(p); i++)
+		if ((fd = fa_policy_root_fd(p, i)) > top)
+			top = fd;
+	if (top < 0 || (fd = fa_parent_cache_enable(top)) < 0)
+		return;
+	lo = fa_proc.pin_lo;
+	hi = fa_proc.pin_lo + fa_proc.pin_span;
+	fa_proc.pin_lo = (unsigned)fd < lo ? (unsigned)fd : lo;
+	fa_proc.pin_span = ((unsigned)fd > hi ? (unsigned)fd : hi) - fa_proc.pin_lo;
+}
+
+/*
  * Enabled after the process policy is read, in every process image. A
  * fork child takes the cache over; a child that shares the memory
  * (vfork, CLONE_VM) runs no atfork handler and leaves it alone.
@@ -34,6 +56,7 @@ __attribute__((constructor)) static void fa_cwd_ctor(void)
 	fa_init();
 	if (fa_proc.policy) {
 		fa_cwd_cache_enable();
+		keep_parent();
 		pthread_atfork(NULL, NULL, fa_cwd_forked);
 	}
 }

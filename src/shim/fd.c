@@ -61,6 +61,9 @@ int fa_is_root_fd(int fd)
 		return 1;
 	if (!p || fd < 0)
 		return 0;
+	/* the engine's kept parent directory (parent_cache.c) */
+	if (fd == fa_parent_cache_fd())
+		return 1;
 	for (i = 0; i < fa_policy_nroots(p); i++)
 		if (fa_policy_root_fd(p, i) == fd)
 			return 1;
