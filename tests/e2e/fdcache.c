@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *in, *out;
@@ -204,6 +205,47 @@ int main(int argc, char **argv)
 		/* The directory the fd names is gone: nothing is made in its successor. */
 		say("openat removed", openat(dfd, "b", O_WRONLY | O_CREAT, 0644));
 		say("mkdirat removed", mkdirat(dfd, "c", 0755));
+	} else if (!strcmp(c, "parent-rename")) {
+		/* The engine keeps in/a open after the first mkdir in it. */
+		say("mkdir a", mkdir(at(in, "a"), 0755));
+		say("mkdir a/x", mkdir(at(in, "a/x"), 0755));
+		say("rename a b", rename(at(in, "a"), at(in, "b")));
+		say("mkdir a again", mkdir(at(in, "a"), 0755));
+		say("mkdir a/y", mkdir(at(in, "a/y"), 0755));
+	} else if (!strcmp(c, "parent-rmdir")) {
+		say("mkdir a", mkdir(at(in, "a"), 0755));
+		say("mkdir a/x", mkdir(at(in, "a/x"), 0755));
+		say("rmdir a/x", rmdir(at(in, "a/x")));
+		say("rmdir a", rmdir(at(in, "a")));
+		say("mkdir a again", mkdir(at(in, "a"), 0755));
+		say("mkdir a/y", mkdir(at(in, "a/y"), 0755));
+	} else if (!strcmp(c, "parent-dup2")) {
+		/* Every number but one made a directory outside: the kept one stays the engine's. */
+		say("mkdir a", mkdir(at(in, "a"), 0755));
+		say("mkdir a/x", mkdir(at(in, "a/x"), 0755));
+		o = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		for (fd = 3; fd < 1100; fd++)
+			if (fd != o)
+				dup2(o, fd);
+		say("mkdir a/y", mkdir(at(in, "a/y"), 0755));
+		for (fd = 3; fd < 1100; fd++)
+			close(fd);
+		say("mkdir a/z", mkdir(at(in, "a/z"), 0755));
+	} else if (!strcmp(c, "parent-vfork")) {
+		pid_t pid;
+		int st;
+
+		say("mkdir a", mkdir(at(in, "a"), 0755));
+		say("mkdir c", mkdir(at(in, "c"), 0755));
+		say("mkdir a/x", mkdir(at(in, "a/x"), 0755));
+		/* The child's own table of descriptors: what it keeps is not the parent's. */
+		pid = vfork();
+		if (pid == 0) {
+			mkdir(at(in, "c/x"), 0755);
+			_exit(0);
+		}
+		waitpid(pid, &st, 0);
+		say("mkdir c/z", mkdir(at(in, "c/z"), 0755));
 	} else if (!strcmp(c, "dirfd-rename")) {
 		say("mkdir", mkdir(at(in, "d"), 0755));
 		dfd = say("open dir", open(at(in, "d"), O_RDONLY | O_DIRECTORY));

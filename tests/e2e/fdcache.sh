@@ -104,6 +104,36 @@ openat removed: ENOENT
 mkdirat removed: ENOENT" "$(run dirfd-rmdir)"
 check "nothing made in the directory made again" "" "$(ls "$IN/d")"
 
+# The engine keeps the last directory it pinned open (parent_cache.c): a
+# rename or rmdir makes it resolve again, the program cannot close or
+# replace the number, and a vfork child's pin stays the child's.
+check "the kept parent after a rename" "mkdir a: ok
+mkdir a/x: ok
+rename a b: ok
+mkdir a again: ok
+mkdir a/y: ok" "$(run parent-rename)"
+check "made in the new a, not in the old one renamed" "x|y" \
+	"$(ls "$IN/b" | tr '\n' ' ' | sed 's/ $//')|$(ls "$IN/a" | tr '\n' ' ' | sed 's/ $//')"
+check "the kept parent after an rmdir" "mkdir a: ok
+mkdir a/x: ok
+rmdir a/x: ok
+rmdir a: ok
+mkdir a again: ok
+mkdir a/y: ok" "$(run parent-rmdir)"
+check "made in the new a" "y" "$(ls "$IN/a")"
+check "the kept parent's number, dup2'd over and closed by the program" "mkdir a: ok
+mkdir a/x: ok
+mkdir a/y: ok
+mkdir a/z: ok" "$(run parent-dup2)"
+check "made inside, nothing outside" "x y z|f" \
+	"$(ls "$IN/a" | tr '\n' ' ' | sed 's/ $//')|$(ls "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+check "a vfork child's pin" "mkdir a: ok
+mkdir c: ok
+mkdir a/x: ok
+mkdir c/z: ok" "$(run parent-vfork)"
+check "made where named" "x|x z" \
+	"$(ls "$IN/a" | tr '\n' ' ' | sed 's/ $//')|$(ls "$IN/c" | tr '\n' ' ' | sed 's/ $//')"
+
 check "a dirfd whose directory the process renamed" "mkdir: ok
 open dir: ok
 openat: ok
