@@ -493,7 +493,7 @@ static int names_start(const char *path, size_t len)
  * thread's copy holds: judged on that string, pinned as the caller named
  * it. A bare name's parent is the cwd itself: AT_FDCWD, no syscall at all;
  * a deeper parent is one O_PATH openat2 beneath the cwd with no link on
- * the way. Only for rules that do not look past the final name. Returns 0
+ * the way, or none when it is the directory kept from the last call. Only for rules that do not look past the final name. Returns 0
  * (pinned, allowed), or 1 to take the slow route.
  */
 static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa__rule *rule,
@@ -505,6 +505,8 @@ static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa
 	size_t dlen, nlen, parent, rootlen;
 	ssize_t n;
 	int root, fd, i;
+	/* Downward only (no '..'): the same walk as beneath the root, for the parent cache. */
+	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
 	if (rule->self)
 		return 1;
@@ -530,13 +532,14 @@ static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa
 			return 1;
 	if (names_start(path, dlen)) {
 		fd = AT_FDCWD;
-	} else {
+	} else if ((fd = fa__parent_take(p, d->path, parent, how)) < 0) {
+		/* Not the directory kept from the last call (parent_cache.c): open it. */
 		memcpy(dir, path, dlen);
 		dir[dlen] = 0;
-		fd = fa__open(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-			      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		fd = fa__open(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
 		if (fd < 0)
 			return 1;
+		fd = fa__parent_keep(fd, p, d->path, parent, how, v->gen);
 	}
 	/* A final link is followed by these calls: that needs the slow route. */
 	if (rule->follow) {
@@ -545,14 +548,12 @@ static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa
 		memcpy(nm, name, nlen);
 		nm[nlen] = 0;
 		if (fa__sys_type(fd, nm, 0) == S_IFLNK) {
-			if (fd >= 0)
-				fa__sys_close(fd);
+			fa__parent_release(fd);
 			return 1;
 		}
 	}
 	if (fa__cwd_moved(v)) {
-		if (fd >= 0)
-			fa__sys_close(fd);
+		fa__parent_release(fd);
 		return 1;
 	}
 	pin->fd = fd;

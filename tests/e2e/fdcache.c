@@ -81,6 +81,16 @@ int main(int argc, char **argv)
 	c = argv[1];
 	in = argv[2];
 	out = argv[3];
+	/* CASE-rel: the same steps by paths relative to IN, the current directory. */
+	if (strlen(c) > 4 && !strcmp(c + strlen(c) - 4, "-rel")) {
+		static char base[64];
+
+		if (chdir(in) < 0)
+			return 2;
+		in = ".";
+		snprintf(base, sizeof base, "%.*s", (int)(strlen(c) - 4), c);
+		c = base;
+	}
 	if (!strcmp(c, "close-reuse")) {
 		fd = say("open in", wfile(at(in, "f")));
 		say("fchmod in", fchmod(fd, 0600));
