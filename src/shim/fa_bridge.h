@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 5
+#define FA_BRIDGE_VERSION 6
 
 /* What the host says about the code running on a thread. */
 struct fa_thread_ctx {
@@ -90,6 +90,24 @@ struct fa_bridge {
 	 * policy, carried in its environment).
 	 */
 	void (*approve_exec_unconfined)(const char *path);
+	/*
+	 * The lifetime of what the host publishes. A policy handed over by
+	 * set_thread, set_shared or the resolver may be read by any thread
+	 * that loaded it (a native worker, a thread started in the context,
+	 * a signal handler) for as long as that call judges. Once the host
+	 * stops publishing a policy (its last entry is gone, or set_shared
+	 * replaced it) it calls retire(), which ends the current epoch and
+	 * returns its number: the policy's tag. reclaimable() returns the
+	 * oldest epoch a judging thread may still be reading from; whatever
+	 * was retired with a tag below it is no longer read by anyone and
+	 * may be freed. Neither ever waits for a reader: a reader that stays
+	 * in one call (a write-open of a FIFO) only keeps what was retired
+	 * after it began from being freed. A thread's cached answer that is
+	 * older than the last retire() is not used again without a fresh
+	 * answer from the resolver (or set_shared's, when it has none).
+	 */
+	uint64_t (*retire)(void);
+	uint64_t (*reclaimable)(void);
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);
@@ -117,8 +135,9 @@ typedef const struct fa_bridge *(*fa_bridge_fn)(void);
 	struct fa_denial, resolved2), struct fa_denial, caller),                    \
 	struct fa_denial, roots), struct fa_denial, fix)
 #define FA__TABLE_LAYOUT(h)                                                      \
-	FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),        \
-	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared)
+	FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),\
+	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared),\
+	struct fa_bridge, reclaimable)
 
 /* What both sides compare before anything crosses: a constant expression. */
 #define FA_ENGINE_ABI                                                            \

@@ -179,7 +179,7 @@ static const char *present(const char *s)
 /* The context's policy: a refused program start names none, the thread's context has it. */
 static const fa_policy *context_policy(const struct fa_event *ev)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 
 	if (ev->policy)
 		return ev->policy;
