@@ -274,7 +274,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	enum fa_prog_kind kind;
 	int fd, own = 1, saved = errno, rc = 0;
 
-	fa_tls.child_ctx = NULL;
+	fa_child_ctx(NULL);
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();
 	if (FA_GUARDED())
@@ -307,7 +307,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 			goto out;
 	}
 	/* a context without roots has nothing to carry: the process policy goes on */
-	fa_tls.child_ctx = confine && !fa_policy_unrestricted(confine) ? confine : NULL;
+	fa_child_ctx(confine && !fa_policy_unrestricted(confine) ? confine : NULL);
 	confine = fa_tls.child_ctx;
 	if (!fa_proc.active && !confine)
 		goto out;
@@ -337,7 +337,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	}
 out:
 	if (rc)
-		fa_tls.child_ctx = NULL;
+		fa_child_ctx(NULL);
 	if (own && fd >= 0)
 		FA_REAL(close)(fd);
 	errno = saved;
@@ -408,6 +408,7 @@ static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 			rc = -1, errno = ENOSYS;
 #endif
 	});
+	fa_child_ctx_done();
 	return rc;
 }
 
@@ -462,6 +463,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	if (!fa_proc.active && !fa_tls.child_ctx)
 		return FA_REAL(fexecve)(fd, argv, envp);
 	WITH_CHILD_ENV(envp, newenv, rc = FA_REAL(fexecve)(fd, argv, newenv));
+	fa_child_ctx_done();
 	return rc;
 }
 

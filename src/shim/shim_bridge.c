@@ -471,6 +471,31 @@ void fa_call_done(void)
  * *confine is the context's policy, which the program is to start under,
  * or NULL: no context, or the host let this one start unconfined.
  */
+static __thread int child_held FA_TLS_IE;
+
+static void child_hold(void)
+{
+	if (!child_held) {
+		fa_read_enter();
+		child_held = 1;
+	}
+}
+
+void fa_child_ctx_done(void)
+{
+	if (child_held) {
+		child_held = 0;
+		fa_read_exit();
+	}
+}
+
+void fa_child_ctx(const fa_policy *p)
+{
+	fa_tls.child_ctx = p;
+	if (!p)
+		fa_child_ctx_done();
+}
+
 int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 {
 	*confine = NULL;
@@ -478,6 +503,8 @@ int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 		fa_init();
 	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
 		return 0;
+	/* the policy goes on into the child's environment: fa_child_ctx() */
+	child_hold();
 	refresh();
 	if (!fa_tls.ctx.policy)
 		return 0;

@@ -191,6 +191,14 @@ static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 }
 FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
 /*
+ * fa_tls.child_ctx, the context policy a program start carries: readable
+ * (a read section) from fa_ctx_exec_denied() until fa_child_ctx(NULL) or,
+ * once the child's environment is built, fa_child_ctx_done(), after which
+ * the pointer only says whether there is one.
+ */
+FA_HIDDEN void fa_child_ctx(const fa_policy *p);
+FA_HIDDEN void fa_child_ctx_done(void);
+/*
  * A call made of several checks (rename, link, symlink) takes its one
  * approval, named by its first path, before the first check.
  */
