@@ -360,9 +360,9 @@ fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 
     /*
      * A learning context refuses nothing: it records, and approves; the
-     * programs it lets start are not confined either.
+     * programs it lets start learn into its record (the shim's exec.c).
      */
-    approved_unconfined = e->cfg->learner != NULL;
+    approved_unconfined = 0;
     if (e->cfg->learner) {
         return fa_learn_record(e->cfg->learner, event, args, dd);
     }

@@ -182,10 +182,12 @@ static void
 answer_for(PyObject *entry, struct fa_thread_ctx *ans)
 {
     memset(ans, 0, sizeof *ans);
+    ans->learn_fd = -1;
     if (entry) {
         ans->policy = ((FaEntryObject *)entry)->cfg->pol->policy;
         ans->exec_allowed = 0;
         ans->key = entry;
+        ans->learn_fd = ((FaEntryObject *)entry)->cfg->learn_fd;
     }
 }
 
@@ -386,6 +388,7 @@ fa_bridge_enter(PyObject *entry)
 static struct {
     FaPolicyObject *pol;
     Py_ssize_t n;
+    int learn_fd;           /* its learner's record, or -1 */
 } live[NLIVE];
 static Py_ssize_t live_overflow;   /* entries whose policy found no row */
 static fa_policy *no_roots;
@@ -554,12 +557,13 @@ publish_shared(void)
     const fa_policy *pols[NLIVE], *p = NULL;
     fa_policy *m = NULL;
     struct fa_thread_ctx c;
-    int i, n = 0, cwd = 0;
+    int i, n = 0, cwd = 0, learn_fd = -1, one_fd = -1;
 
     /* the policies of live entries stay alive until retired (fa_bridge_live) */
     for (i = 0; i < NLIVE; i++) {
         /* an unrestricted policy allows every path: it narrows nothing */
         if (live[i].pol && !fa_policy_unrestricted(live[i].pol->policy)) {
+            one_fd = live[i].learn_fd;
             pols[n++] = live[i].pol->policy;
             cwd |= has_cwd_root(live[i].pol->policy);
         } else if (live[i].pol && !p) {
@@ -569,7 +573,9 @@ publish_shared(void)
     if (live_overflow) {
         p = refuse_all();
     } else if (n == 1) {
+        /* one learning context: what workers would have been refused is its to learn */
         p = pols[0];
+        learn_fd = one_fd;
     } else if (n > 1 && cwd) {
         p = refuse_all();
     } else if (n > 1) {
@@ -578,6 +584,7 @@ publish_shared(void)
     }
     memset(&c, 0, sizeof c);
     c.policy = p;
+    c.learn_fd = learn_fd;
     br->set_shared(&c);
     /* the intersection published before is no longer reachable */
     if (shared_meet) {
@@ -587,7 +594,7 @@ publish_shared(void)
 }
 
 void
-fa_bridge_live(PyObject *policy, int delta)
+fa_bridge_live(PyObject *policy, int delta, int learn_fd)
 {
     FaPolicyObject *pol = (FaPolicyObject *)policy;
     int i, free_row = -1;
@@ -623,6 +630,7 @@ fa_bridge_live(PyObject *policy, int delta)
         i = free_row;
         live[i].pol = pol;     /* borrowed: its entries keep it alive */
         live[i].n = 0;
+        live[i].learn_fd = learn_fd;
     }
     live[i].n += delta;
     if (live[i].n <= 0) {

@@ -40,6 +40,12 @@ struct fa_thread_ctx {
 	int exec_allowed;          /* the context lets processes start (host policy) */
 	const void *key;           /* opaque identity of the host context (e.g. a PyContext*) */
 	uint64_t ver;              /* the host's version counter for key, 0 if none */
+	/*
+	 * A learning context's record (learn_record.h), which its refusals and
+	 * those of the programs it starts go to, or -1. A descriptor that does
+	 * not hold a record is never written to.
+	 */
+	int learn_fd;
 };
 
 /*
@@ -119,10 +125,10 @@ typedef const struct fa_bridge *(*fa_bridge_fn)(void);
 	struct fa_decision, why), struct fa_decision, root),                        \
 	struct fa_decision, err), struct fa_decision, path)
 #define FA__CTX_LAYOUT(h)                                                        \
-	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                            \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                   \
 	sizeof(struct fa_thread_ctx)), struct fa_thread_ctx, policy),               \
 	struct fa_thread_ctx, exec_allowed), struct fa_thread_ctx, key),            \
-	struct fa_thread_ctx, ver)
+	struct fa_thread_ctx, ver), struct fa_thread_ctx, learn_fd)
 /* The record's size covers its string limits; the offsets, their order. */
 #define FA__DENIAL_LAYOUT(h)                                                     \
 	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(     \

@@ -496,6 +496,13 @@ void fa_child_ctx(const fa_policy *p)
 		fa_child_ctx_done();
 }
 
+int fa_ctx_learn_fd(void)
+{
+	const fa_policy *p = fa_tls.ctx.policy;
+
+	return p && fa_policy_learning(p) ? fa_tls.ctx.learn_fd : -1;
+}
+
 int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 {
 	*confine = NULL;

@@ -198,6 +198,8 @@ FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
  */
 FA_HIDDEN void fa_child_ctx(const fa_policy *p);
 FA_HIDDEN void fa_child_ctx_done(void);
+/* The record of the thread's context when it learns, or -1. */
+FA_HIDDEN int fa_ctx_learn_fd(void);
 /*
  * A call made of several checks (rename, link, symlink) takes its one
  * approval, named by its first path, before the first check.
