@@ -117,16 +117,11 @@ static const char *callers_preload(char *const envp[])
  */
 static const char *child_learns(char *buf, size_t len)
 {
-	struct fa_buf b = { buf, 0, len };
-	int fd;
-
-	if (!fa_tls.child_ctx || !fa_policy_learning(fa_tls.child_ctx) || (fd = fa_ctx_learn_fd()) < 0)
+	if (len <= sizeof(LEARN_VAR) || !fa_tls.child_ctx || !fa_policy_learning(fa_tls.child_ctx) ||
+	    !fa_ctx_learn_record(buf + sizeof(LEARN_VAR) - 1, len - sizeof(LEARN_VAR) + 1))
 		return NULL;
-	fa_puts(&b, LEARN_VAR "/proc/");
-	fa_putu(&b, (unsigned)getpid());
-	fa_puts(&b, "/fd/");
-	fa_putu(&b, (unsigned)fd);
-	return fa_buf_fits(&b) ? buf : NULL;
+	memcpy(buf, LEARN_VAR, sizeof(LEARN_VAR) - 1);
+	return buf;
 }
 
 /* The text of the confined child's FA_POLICY: its length, or < 0. */

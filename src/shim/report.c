@@ -389,18 +389,7 @@ static void write_learn(const char *to, const struct fa_denial_view *v)
 	FA_REAL(close)(fd);
 }
 
-/* The record of the learning context this denial is of: /proc/self/fd/N, or 0. */
-static int context_record(char *to, size_t len)
-{
-	struct fa_buf b = { to, 0, len };
-	int fd = fa_ctx_learn_fd();
 
-	if (fd < 0)
-		return 0;
-	fa_puts(&b, "/proc/self/fd/");
-	fa_putu(&b, (unsigned)fd);
-	return fa_buf_fits(&b);
-}
 
 int fa_report(const struct fa_event *ev)
 {
@@ -425,7 +414,7 @@ int fa_report(const struct fa_event *ev)
 	 */
 	if (fa_proc.learn && (!v.from_context || own_child(ev)))
 		write_learn(fa_proc.learn, &v);
-	else if (v.from_context && !v.enforced && context_record(to, sizeof(to)))
+	else if (v.from_context && !v.enforced && fa_ctx_learn_record(to, sizeof(to)))
 		write_learn(to, &v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);

@@ -77,6 +77,13 @@ static __thread int read_depth FA_TLS_IE;
 static __thread int read_anon FA_TLS_IE;
 /* the epoch when the thread's cached answer (fa_tls.ctx) was obtained */
 static __thread uint64_t slot_epoch FA_TLS_IE;
+/*
+ * The process the answer came from, whose descriptor learn_fd is. Not
+ * changed by fork(): the child's copy of the descriptor closes when it
+ * execs, its parent's stays, so a forked child names its parent's record.
+ */
+static pid_t self_pid;
+static __thread pid_t slot_pid FA_TLS_IE;
 
 static int take_reader(struct reader *r)
 {
@@ -222,6 +229,7 @@ static void slot_store(const struct fa_thread_ctx *c)
 {
 	int want = c && c->policy != NULL;
 
+	slot_pid = self_pid;
 	if (c)
 		fa_tls.ctx = *c;
 	else
@@ -273,6 +281,7 @@ static void after_fork_child(void)
 
 void fa_bridge_init(void)
 {
+	self_pid = getpid();
 	exit_key_ok = pthread_key_create(&exit_key, thread_gone) == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -496,11 +505,18 @@ void fa_child_ctx(const fa_policy *p)
 		fa_child_ctx_done();
 }
 
-int fa_ctx_learn_fd(void)
+int fa_ctx_learn_record(char *buf, size_t len)
 {
 	const fa_policy *p = fa_tls.ctx.policy;
+	struct fa_buf b = { buf, 0, len };
 
-	return p && fa_policy_learning(p) ? fa_tls.ctx.learn_fd : -1;
+	if (!p || !fa_policy_learning(p) || fa_tls.ctx.learn_fd < 0)
+		return 0;
+	fa_puts(&b, "/proc/");
+	fa_putu(&b, (unsigned)slot_pid);
+	fa_puts(&b, "/fd/");
+	fa_putu(&b, (unsigned)fa_tls.ctx.learn_fd);
+	return fa_buf_fits(&b);
 }
 
 int fa_ctx_exec_denied(const char *path, const fa_policy **confine)

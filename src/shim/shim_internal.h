@@ -198,8 +198,11 @@ FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
  */
 FA_HIDDEN void fa_child_ctx(const fa_policy *p);
 FA_HIDDEN void fa_child_ctx_done(void);
-/* The record of the thread's context when it learns, or -1. */
-FA_HIDDEN int fa_ctx_learn_fd(void);
+/*
+ * The record of the thread's context when it learns (/proc/<pid>/fd/<n>,
+ * learn_record.h) into buf: 1, or 0 when it does not learn.
+ */
+FA_HIDDEN int fa_ctx_learn_record(char *buf, size_t len);
 /*
  * A call made of several checks (rename, link, symlink) takes its one
  * approval, named by its first path, before the first check.

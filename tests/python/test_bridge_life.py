@@ -134,6 +134,52 @@ long loops_rounds(void)
     return low;
 }
 
+/* n write-opens of dir/<tag><k>, in the calling thread: how many succeeded */
+int write_many(const char *dir, const char *tag, int n)
+{
+    char p[8192];
+    int k, fd, ok = 0;
+
+    for (k = 0; k < n; k++) {
+        snprintf(p, sizeof p, "%s/%s%d", dir, tag, k);
+        fd = open(p, O_WRONLY | O_CREAT, 0644);
+        if (fd >= 0) {
+            close(fd);
+            ok++;
+        }
+    }
+    return ok;
+}
+
+/* the same from nthreads threads of their own, tags t0_, t1_, ...: the total */
+struct many { pthread_t t; const char *dir; char tag[16]; int n, ok; };
+
+static void *many_main(void *a)
+{
+    struct many *m = a;
+
+    m->ok = write_many(m->dir, m->tag, m->n);
+    return NULL;
+}
+
+int threads_write_many(const char *dir, int nthreads, int n)
+{
+    struct many m[8];
+    int i, ok = 0;
+
+    for (i = 0; i < nthreads && i < 8; i++) {
+        m[i].dir = dir;
+        m[i].n = n;
+        snprintf(m[i].tag, sizeof m[i].tag, "t%d_", i);
+        pthread_create(&m[i].t, NULL, many_main, &m[i]);
+    }
+    for (i = 0; i < nthreads && i < 8; i++) {
+        pthread_join(m[i].t, NULL);
+        ok += m[i].ok;
+    }
+    return ok;
+}
+
 /* stop and join; out[]: rounds, in_ok, in_bad, out_denied, out_bad summed */
 void loops_stop(long *out)
 {
