@@ -70,6 +70,8 @@ static int anon_readers;
  * (membarrier), so a reader's announcement needs only a compiler barrier.
  */
 static int membarrier_ok;
+/* registration was asked for (again in a child of fork(), which may not inherit it) */
+static int membarrier_tried;
 
 #define FA_TLS_IE __attribute__((tls_model("initial-exec")))
 static __thread struct reader *my_reader FA_TLS_IE;
@@ -182,10 +184,8 @@ static uint64_t retire(void)
 /* Make every thread of the process pass a full barrier: 1, or 0 if it cannot be done. */
 static int barrier_all(void)
 {
-	static int tried;
-
-	if (!tried) {
-		tried = 1;
+	if (!membarrier_tried) {
+		membarrier_tried = 1;
 		if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 			__atomic_store_n(&membarrier_ok, 1, __ATOMIC_SEQ_CST);
 	}
@@ -277,6 +277,7 @@ static void after_fork_child(void)
 			if (&c->r[i] != my_reader)
 				c->r[i].epoch = 0, c->r[i].used = 0;
 	anon_readers = read_anon;
+	membarrier_tried = 0;
 }
 
 void fa_bridge_init(void)
