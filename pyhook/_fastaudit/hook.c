@@ -525,10 +525,7 @@ audit_hook(const char *event, PyObject *args, void *unused)
     if (!entry) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    /*
-     * often enough that the shim's ring does not wrap past the learner's
-     * records
-     */
+    /* the learner's records in event order: the shim's, then this event's */
     if (((FaEntryObject *)entry)->cfg->learner
         && fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0)
     {
