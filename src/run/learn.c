@@ -297,6 +297,19 @@ void fa_learn_report(struct fa_learn *l)
 	struct list now = { 0 }, learned = { 0 };
 	int nsug = 0, i;
 
+	/*
+	 * The preload gives the command the outer run's variables: it ran
+	 * under the outer policy, into the outer record. What this run's
+	 * policy would have refused was never judged: nothing can be learned
+	 * for it, and a policy learned from an empty record would be a lie.
+	 */
+	if (l->nested) {
+		fprintf(stderr, "fa-run --learn: inside fa-run --learn: the command ran under the "
+			"outer run's policy, and what it would have been refused went to the outer "
+			"run's record; this run learns nothing%s\n",
+			l->out ? " and writes no file" : "");
+		return;
+	}
 	read_record(&nd, l);
 	if (nd.dirs.n) {
 		sug = calloc((size_t)nd.dirs.n, sizeof(*sug));
