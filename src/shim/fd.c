@@ -8,7 +8,9 @@
  * close/dup2/dup3 (KEEPFD lines of symbols.def) and close_range refuse
  * those fds (EBADF, as for a closed fd) or step around them; the test is
  * one compare on a range. fa-run's denial tally (FA_COUNTS) is kept the
- * same way, so that the children of such a program are still counted.
+ * same way, so that the children of such a program are still counted,
+ * and so is the last directory the engine pinned, kept open above the
+ * roots (parent_cache.c), which a dup2 onto its number would redirect.
  *
  * The marks: an fd the shim opened for writing under the process policy
  * was judged a writable object inside the roots, and fchmod, fchown,
