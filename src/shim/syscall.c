@@ -215,7 +215,7 @@ static long fa_keepfd_nr(int fd, int cond, long nr, const long *a)
 		fa_fd_forget(fd);
 	r = REAL();
 	if (cond)
-		fa_fd_moved(fd);
+		FA_FD_MOVED(fd);
 	return r;
 }
 

@@ -125,19 +125,25 @@
  * number is forgotten whenever the shim sees it closed, replaced or handed
  * out by another open. One byte per fd below FA_FD_MARKS. The same events
  * tell the engine that the number may name another directory now
- * (fa_fd_moved(), dirfd_cache.c).
+ * (fa_fd_moved(), dirfd_cache.c), which it needs to know only while a
+ * policy may apply: with the gate open a close costs no more than before.
  */
+#define FA_FD_MOVED(fd) \
+	do { \
+		if (!FA_GATE_OPEN()) \
+			fa_fd_moved(fd); \
+	} while (0)
 #define FA_FD_MARKS 4096
 extern FA_HIDDEN unsigned char fa_fd_marks[FA_FD_MARKS];
 static inline void fa_fd_mark(int fd)
 {
-	fa_fd_moved(fd);
+	FA_FD_MOVED(fd);
 	if ((unsigned)fd < FA_FD_MARKS)
 		__atomic_store_n(&fa_fd_marks[fd], 1, __ATOMIC_RELAXED);
 }
 static inline void fa_fd_forget(int fd)
 {
-	fa_fd_moved(fd);
+	FA_FD_MOVED(fd);
 	if ((unsigned)fd < FA_FD_MARKS && __atomic_load_n(&fa_fd_marks[fd], __ATOMIC_RELAXED))
 		__atomic_store_n(&fa_fd_marks[fd], 0, __ATOMIC_RELAXED);
 }
@@ -164,7 +170,7 @@ static inline int fa_fd_marked(int fd)
 			fa_fd_forget(fd); \
 		fa_v = FA_REAL(name) args; \
 		if (cond) \
-			fa_fd_moved(fd); \
+			FA_FD_MOVED(fd); \
 		return fa_v; \
 	}
 
