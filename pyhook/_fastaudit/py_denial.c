@@ -236,14 +236,25 @@ hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
 static PyObject *
 blocked_fix(PyObject *event)
 {
+    /* the last event's text, while the hook passes the same name object */
+    static PyObject *last_event, *last_fix;
     struct fa_text t;
+    PyObject *fix;
 
+    if (event == last_event) {
+        return Py_NewRef(last_fix);
+    }
     fa_text_init(&t);
     fa_text_lit(&t, "the audit context blocks ");
     fa_text_u(&t, event);
     fa_text_lit(&t, ": approve it from the host (before_deny returning True, "
                 "or a tool started through track_call)");
-    return fa_text_done(&t);
+    fix = fa_text_done(&t);
+    if (fix) {
+        Py_XSETREF(last_event, Py_NewRef(event));
+        Py_XSETREF(last_fix, Py_NewRef(fix));
+    }
+    return fix;
 }
 
 /*
