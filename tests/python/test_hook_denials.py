@@ -43,3 +43,20 @@ def test_denial_records_the_refused_threads_id(tmp_path):
     # the child's only thread has an id of its own: the parent's is not reused
     assert got['child'][0] == got['child'][1]
     assert got['child'][0] != got['main'][0]
+
+
+def test_each_refused_event_names_itself_in_message_and_fix(tmp_path):
+    from fastaudit import mk_audit
+    got = []
+    with mk_audit([str(tmp_path)], monitor_calls=False)():
+        for name in ('fa_test.one', 'fa_test.one', 'fa_test.two', 'fa_test.one'):
+            try:
+                sys.audit(name, 1)
+            except PermissionError as e:
+                got.append((name, str(e), e.event, e.fix, e.fastaudit['fix']))
+    assert [g[0] for g in got] == ['fa_test.one', 'fa_test.one', 'fa_test.two', 'fa_test.one']
+    for name, msg, event, fix, guard_fix in got:
+        assert msg.startswith(f'Audit: {name} blocked in sandbox with args: (1,)')
+        assert event == name
+        assert fix == guard_fix
+        assert fix.startswith(f'the audit context blocks {name}: ')
