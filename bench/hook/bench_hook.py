@@ -418,7 +418,7 @@ def main():
     ap.add_argument('--build', help='configured build tree with pyhook/')
     ap.add_argument('--ref', help='Python with the reference fastaudit installed')
     ap.add_argument('--shim', help='libfashim.so, for the native rows')
-    ap.add_argument('--rounds', type=int, default=21, help='paired rounds per row (timing)')
+    ap.add_argument('--rounds', type=int, default=41, help='paired rounds per row (timing)')
     ap.add_argument('--rows', help='comma-separated rows to time (default: all)')
     ap.add_argument('--instructions', action='store_true',
                     help='count instructions per iteration with callgrind instead of timing')
