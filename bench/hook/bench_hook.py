@@ -303,9 +303,11 @@ def serve(mode, base, count):
 class Worker:
     """One variant, in a process of its own for the whole run."""
 
-    def __init__(self, python, mode, env, base):
+    def __init__(self, python, mode, env, base, cpu=None):
         self.mode = mode
-        self.p = subprocess.Popen([python, os.path.abspath(__file__), '--worker', mode,
+        # every variant on one CPU: a neighbour busy there slows all of them
+        pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+        self.p = subprocess.Popen(preexec_fn=pin, args=[python, os.path.abspath(__file__), '--worker', mode,
                                    '--base', base],
                                   env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
@@ -459,14 +461,15 @@ def run(a, tmp):
                                          os.path.join(tmp, 'ns'))
         print_instructions(res)
         return
-    workers = [Worker(py, mode, e, os.path.join(tmp, mode)) for mode, py, e in runs]
+    cpu = max(os.sched_getaffinity(0))
+    workers = [Worker(py, mode, e, os.path.join(tmp, mode), cpu) for mode, py, e in runs]
     only = set(a.rows.split(',')) if a.rows else None
     res = paired(workers, a.rounds, only)
     for w in workers:
         w.close()
     if shim_env:
-        nw = [Worker(sys.executable, 'native', plain_env, os.path.join(tmp, 'nb')),
-              Worker(sys.executable, 'native', shim_env, os.path.join(tmp, 'ns'))]
+        nw = [Worker(sys.executable, 'native', plain_env, os.path.join(tmp, 'nb'), cpu),
+              Worker(sys.executable, 'native', shim_env, os.path.join(tmp, 'ns'), cpu)]
         nw[0].mode, nw[1].mode = 'n_bare', 'n_shim'
         res.update(paired(nw, a.rounds, only))
         shim_on = nw[1].info.get('native')
