@@ -2,7 +2,7 @@
 pure-Python reference implementation, in one run on one Python.
 
     python bench/hook/bench_hook.py --build BUILDDIR [--ref REF_PYTHON] [--shim LIBFASHIM]
-                                    [--rounds N] [--instructions]
+                                    [--rounds N] [--rows ROW,...] [--instructions]
 
 BUILDDIR is a configured and built tree (its pyhook/ holds the package).
 REF_PYTHON is a Python of the same version with the reference fastaudit
@@ -10,8 +10,8 @@ installed (pip install fastaudit), e.g. build/bench-ref-3.12/bin/python.
 Every variant runs in a process of its own (audit hooks cannot be removed),
 started once and kept: the driver asks the variants for one round of a row
 in turn, so every ratio is a pair measured side by side, and reports the
-best time and the median of the paired ratios over the rounds. A busy
-machine slows both sides of a pair alike.
+best time and the median of the paired ratios over the rounds. All the
+variants run on one CPU, so a busy machine slows both sides of a pair alike.
 --instructions counts instructions per iteration under valgrind's callgrind
 instead of timing: the same code paths, repeatable on a busy machine
 (user space only: system calls are not counted, and valgrind 3.19 does not
