@@ -174,16 +174,26 @@ def native_rows(base):
         p = os.path.join(d, 'n')
         rows[key + '_free'] = plain(lambda n, p=p: fa_bench_noop.write_opens(p, n))
     rows['py_open_free'] = plain(make_open_loop(os.path.join(d1, 'p')))
+    rows['py_open5_free'] = plain(make_open_loop(os.path.join(d5, 'p')))
     rows['step_free'] = plain(task_steps)
     try:
         from fastaudit import mk_audit, audit_state
     except ImportError:
+        # no context to enter: the "ctx" rows are the free ones, timed in the
+        # same rounds as the other side's ctx rows, so each ratio is a pair
+        for key in list(rows):
+            rows[key[:-len('_free')] + '_ctx'] = rows[key]
         return rows, info
     info['native'] = audit_state()['native']
     for key, d in (('n_open1', d1), ('n_open5', d5)):
         p = os.path.join(d, 'n')
         rows[key + '_ctx'] = inside(mk_audit([d], monitor_calls=False),
                                     lambda n, p=p: fa_bench_noop.write_opens(p, n))
+    # Python's write-open with everything on: the hook judges, the shim opens
+    rows['py_open_ctx'] = inside(mk_audit([d1], monitor_calls=False),
+                                 make_open_loop(os.path.join(d1, 'p')))
+    rows['py_open5_ctx'] = inside(mk_audit([os.path.join(base, 'r5')], monitor_calls=False),
+                                  make_open_loop(os.path.join(d5, 'p')))
     # with an entry alive and the shim loaded every coroutine start and
     # resume is observed (3.12+)
     rows['step_ctx'] = inside(mk_audit([d1], monitor_calls=False), task_steps)
@@ -334,7 +344,8 @@ class Worker:
 ITERS = {'event': 20000, 'open1': 300, 'open5': 300, 'remove': 300, 'deny': 2000,
          'deny_open': 300, 'enter_off': 2000, 'enter_on': 300, 'native': 2000,
          'n_open1_free': 1000, 'n_open5_free': 1000, 'n_open1_ctx': 1000,
-         'n_open5_ctx': 1000, 'py_open_free': 300, 'step_free': 2000, 'step_ctx': 2000}
+         'n_open5_ctx': 1000, 'py_open_free': 300, 'py_open5_free': 300, 'py_open_ctx': 300,
+         'py_open5_ctx': 300, 'step_free': 2000, 'step_ctx': 2000}
 
 
 def paired(workers, rounds, only=None):
@@ -514,16 +525,21 @@ def run(a, tmp):
             continue
         b0, f0, c0 = nb[key + '_free'], ns[key + '_free'], ns.get(key + '_ctx')
         print(f'{label:44} {fmt(best(b0)):>10} {fmt(best(f0)):>13} {fmt(best(c0)):>10} '
-              f'{fx(ratio(f0, b0)):>10} {fx(ratio(c0, b0)):>8}   (targets <= 1.02x / <= 1.10x)')
-    if 'py_open_free' in nb:
-        b0, f0 = nb['py_open_free'], ns['py_open_free']
-        print(f"{'Python open() write, no context':44} {fmt(best(b0)):>10} {fmt(best(f0)):>13} "
-              f"{'-':>10} {fx(ratio(f0, b0)):>10}")
+              f"{fx(ratio(f0, b0)):>10} {fx(ratio(c0, nb.get(key + '_ctx'))):>8}"
+              '   (targets <= 1.02x / <= 1.10x)')
+    for label, key in (('Python open() write, depth 1', 'py_open'),
+                       ('Python open() write, depth 5', 'py_open5')):
+        if key + '_free' not in nb:
+            continue
+        b0, f0, c0 = nb[key + '_free'], ns[key + '_free'], ns.get(key + '_ctx')
+        print(f'{label:44} {fmt(best(b0)):>10} {fmt(best(f0)):>13} {fmt(best(c0)):>10} '
+              f"{fx(ratio(f0, b0)):>10} {fx(ratio(c0, nb.get(key + '_ctx'))):>8}"
+              '   (ctx: the hook and the shim)')
     if 'step_ctx' in ns:
         b0, f0, c0 = nb['step_free'], ns['step_free'], ns['step_ctx']
         print(f"{'asyncio task step (an entry alive: ctx)':44} {fmt(best(b0)):>10} "
               f'{fmt(best(f0)):>13} {fmt(best(c0)):>10} {fx(ratio(f0, b0)):>10} '
-              f'{fx(ratio(c0, b0)):>8}   (task switches observed)')
+              f"{fx(ratio(c0, nb.get('step_ctx'))):>8}   (task switches observed)")
 
 
 def print_instructions(res):
