@@ -4,7 +4,7 @@ noinst_LTLIBRARIES += %D%/libfaengine.la
 	%D%/engine_internal.h %D%/sys.h %D%/sys.c %D%/match.c %D%/policy.c \
 	%D%/resolve.c %D%/resolve_openat2.c %D%/resolve_walk.c %D%/resolve_mode.c %D%/dirfd_cache.c %D%/judge.c %D%/use.c \
 	%D%/cwd_cache.c %D%/order.c %D%/deep.c %D%/json.h %D%/json.c %D%/denial.h %D%/denial.c %D%/places.c %D%/policy_file.c \
-	%D%/counts.h %D%/path_search.h %D%/path_search.c
+	%D%/counts.h %D%/learn_record.h %D%/path_search.h %D%/path_search.c
 %C%_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
 
 # fa-check: the engine as a path oracle for other languages.

@@ -424,6 +424,7 @@ fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_call,
     c->monitor_calls = monitor_calls;
     c->libc_calls = 0;
     c->learner = NULL;
+    c->learn_fd = -1;
     return (PyObject *)c;
 }
 
@@ -494,7 +495,7 @@ entry_dealloc(FaEntryObject *self)
 {
     fa_st.live_entries--;
     if (self->cfg) {
-        fa_bridge_live((PyObject *)self->cfg->pol, -1);
+        fa_bridge_live((PyObject *)self->cfg->pol, -1, self->cfg->learn_fd);
     }
     Py_XDECREF(self->cfg);
     Py_XDECREF(self->thread);
@@ -524,7 +525,7 @@ entry_new(FaCfgObject *cfg)
      */
     fa_st.live_entries++;
     e->cfg = (FaCfgObject *)Py_NewRef(cfg);
-    fa_bridge_live((PyObject *)cfg->pol, 1);
+    fa_bridge_live((PyObject *)cfg->pol, 1, cfg->learn_fd);
     e->tid = PyThread_get_thread_ident();
     e->task = current_task();
     e->thread = current_thread_obj();
@@ -670,6 +671,7 @@ replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
     }
     ((FaCfgObject *)n)->libc_calls = o->libc_calls;
     ((FaCfgObject *)n)->learner = Py_XNewRef(o->learner);
+    ((FaCfgObject *)n)->learn_fd = o->learn_fd;
     Py_SETREF(self->cfg, (FaCfgObject *)n);
     return 0;
 }

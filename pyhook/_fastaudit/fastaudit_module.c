@@ -29,6 +29,7 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     int symlinks = -1;
     const char *native = "auto", *native_calls = "audit";
     int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
+    int record = -1;
 
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit",
@@ -119,7 +120,7 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     if (!pol) {
         return NULL;
     }
-    if (learn && !(learner = fa_learner_new())) {
+    if (learn && !(learner = fa_learner_new(&record))) {
         Py_DECREF(pol);
         return NULL;
     }
@@ -135,6 +136,7 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     if (cfg) {
         ((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
         ((FaCfgObject *)cfg)->learner = Py_XNewRef(learner);
+        ((FaCfgObject *)cfg)->learn_fd = learner ? record : -1;
         r = fa_perms_new((FaCfgObject *)cfg);
     }
     Py_XDECREF(cfg);
@@ -236,6 +238,8 @@ static PyMethodDef methods[] = {
      "file; roots then add to its roots), learn (refuse nothing, record what "
      "would\n"
      "have been refused: audit_perms.learned())."},
+    {"_learn_read", fa_learn_read_py, METH_VARARGS,
+     "_learn_read(fd, at): a Learner's new records, its offset, and the count lost."},
     {"audit_state", audit_state, METH_NOARGS,
      "A debug snapshot of the audit state."},
     {"suggest_roots", (PyCFunction)(void (*)(void))fa_suggest_roots_py,

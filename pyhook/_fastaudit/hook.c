@@ -384,9 +384,9 @@ fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
 
     /*
      * A learning context refuses nothing: it records, and approves; the
-     * programs it lets start are not confined either.
+     * programs it lets start learn into its record (the shim's exec.c).
      */
-    approved_unconfined = e->cfg->learner != NULL;
+    approved_unconfined = 0;
     if (e->cfg->learner) {
         return fa_learn_record(e->cfg->learner, event, args, dd);
     }
@@ -549,10 +549,7 @@ audit_hook(const char *event, PyObject *args, void *unused)
     if (!entry) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    /*
-     * often enough that the shim's ring does not wrap past the learner's
-     * records
-     */
+    /* the learner's records in event order: the shim's, then this event's */
     if (((FaEntryObject *)entry)->cfg->learner
         && fa_learn_native(((FaEntryObject *)entry)->cfg->learner) < 0)
     {

@@ -122,6 +122,8 @@ typedef struct {
     int libc_calls;
     /* mk_audit(learn=True): records refusals and approves them, or NULL */
     PyObject *learner;
+    /* the learner's record, which the shim appends to, or -1 */
+    int learn_fd;
 } FaCfgObject;
 
 /* What one entry into a context installs in the ContextVar. */
@@ -223,8 +225,11 @@ void fa_bridge_publish(PyObject *entry);
  */
 void fa_bridge_switch(void);
 void fa_bridge_changed(void);
-/* An entry of policy (a FaPolicyObject) was born (+1) or died (-1). */
-void fa_bridge_live(PyObject *policy, int delta);
+/*
+ * An entry of policy (a FaPolicyObject) was born (+1) or died (-1);
+ * learn_fd: its learner's record, or -1.
+ */
+void fa_bridge_live(PyObject *policy, int delta, int learn_fd);
 void fa_bridge_approve(enum fa_op op, const char *path);
 /* unconfined: the host answered fastaudit.UNCONFINED (fa_unconfined()). */
 void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined);
@@ -254,8 +259,13 @@ PyObject *fa_all_denials(void);
  */
 PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
                         int outside_symlinks, int learn);
-/* A new fastaudit.core.Learner, or NULL with an exception. */
-PyObject *fa_learner_new(void);
+/*
+ * A new fastaudit.core.Learner, or NULL with an exception; *record is the
+ * descriptor of its record (learn_record.h), which the Learner owns.
+ */
+PyObject *fa_learner_new(int *record);
+/* _learn_read(fd, at): the records of a Learner's record since at. */
+PyObject *fa_learn_read_py(PyObject *self, PyObject *args);
 /*
  * Hand the learner the shim's new records, if the shim has any: 0, or -1 with
  * an exception.

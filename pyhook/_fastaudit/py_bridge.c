@@ -182,10 +182,12 @@ static void
 answer_for(PyObject *entry, struct fa_thread_ctx *ans)
 {
     memset(ans, 0, sizeof *ans);
+    ans->learn_fd = -1;
     if (entry) {
         ans->policy = ((FaEntryObject *)entry)->cfg->pol->policy;
         ans->exec_allowed = 0;
         ans->key = entry;
+        ans->learn_fd = ((FaEntryObject *)entry)->cfg->learn_fd;
     }
 }
 
@@ -370,22 +372,94 @@ fa_bridge_enter(PyObject *entry)
  * rules. A cwd root (".") moves with the process's directory and cannot
  * be intersected once: with several policies and a cwd root among them,
  * or more distinct policies than the table holds, every write is refused.
- * With no entry alive they are free. The policies published stay alive
- * for a while after they stop being published: a worker may still be
- * judging with one.
+ * With no entry alive they are free.
+ *
+ * A policy stays alive while any thread may still be judging with it (a
+ * worker that loaded the shared answer, a thread started in the context,
+ * a native call of a thread whose context just ended): when the last
+ * entry of a policy dies, or set_shared() replaces an intersection, the
+ * policy is retired (the shim's retire() tags it with the epoch that
+ * ends) and held here until the shim says no reader of that epoch is
+ * left (reclaimable()). That is asked whenever the list has doubled
+ * since the last look, so a reader that stays in one call keeps back
+ * only what was retired after it began, and never makes Python wait.
  */
 #define NLIVE 16
 static struct {
     FaPolicyObject *pol;
     Py_ssize_t n;
+    int learn_fd;           /* its learner's record, or -1 */
 } live[NLIVE];
 static Py_ssize_t live_overflow;   /* entries whose policy found no row */
 static fa_policy *no_roots;
-#define NKEEP 8
-static PyObject *kept[NKEEP];
-static int kept_next;
-static fa_policy *kept_meet[NKEEP];
-static int meet_next;
+/* the intersection set_shared() holds now, freed through the list below */
+static fa_policy *shared_meet;
+
+struct retired {
+    PyObject *obj;          /* a FaPolicyObject, or NULL */
+    fa_policy *own;         /* an intersection of ours, or NULL */
+    uint64_t tag;
+};
+static struct retired *retired;
+static Py_ssize_t nretired, retired_cap, reclaim_at = 8;
+
+static void
+reclaim(void)
+{
+    uint64_t below = br->reclaimable();
+    Py_ssize_t i, n = 0, nfree = 0;
+    struct retired *gone;
+
+    gone = PyMem_Malloc((size_t)(nretired ? nretired : 1) * sizeof *gone);
+    if (!gone) {
+        return;
+    }
+    for (i = 0; i < nretired; i++) {
+        if (retired[i].tag < below) {
+            gone[nfree++] = retired[i];
+        } else {
+            retired[n++] = retired[i];
+        }
+    }
+    nretired = n;
+    reclaim_at = nretired * 2 > 8 ? nretired * 2 : 8;
+    /* the list is consistent before any finalizer runs */
+    for (i = 0; i < nfree; i++) {
+        if (gone[i].own) {
+            fa_policy_free(gone[i].own);
+        }
+        Py_XDECREF(gone[i].obj);
+    }
+    PyMem_Free(gone);
+}
+
+/*
+ * obj (a new reference is taken) or own (taken over) is no longer
+ * published anywhere. Without memory for the list it is never freed.
+ */
+static void
+retire(PyObject *obj, fa_policy *own)
+{
+    uint64_t tag = br->retire();
+
+    if (nretired == retired_cap) {
+        Py_ssize_t cap = retired_cap ? retired_cap * 2 : 16;
+        struct retired *r = PyMem_Realloc(retired, (size_t)cap * sizeof *r);
+
+        if (!r) {
+            Py_XINCREF(obj);
+            return;
+        }
+        retired = r;
+        retired_cap = cap;
+    }
+    retired[nretired].obj = Py_XNewRef(obj);
+    retired[nretired].own = own;
+    retired[nretired].tag = tag;
+    if (++nretired >= reclaim_at) {
+        reclaim();
+    }
+}
 
 static int
 has_cwd_root(const fa_policy *p)
@@ -478,57 +552,49 @@ refuse_all(void)
 }
 
 static void
-keep(FaPolicyObject *one)
-{
-    Py_XSETREF(kept[kept_next], Py_NewRef((PyObject *)one));
-    kept_next = (kept_next + 1) % NKEEP;
-}
-
-static void
 publish_shared(void)
 {
     const fa_policy *pols[NLIVE], *p = NULL;
-    FaPolicyObject *objs[NLIVE];
+    fa_policy *m = NULL;
     struct fa_thread_ctx c;
-    int i, n = 0, cwd = 0;
+    int i, n = 0, cwd = 0, learn_fd = -1, one_fd = -1;
 
+    /* the policies of live entries stay alive until retired (fa_bridge_live) */
     for (i = 0; i < NLIVE; i++) {
         /* an unrestricted policy allows every path: it narrows nothing */
         if (live[i].pol && !fa_policy_unrestricted(live[i].pol->policy)) {
-            objs[n] = live[i].pol;
+            one_fd = live[i].learn_fd;
             pols[n++] = live[i].pol->policy;
             cwd |= has_cwd_root(live[i].pol->policy);
         } else if (live[i].pol && !p) {
             p = live[i].pol->policy;
-            keep(live[i].pol);
         }
     }
     if (live_overflow) {
         p = refuse_all();
     } else if (n == 1) {
+        /* one learning context: what workers would have been refused is its to learn */
         p = pols[0];
-        keep(objs[0]);
+        learn_fd = one_fd;
     } else if (n > 1 && cwd) {
         p = refuse_all();
     } else if (n > 1) {
-        fa_policy *m = meet(pols, n);
-
-        if (m) {
-            if (kept_meet[meet_next]) {
-                fa_policy_free(kept_meet[meet_next]);
-            }
-            kept_meet[meet_next] = m;
-            meet_next = (meet_next + 1) % NKEEP;
-        }
+        m = meet(pols, n);
         p = m ? m : refuse_all();
     }
     memset(&c, 0, sizeof c);
     c.policy = p;
+    c.learn_fd = learn_fd;
     br->set_shared(&c);
+    /* the intersection published before is no longer reachable */
+    if (shared_meet) {
+        retire(NULL, shared_meet);
+    }
+    shared_meet = m;
 }
 
 void
-fa_bridge_live(PyObject *policy, int delta)
+fa_bridge_live(PyObject *policy, int delta, int learn_fd)
 {
     FaPolicyObject *pol = (FaPolicyObject *)policy;
     int i, free_row = -1;
@@ -553,7 +619,7 @@ fa_bridge_live(PyObject *policy, int delta)
             if (live_overflow && --live_overflow == 0) {
                 publish_shared();
             }
-            return;
+            goto dead;
         }
         if (free_row < 0) {
             if (live_overflow++ == 0) {
@@ -564,6 +630,7 @@ fa_bridge_live(PyObject *policy, int delta)
         i = free_row;
         live[i].pol = pol;     /* borrowed: its entries keep it alive */
         live[i].n = 0;
+        live[i].learn_fd = learn_fd;
     }
     live[i].n += delta;
     if (live[i].n <= 0) {
@@ -572,6 +639,15 @@ fa_bridge_live(PyObject *policy, int delta)
     /* publish only when the set of policies changed */
     if (live[i].n == (delta > 0 ? 1 : 0)) {
         publish_shared();
+    }
+dead:
+    /*
+     * An entry's policy reached threads through set_thread, the resolver or
+     * set_shared (replaced just above): whoever still judges with it keeps
+     * it alive through the list, whatever else lets it go.
+     */
+    if (delta < 0) {
+        retire(policy, NULL);
     }
 }
 

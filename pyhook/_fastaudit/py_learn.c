@@ -11,16 +11,22 @@
  * fa-run --learn and every denial's fix use.
  *
  * What the hook never sees (a C library's own open(), sqlite's VACUUM
- * INTO) reaches libfashim.so alone: a learning context's policy is compiled
- * in the engine's learn mode, so the shim reports such a refusal as not
- * enforced and lets it through, and the Learner takes the shim's records
- * (the native denials the bridge reads back) whenever the hook runs, the
- * context exits, or the records are read.
+ * INTO, a native thread, a program the context starts) reaches
+ * libfashim.so alone: a learning context's policy is compiled in the
+ * engine's learn mode, so the shim reports such a refusal as not enforced,
+ * lets it through and appends it to the context's record (learn_record.h,
+ * the record of fa-run --learn), whose descriptor the bridge hands over
+ * with the context. The Learner reads what is new in it whenever the hook
+ * runs, the context exits, or the records are read.
  */
 #include "parts.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "learn_record.h"
 
 static PyObject *
 policy_from_file(PyObject *file, PyObject *roots, int symlinks,
@@ -109,21 +115,102 @@ fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
 }
 
 PyObject *
-fa_learner_new(void)
+fa_learner_new(int *record)
 {
     PyObject *core = PyImport_ImportModule("fastaudit.core"), *l;
+    int fd;
 
     if (!core) {
         return NULL;
     }
-    /* The shim's earlier denials are not this context's. */
-    l = PyObject_CallMethod(core, "Learner", "OK", Py_None,
-                            fa_native_denial_count());
+    fd = fa_learn_record_new();
+    if (fd < 0) {
+        Py_DECREF(core);
+        return PyErr_Format(PyExc_OSError, "mk_audit(learn=True): cannot make "
+                            "the record of what libc calls would have been "
+                            "refused: %s", strerror(errno));
+    }
+    /* the Learner owns the descriptor from here on */
+    l = PyObject_CallMethod(core, "Learner", "Oik", Py_None, fd,
+                            (unsigned long)FA_LEARN_MAX);
     Py_DECREF(core);
+    if (!l) {
+        close(fd);
+        return NULL;
+    }
+    *record = fd;
     return l;
 }
 
-/* The shim's count of denials when a learner last looked, by any learner. */
+struct taken {
+    PyObject *list;
+};
+
+static void
+take_one(void *arg, const char *call, const char *op, const char *rule,
+         const char *path)
+{
+    struct taken *t = arg;
+    PyObject *r;
+
+    if (!t->list) {
+        return;
+    }
+    r = Py_BuildValue("(sssN)", call, op, rule,
+                      PyUnicode_DecodeFSDefault(path));
+    if (!r || PyList_Append(t->list, r) < 0) {
+        Py_CLEAR(t->list);
+    }
+    Py_XDECREF(r);
+}
+
+/* _learn_read(fd, at): ([(call, op, rule, path)], at, lost) new since at */
+PyObject *
+fa_learn_read_py(PyObject *self, PyObject *args)
+{
+    struct taken t;
+    struct stat st;
+    Py_ssize_t at_in;
+    size_t at;
+    uint64_t lost = 0;
+    char *buf;
+    int fd;
+
+    (void)self;
+    if (!PyArg_ParseTuple(args, "in:_learn_read", &fd, &at_in)) {
+        return NULL;
+    }
+    at = at_in > 0 ? (size_t)at_in : 0;
+    t.list = PyList_New(0);
+    if (!t.list) {
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0) {
+        Py_DECREF(t.list);
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    if ((size_t)st.st_size >= FA_LEARN_HEADER) {
+        buf = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE, fd, 0);
+        if (buf == MAP_FAILED) {
+            Py_DECREF(t.list);
+            return PyErr_SetFromErrno(PyExc_OSError);
+        }
+        lost = fa_learn_record_read(buf, (size_t)st.st_size, &at, take_one,
+                                    &t);
+        munmap(buf, (size_t)st.st_size);
+    }
+    if (!t.list) {
+        return NULL;
+    }
+    return Py_BuildValue("(NnK)", t.list, (Py_ssize_t)at,
+                         (unsigned long long)lost);
+}
+
+/*
+ * The shim's count of denials when a learner last looked, by any learner:
+ * each learned call is one, so an unchanged count means nothing new.
+ */
 static unsigned long long native_looked;
 
 int

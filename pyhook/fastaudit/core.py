@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 
-from ._fastaudit import (UNCONFINED, audit_state, mk_audit, native_denials, recent_denials,
+from ._fastaudit import (UNCONFINED, _learn_read, audit_state, mk_audit, recent_denials,
                           suggest_roots)
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
@@ -46,20 +46,29 @@ class Learner:
     here instead (``records``: event, the path the engine judged, the
     operation, the rule) and approved, so that libfashim.so lets the same
     operation through. What only libfashim.so sees (a C library's own
-    ``open``) it lets through too, and reports; those records come here from
-    its recent denials, with the libc call as the event (``libc.open64``).
-    The shim keeps only its recent denials: ``lost`` counts those that were
-    gone before they could be read. ``suggested_roots()`` gives the fewest
-    write roots that would have allowed the writes, by fa-run --learn's
-    rule: sensitive places come back with the reason, for the host to decide.
+    ``open``, from any thread, and what the programs the context starts do)
+    it lets through too, and appends to the context's record (a memfd, the
+    one fa-run --learn uses); those come here with the libc call as the
+    event (``libc.open64``). The record holds a bounded number of bytes
+    (``record_limit``): past it a would-be denial is counted, not recorded,
+    and ``lost`` says how many (``events()`` says so too).
+    ``suggested_roots()`` gives the fewest write roots that would have
+    allowed the writes, by fa-run --learn's rule: sensitive places come back
+    with the reason, for the host to decide.
     """
 
-    def __init__(self, project=None, native_seen=0):
+    def __init__(self, project=None, record=None, record_limit=None):
         self.project = os.path.realpath(project if project is not None else os.getcwd())
         self._records = []
-        self._native_seen = native_seen
+        self._record = record
+        self._at = 0
+        self.record_limit = record_limit
         self.lost = 0
         self._lock = threading.Lock()
+
+    def __del__(self):
+        if self._record is not None:
+            os.close(self._record)
 
     @property
     def records(self):
@@ -72,19 +81,13 @@ class Learner:
             self._records.append(LearnedRefusal(event, path, op, rule))
 
     def take_native(self):
-        """Record libfashim.so's refusals of learning contexts since the last look."""
-        got = native_denials()
+        """Take libfashim.so's records of this context's would-be denials since the last look."""
+        if self._record is None:
+            return
         with self._lock:
-            for d in got:
-                if d['seq'] <= self._native_seen:
-                    continue
-                self.lost += d['seq'] - self._native_seen - 1
-                self._native_seen = d['seq']
-                # only a learning context's refusals go through unenforced
-                if d['policy'] == 'context' and not d['enforced']:
-                    self._records.append(LearnedRefusal(
-                        'libc.' + d['call'], d['resolved2'] or d['resolved'] or d['path'],
-                        d['op'], d['rule']))
+            got, self._at, self.lost = _learn_read(self._record, self._at)
+            self._records.extend(LearnedRefusal('libc.' + call, path, op, rule)
+                                 for call, op, rule, path in got)
 
     def suggested_roots(self):
         """[(root, None)] to grant, and [(place, why_sensitive)] to think about."""
@@ -93,8 +96,13 @@ class Learner:
         return suggest_roots(paths, self.project)
 
     def events(self):
-        """Refusals no root would allow: process starts and other blocked events."""
-        return sorted({r.event for r in self.records if r.rule not in _ROOT_RULES})
+        """Refusals no root would allow: process starts and other blocked events;
+        and, when the record was full, how many would-be denials it lost."""
+        got = sorted({r.event for r in self.records if r.rule not in _ROOT_RULES})
+        if self.lost:
+            got.append('%d more not recorded: the record holds %d bytes'
+                       % (self.lost, self.record_limit))
+        return got
 
 
 class _ActiveCall:

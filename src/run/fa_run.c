@@ -588,6 +588,7 @@ int main(int argc, char **argv)
 		set("FA_LOG", logfile);
 	if (log_approvals)
 		set("FA_LOG_APPROVALS", "1");
+	learn.nested = learn.on && fa_learn_nested();
 	unsetenv("FA_LEARN");
 	if (learn.on) {
 		/* The learned policy says it all at exit: no line per call. */

@@ -2,10 +2,11 @@
  * learn.c - fa-run --learn: the narrowest policy a run needed.
  *
  * The command runs with nothing denied (report mode). Every process of the
- * run appends each would-be denial to one memfd of fa-run's, named to them
- * in FA_LEARN as /proc/<fa-run>/fd/<n> (the preload writes it, report.c);
- * fa-run reads it when the command has exited. No file of the user's is
- * needed, and nothing is left behind when fa-run dies.
+ * run appends each would-be denial to one record of fa-run's (a memfd,
+ * learn_record.h), named to them in FA_LEARN as /proc/<fa-run>/fd/<n> (the
+ * preload writes it, report.c); fa-run reads it when the command has
+ * exited. No file of the user's is needed, and nothing is left behind
+ * when fa-run dies.
  *
  * The roots come from the engine's one rule (fa_suggest_roots(), places.c),
  * the same one a denial's fix and the Python host use. Sensitive places are
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "learn_record.h"
 #include "run/learn.h"
 
 int fa_learn_start(struct fa_learn *l, char *why, size_t len)
@@ -46,7 +48,7 @@ int fa_learn_start(struct fa_learn *l, char *why, size_t len)
 			return -1;
 		}
 	}
-	l->fd = memfd_create("fa-run-learn", MFD_CLOEXEC);
+	l->fd = fa_learn_record_new();
 	if (l->fd < 0) {
 		snprintf(why, len, "cannot make the record: %s", strerror(errno));
 		return -1;
@@ -145,6 +147,7 @@ struct needs {
 	struct list undeny;     /* deny subtrees written beneath */
 	struct list other;      /* "op path (rule)" nobody can grant by a root */
 	int trust, outside, calls;
+	uint64_t lost;          /* would-be denials past the record's bound */
 };
 
 static void take(struct needs *nd, const struct fa_learn *l, const char *op, const char *rule,
@@ -182,30 +185,33 @@ static void take(struct needs *nd, const struct fa_learn *l, const char *op, con
 	}
 }
 
+struct taking {
+	struct needs *nd;
+	const struct fa_learn *l;
+};
+
+static void take_one(void *arg, const char *call, const char *op, const char *rule,
+		     const char *path)
+{
+	struct taking *t = arg;
+
+	(void)call;
+	take(t->nd, t->l, op, rule, path);
+}
+
 static void read_record(struct needs *nd, const struct fa_learn *l)
 {
+	struct taking t = { nd, l };
 	struct stat st;
-	char *buf, *p, *end;
+	size_t at = 0;
+	char *buf;
 
 	if (fstat(l->fd, &st) < 0 || st.st_size <= 0)
 		return;
 	buf = mmap(NULL, (size_t)st.st_size + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE, l->fd, 0);
 	if (buf == MAP_FAILED)
 		return;
-	end = buf + st.st_size;
-	for (p = buf; p < end;) {
-		char *nul = memchr(p, '\0', (size_t)(end - p)), *t1, *t2;
-
-		if (!nul)
-			break;
-		t1 = strchr(p, '\t');
-		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (t2) {
-			*t1 = *t2 = '\0';
-			take(nd, l, p, t1 + 1, t2 + 1);
-		}
-		p = nul + 1;
-	}
+	nd->lost = fa_learn_record_read(buf, (size_t)st.st_size, &at, take_one, &t);
 	munmap(buf, (size_t)st.st_size + 1);
 }
 
@@ -291,6 +297,19 @@ void fa_learn_report(struct fa_learn *l)
 	struct list now = { 0 }, learned = { 0 };
 	int nsug = 0, i;
 
+	/*
+	 * The preload gives the command the outer run's variables: it ran
+	 * under the outer policy, into the outer record. What this run's
+	 * policy would have refused was never judged: nothing can be learned
+	 * for it, and a policy learned from an empty record would be a lie.
+	 */
+	if (l->nested) {
+		fprintf(stderr, "fa-run --learn: inside fa-run --learn: the command ran under the "
+			"outer run's policy, and what it would have been refused went to the outer "
+			"run's record; this run learns nothing%s\n",
+			l->out ? " and writes no file" : "");
+		return;
+	}
 	read_record(&nd, l);
 	if (nd.dirs.n) {
 		sug = calloc((size_t)nd.dirs.n, sizeof(*sug));
@@ -308,6 +327,10 @@ void fa_learn_report(struct fa_learn *l)
 	else
 		fprintf(stderr, "fa-run --learn: %d call%s would have been denied; the narrowest "
 			"policy that allows this run:\n", nd.calls, nd.calls == 1 ? "" : "s");
+	if (nd.lost)
+		fprintf(stderr, "fa-run --learn: %llu more would have been denied and are not in the "
+			"record, which holds %u bytes: the policy below may not allow the whole run\n",
+			(unsigned long long)nd.lost, FA_LEARN_MAX);
 	put_policy(stderr, l, &nd, &learned, sug, nsug);
 	if (nd.calls) {
 		fputs("fa-run --learn: against the policy in force:\n", stderr);

@@ -14,6 +14,7 @@ struct fa_learn {
 	const char *allow;          /* its allow list, newline-separated, or NULL */
 	char *const *argv;          /* the command, for the file's header */
 	int fd;                     /* the record (a memfd), kept open by fa-run */
+	int nested;                 /* inside fa-run --learn, whose record takes the command's */
 	char project[PATH_MAX];     /* fa-run's directory at start */
 };
 

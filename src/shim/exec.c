@@ -105,6 +105,25 @@ static const char *callers_preload(char *const envp[])
 #define FLOOR_APPLY_VAR "FA_FLOOR_APPLY=1"
 #define FROM_CONTEXT_VAR "FA_FROM_CONTEXT=1"
 
+#define REPORT_VAR "FA_REPORT=1"
+#define LEARN_VAR "FA_LEARN="
+#define LEARN_MAX (sizeof(LEARN_VAR "/proc//fd/") + 24)
+
+/*
+ * The child of a learning context learns too: it denies nothing
+ * (FA_REPORT) and adds its would-be denials to the context's record
+ * (FA_LEARN, as fa-run --learn's command does). The FA_LEARN entry, or
+ * NULL when the context does not learn.
+ */
+static const char *child_learns(char *buf, size_t len)
+{
+	if (len <= sizeof(LEARN_VAR) || !fa_tls.child_ctx || !fa_policy_learning(fa_tls.child_ctx) ||
+	    !fa_ctx_learn_record(buf + sizeof(LEARN_VAR) - 1, len - sizeof(LEARN_VAR) + 1))
+		return NULL;
+	memcpy(buf, LEARN_VAR, sizeof(LEARN_VAR) - 1);
+	return buf;
+}
+
 /* The text of the confined child's FA_POLICY: its length, or < 0. */
 static ssize_t child_policy(char *buf, size_t len)
 {
@@ -121,8 +140,8 @@ size_t fa_child_env_size(char *const envp[])
 	if (fa_tls.child_ctx) {
 		ssize_t pl = child_policy(NULL, 0);
 
-		extra = sizeof(char *) * 3 + sizeof(POLICY_VAR) + sizeof(FLOOR_APPLY_VAR) +
-			(pl > 0 ? (size_t)pl : 0) + 8;
+		extra = sizeof(char *) * 5 + sizeof(POLICY_VAR) + sizeof(FLOOR_APPLY_VAR) +
+			sizeof(REPORT_VAR) + LEARN_MAX + (pl > 0 ? (size_t)pl : 0) + 8;
 	}
 	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof("LD_PRELOAD=") +
 	       strlen(preload_value()) + (fa_proc.self ? strlen(fa_proc.self) : 0) +
@@ -133,12 +152,13 @@ char **fa_child_env(char *const envp[], void *mem, size_t memlen)
 {
 	size_t n = 0, i, k = 0, slots;
 	const fa_policy *ctx = fa_tls.child_ctx;
-	char **out = mem, *pol = NULL;
+	char **out = mem, *pol = NULL, lbuf[LEARN_MAX], *learn = NULL;
+	const char *lv = child_learns(lbuf, sizeof(lbuf));
 	struct fa_buf b;
 
 	while (envp && envp[n])
 		n++;
-	slots = n + (size_t)fa_proc.nfa_env + 2 + (ctx ? 3 : 0);
+	slots = n + (size_t)fa_proc.nfa_env + 2 + (ctx ? 5 : 0);
 	if (memlen < sizeof(char *) * slots + 16)
 		return NULL;
 	b.p = (char *)(out + slots);
@@ -162,16 +182,31 @@ char **fa_child_env(char *const envp[], void *mem, size_t memlen)
 		if (b.len + 1 >= b.cap)
 			return NULL;
 	}
+	if (lv) {
+		learn = b.p + b.len + 1;
+		b.len += 1 + strlen(lv);
+		if (b.len + 1 >= b.cap)
+			return NULL;
+		memcpy(learn, lv, strlen(lv) + 1);
+	}
 	for (i = 0; i < n; i++)
 		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], "LD_PRELOAD=", 11))
 			out[k++] = envp[i];
 	for (i = 0; i < (size_t)fa_proc.nfa_env; i++)
 		if (!ctx || (strncmp(fa_proc.fa_env[i], POLICY_VAR, sizeof(POLICY_VAR) - 1) &&
-			     strcmp(fa_proc.fa_env[i], FROM_CONTEXT_VAR)))
+			     strcmp(fa_proc.fa_env[i], FROM_CONTEXT_VAR) &&
+			     (!learn || (strncmp(fa_proc.fa_env[i], LEARN_VAR, sizeof(LEARN_VAR) - 1) &&
+					 strncmp(fa_proc.fa_env[i], "FA_REPORT=", 10)))))
 			out[k++] = (char *)fa_proc.fa_env[i];
 	if (ctx) {
 		out[k++] = pol;
-		out[k++] = (char *)FLOOR_APPLY_VAR;
+		/* a learning child denies nothing: no floor, which would */
+		if (learn) {
+			out[k++] = (char *)REPORT_VAR;
+			out[k++] = learn;
+		} else {
+			out[k++] = (char *)FLOOR_APPLY_VAR;
+		}
 		out[k++] = (char *)FROM_CONTEXT_VAR;
 	}
 	out[k++] = b.p;
@@ -274,7 +309,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	enum fa_prog_kind kind;
 	int fd, own = 1, saved = errno, rc = 0;
 
-	fa_tls.child_ctx = NULL;
+	fa_child_ctx(NULL);
 	if (FA_UNLIKELY(fa_init_state != 2))
 		fa_init();
 	if (FA_GUARDED())
@@ -306,8 +341,13 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 		if (rc)
 			goto out;
 	}
-	/* a context without roots has nothing to carry: the process policy goes on */
-	fa_tls.child_ctx = confine && !fa_policy_unrestricted(confine) ? confine : NULL;
+	/*
+	 * A context without roots has nothing to carry: the process policy goes
+	 * on. Nor has a learning context under a process policy: its child could
+	 * not tell the context's refusals (learned) from the process's (enforced).
+	 */
+	fa_child_ctx(confine && !fa_policy_unrestricted(confine) &&
+		     !(fa_policy_learning(confine) && fa_proc.policy) ? confine : NULL);
 	confine = fa_tls.child_ctx;
 	if (!fa_proc.active && !confine)
 		goto out;
@@ -337,7 +377,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	}
 out:
 	if (rc)
-		fa_tls.child_ctx = NULL;
+		fa_child_ctx(NULL);
 	if (own && fd >= 0)
 		FA_REAL(close)(fd);
 	errno = saved;
@@ -408,6 +448,7 @@ static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 			rc = -1, errno = ENOSYS;
 #endif
 	});
+	fa_child_ctx_done();
 	return rc;
 }
 
@@ -462,6 +503,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	if (!fa_proc.active && !fa_tls.child_ctx)
 		return FA_REAL(fexecve)(fd, argv, envp);
 	WITH_CHILD_ENV(envp, newenv, rc = FA_REAL(fexecve)(fd, argv, newenv));
+	fa_child_ctx_done();
 	return rc;
 }
 

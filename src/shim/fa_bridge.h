@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 5
+#define FA_BRIDGE_VERSION 6
 
 /* What the host says about the code running on a thread. */
 struct fa_thread_ctx {
@@ -40,6 +40,12 @@ struct fa_thread_ctx {
 	int exec_allowed;          /* the context lets processes start (host policy) */
 	const void *key;           /* opaque identity of the host context (e.g. a PyContext*) */
 	uint64_t ver;              /* the host's version counter for key, 0 if none */
+	/*
+	 * A learning context's record (learn_record.h), which its refusals and
+	 * those of the programs it starts go to, or -1. A descriptor that does
+	 * not hold a record is never written to.
+	 */
+	int learn_fd;
 };
 
 /*
@@ -90,6 +96,24 @@ struct fa_bridge {
 	 * policy, carried in its environment).
 	 */
 	void (*approve_exec_unconfined)(const char *path);
+	/*
+	 * The lifetime of what the host publishes. A policy handed over by
+	 * set_thread, set_shared or the resolver may be read by any thread
+	 * that loaded it (a native worker, a thread started in the context,
+	 * a signal handler) for as long as that call judges. Once the host
+	 * stops publishing a policy (its last entry is gone, or set_shared
+	 * replaced it) it calls retire(), which ends the current epoch and
+	 * returns its number: the policy's tag. reclaimable() returns the
+	 * oldest epoch a judging thread may still be reading from; whatever
+	 * was retired with a tag below it is no longer read by anyone and
+	 * may be freed. Neither ever waits for a reader: a reader that stays
+	 * in one call (a write-open of a FIFO) only keeps what was retired
+	 * after it began from being freed. A thread's cached answer that is
+	 * older than the last retire() is not used again without a fresh
+	 * answer from the resolver (or set_shared's, when it has none).
+	 */
+	uint64_t (*retire)(void);
+	uint64_t (*reclaimable)(void);
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);
@@ -101,10 +125,10 @@ typedef const struct fa_bridge *(*fa_bridge_fn)(void);
 	struct fa_decision, why), struct fa_decision, root),                        \
 	struct fa_decision, err), struct fa_decision, path)
 #define FA__CTX_LAYOUT(h)                                                        \
-	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                            \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                   \
 	sizeof(struct fa_thread_ctx)), struct fa_thread_ctx, policy),               \
 	struct fa_thread_ctx, exec_allowed), struct fa_thread_ctx, key),            \
-	struct fa_thread_ctx, ver)
+	struct fa_thread_ctx, ver), struct fa_thread_ctx, learn_fd)
 /* The record's size covers its string limits; the offsets, their order. */
 #define FA__DENIAL_LAYOUT(h)                                                     \
 	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(     \
@@ -117,8 +141,9 @@ typedef const struct fa_bridge *(*fa_bridge_fn)(void);
 	struct fa_denial, resolved2), struct fa_denial, caller),                    \
 	struct fa_denial, roots), struct fa_denial, fix)
 #define FA__TABLE_LAYOUT(h)                                                      \
-	FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),        \
-	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared)
+	FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),\
+	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared),\
+	struct fa_bridge, reclaimable)
 
 /* What both sides compare before anything crosses: a constant expression. */
 #define FA_ENGINE_ABI                                                            \

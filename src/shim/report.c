@@ -15,10 +15,10 @@
  * close or reuse it.
  *
  * Under fa-run --learn each denial also goes, as one short record
- * ("op TAB rule TAB path NUL": a path may hold a newline, never a NUL), to
- * FA_LEARN, a file fa-run reads when the command exits. A context of
- * mk_audit(learn=True) has its policy in learn mode: its refusals are
- * reported as not enforced, and its learner reads them from the ring.
+ * (learn_record.h), to FA_LEARN, a file fa-run reads when the command
+ * exits. A context of mk_audit(learn=True) has its policy in learn mode:
+ * its refusals are reported as not enforced and go to its learner's
+ * record; a program such a context starts gets that record as FA_LEARN.
  */
 #include "config.h"
 
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "denial.h"
+#include "learn_record.h"
 #include "wrap.h"
 
 /*
@@ -179,12 +180,22 @@ static const char *present(const char *s)
 /* The context's policy: a refused program start names none, the thread's context has it. */
 static const fa_policy *context_policy(const struct fa_event *ev)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 
 	if (ev->policy)
 		return ev->policy;
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
 	return pp.ctx;
+}
+
+/*
+ * The policy judged is the process policy of a program a context started:
+ * whether it is enforced is the process's (FA_REPORT, when that context
+ * learns), not a context of this process's.
+ */
+static int own_child(const struct fa_event *ev)
+{
+	return fa_proc.from_context && ev->policy && ev->policy == fa_proc.policy;
 }
 
 static void build(struct fa_denial_view *v, const struct fa_event *ev)
@@ -206,7 +217,8 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->reason = present(ev->text);
 	v->from_context = ev->from_context;
 	/* fa-run --report/--learn let fa-run's refusals through; a learning context, its own. */
-	v->enforced = ev->from_context ? !fa_policy_learning(context_policy(ev)) : !fa_proc.report;
+	v->enforced = ev->from_context && !own_child(ev) ? !fa_policy_learning(context_policy(ev))
+							  : !fa_proc.report;
 	v->caller = caller_of(ev->ra);
 	/* Roots explain a judged path; an unrestricted policy has none to show. */
 	if (ev->d && ev->policy && !fa_policy_unrestricted(ev->policy))
@@ -335,16 +347,23 @@ void fa_report_approval(const char *op, const char *path, const char *resolved,
 	errno = saved;
 }
 
-/* One record, one write: O_APPEND keeps records of concurrent processes whole. */
-static void write_learn(const struct fa_denial_view *v)
+/*
+ * One record, one write: O_APPEND keeps records of concurrent processes
+ * whole. Past the bound, the count in the header goes up instead.
+ */
+static void write_learn(const char *to, const struct fa_denial_view *v)
 {
-	char buf[PATH_MAX + 128];
+	char buf[PATH_MAX + 192];
 	struct fa_buf b = FA_BUF_INIT(buf);
 	const char *path = v->resolved2 ? v->resolved2 : v->resolved ? v->resolved : v->path;
+	struct stat st;
+	uint64_t *lost;
 	int fd;
 
 	if (!path)
 		return;
+	fa_puts(&b, v->call);
+	fa_putc(&b, '\t');
 	fa_puts(&b, v->op);
 	fa_putc(&b, '\t');
 	fa_puts(&b, v->rule ? v->rule : "");
@@ -353,17 +372,29 @@ static void write_learn(const struct fa_denial_view *v)
 	fa_putc(&b, '\0');
 	if (!fa_buf_fits(&b))
 		return;
-	fd = FA_REAL(openat)(AT_FDCWD, fa_proc.learn, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	fd = FA_REAL(openat)(AT_FDCWD, to, O_RDWR | O_APPEND | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	(void)write_all(fd, b.p, b.len);
+	if (!fa_learn_record_is(fd) || fstat(fd, &st) < 0) {
+		/* not a record, or not one of ours: nothing is written */
+	} else if ((size_t)st.st_size + b.len <= FA_LEARN_MAX) {
+		(void)write_all(fd, b.p, b.len);
+	} else {
+		lost = mmap(NULL, FA_LEARN_HEADER, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (lost != MAP_FAILED) {
+			__atomic_add_fetch(lost, 1, __ATOMIC_RELAXED);
+			munmap(lost, FA_LEARN_HEADER);
+		}
+	}
 	FA_REAL(close)(fd);
 }
+
+
 
 int fa_report(const struct fa_event *ev)
 {
 	struct fa_denial_view v;
-	char fix[PATH_MAX + 256];
+	char fix[PATH_MAX + 256], to[64];
 	struct fa_buf fb = FA_BUF_INIT(fix);
 	int saved = errno, log_rc = 0;
 
@@ -377,9 +408,14 @@ int fa_report(const struct fa_event *ev)
 			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
 	}
 	ring_put(&v);
-	/* What fa-run's policy would deny; a Python context's refusals are the host's own. */
-	if (fa_proc.learn && !v.from_context)
-		write_learn(&v);
+	/*
+	 * What fa-run's policy (or, in a program a learning context started,
+	 * that context's) would deny; a learning context's own go to its record.
+	 */
+	if (fa_proc.learn && (!v.from_context || own_child(ev)))
+		write_learn(fa_proc.learn, &v);
+	else if (v.from_context && !v.enforced && fa_ctx_learn_record(to, sizeof(to)))
+		write_learn(to, &v);
 	if (fa_proc.log)
 		log_rc = write_log(&v);
 	if (!fa_proc.quiet || log_rc)

@@ -8,12 +8,25 @@
  * Approvals are one-shot and per thread: the host saw the operation, its
  * host policy said yes, and the next libc call of that class on exactly
  * that path skips the context check (never the process policy).
+ *
+ * What the host publishes is freed by the host, and only when no thread
+ * can still be judging with it: epoch-based reclamation. A judging call
+ * is a read section (fa_read_enter/fa_read_exit, from fa_pols_get() to
+ * the end of its struct fa_pols's scope); on entering, a thread writes
+ * the current epoch into its own reader record. retire() ends an epoch;
+ * reclaimable() is the oldest epoch a reader still in its section
+ * announced. A reader writes only its own record: no lock, no
+ * allocation, nothing a signal handler that judges a call of its own
+ * could deadlock on (nested sections keep the outer one's epoch).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "wrap.h"
 
@@ -34,6 +47,177 @@ static fa_ctx_resolver resolver;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
+/* ---- reclamation: who may still be reading what the host published ---- */
+
+/* epoch 0 in a record: not judging */
+struct reader {
+	uint64_t epoch;
+	int used;
+};
+
+#define NREADERS 64
+struct readers {
+	struct readers *next;
+	struct reader r[NREADERS];
+};
+
+static struct readers readers0;
+static uint64_t epoch = 1;
+/* threads judging without a record of their own (none could be mapped) */
+static int anon_readers;
+/*
+ * 1: the host's reclaimable() makes every thread pass a full barrier
+ * (membarrier), so a reader's announcement needs only a compiler barrier.
+ */
+static int membarrier_ok;
+/* registration was asked for (again in a child of fork(), which may not inherit it) */
+static int membarrier_tried;
+
+#define FA_TLS_IE __attribute__((tls_model("initial-exec")))
+static __thread struct reader *my_reader FA_TLS_IE;
+static __thread int read_depth FA_TLS_IE;
+static __thread int read_anon FA_TLS_IE;
+/* the epoch when the thread's cached answer (fa_tls.ctx) was obtained */
+static __thread uint64_t slot_epoch FA_TLS_IE;
+/*
+ * The process the answer came from, whose descriptor learn_fd is. Not
+ * changed by fork(): the child's copy of the descriptor closes when it
+ * execs, its parent's stays, so a forked child names its parent's record.
+ */
+static pid_t self_pid;
+static __thread pid_t slot_pid FA_TLS_IE;
+
+static int take_reader(struct reader *r)
+{
+	int free_ = 0;
+
+	if (!__atomic_compare_exchange_n(&r->used, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	my_reader = r;
+	return 1;
+}
+
+/* A record of the calling thread's own: from the pool, or a new chunk (never unmapped). */
+static struct reader *reader_get(void)
+{
+	struct readers *c, *head;
+	int i;
+
+	for (c = &readers0; c; c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE))
+		for (i = 0; i < NREADERS; i++)
+			if (!__atomic_load_n(&c->r[i].used, __ATOMIC_RELAXED) && take_reader(&c->r[i]))
+				goto got;
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return NULL;
+	c->r[0].used = 1;
+	my_reader = &c->r[0];
+	head = __atomic_load_n(&readers0.next, __ATOMIC_RELAXED);
+	do
+		c->next = head;
+	while (!__atomic_compare_exchange_n(&readers0.next, &head, c, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+got:
+	/* given back by thread_gone() at thread exit */
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, &fa_tls);
+	return my_reader;
+}
+
+static void reader_put(void)
+{
+	if (!my_reader)
+		return;
+	__atomic_store_n(&my_reader->epoch, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&my_reader->used, 0, __ATOMIC_RELEASE);
+	my_reader = NULL;
+}
+
+/*
+ * Nested sections (a signal handler judging its own call, a report asking
+ * for the context again) keep the outermost epoch: the depth goes up
+ * first, and whoever finds the record empty fills it, so a handler that
+ * interrupts the outer section before it announced announces for both.
+ */
+void fa_read_enter(void)
+{
+	struct reader *r;
+	int e = errno;
+
+	read_depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r = my_reader ? my_reader : reader_get();
+	if (!r) {
+		if (!read_anon) {
+			read_anon = 1;
+			__atomic_add_fetch(&anon_readers, 1, __ATOMIC_SEQ_CST);
+		}
+	} else if (!__atomic_load_n(&r->epoch, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&r->epoch, __atomic_load_n(&epoch, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+		if (__atomic_load_n(&membarrier_ok, __ATOMIC_RELAXED))
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		else
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	errno = e;
+}
+
+void fa_read_exit(void)
+{
+	if (--read_depth > 0)
+		return;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (my_reader)
+		__atomic_store_n(&my_reader->epoch, 0, __ATOMIC_RELEASE);
+	if (read_anon) {
+		read_anon = 0;
+		__atomic_sub_fetch(&anon_readers, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static uint64_t retire(void)
+{
+	return __atomic_fetch_add(&epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Make every thread of the process pass a full barrier: 1, or 0 if it cannot be done. */
+static int barrier_all(void)
+{
+	if (!membarrier_tried) {
+		membarrier_tried = 1;
+		if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+			__atomic_store_n(&membarrier_ok, 1, __ATOMIC_SEQ_CST);
+	}
+	if (!__atomic_load_n(&membarrier_ok, __ATOMIC_SEQ_CST)) {
+		/* the readers fence for themselves */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return 1;
+	}
+	return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+static uint64_t reclaimable(void)
+{
+	uint64_t low = __atomic_load_n(&epoch, __ATOMIC_SEQ_CST), e;
+	struct readers *c;
+	int i, err = errno;
+
+	/* without the barrier a reader's announcement may not be seen yet: free nothing */
+	if (!barrier_all() || __atomic_load_n(&anon_readers, __ATOMIC_SEQ_CST)) {
+		errno = err;
+		return 0;
+	}
+	for (c = &readers0; c; c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE))
+		for (i = 0; i < NREADERS; i++) {
+			e = __atomic_load_n(&c->r[i].epoch, __ATOMIC_ACQUIRE);
+			if (e && e < low)
+				low = e;
+		}
+	errno = err;
+	return low;
+}
+
 static void gate_add(int n)
 {
 	__atomic_add_fetch(&fa_ctx_gate, n, __ATOMIC_SEQ_CST);
@@ -45,6 +229,7 @@ static void slot_store(const struct fa_thread_ctx *c)
 {
 	int want = c && c->policy != NULL;
 
+	slot_pid = self_pid;
 	if (c)
 		fa_tls.ctx = *c;
 	else
@@ -67,6 +252,7 @@ static void thread_gone(void *v)
 	(void)v;
 	slot_store(NULL);
 	fa_tls.nappr = 0;
+	reader_put();
 	errno = e;
 }
 
@@ -80,12 +266,23 @@ static void after_fork_child(void)
 	int want = fa_tls.counted + (__atomic_load_n(&resolver, __ATOMIC_RELAXED) != NULL);
 	int have = __atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED);
 
+	struct readers *c;
+	int i;
+
 	if (want != have)
 		gate_add(want - have);
+	/* the other threads' sections ended with them */
+	for (c = &readers0; c; c = c->next)
+		for (i = 0; i < NREADERS; i++)
+			if (&c->r[i] != my_reader)
+				c->r[i].epoch = 0, c->r[i].used = 0;
+	anon_readers = read_anon;
+	membarrier_tried = 0;
 }
 
 void fa_bridge_init(void)
 {
+	self_pid = getpid();
 	exit_key_ok = pthread_key_create(&exit_key, thread_gone) == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -94,6 +291,8 @@ static void set_thread(const struct fa_thread_ctx *c)
 {
 	int e = errno;
 
+	/* the host publishes a live policy: good until the next retire() */
+	slot_epoch = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 	slot_store(c);
 	if (!c || !c->policy)
 		fa_tls.nappr = 0;
@@ -185,10 +384,13 @@ static int take_approval(int op, const char *path)
 /*
  * The answer for native worker threads. Two copies, switched by index, so
  * a reader never sees a half-written one; the host writes under its own
- * lock (the GIL).
+ * lock (the GIL). The policy, the one field a reader dereferences, is also
+ * one word of its own: a reader that lost its turn for two publishes
+ * still reads a policy that was published, whatever the copy holds.
  */
 static struct fa_thread_ctx shared[2];
 static int shared_cur;
+static const fa_policy *shared_policy;
 
 static void set_shared(const struct fa_thread_ctx *c)
 {
@@ -198,26 +400,43 @@ static void set_shared(const struct fa_thread_ctx *c)
 		shared[next] = *c;
 	else
 		memset(&shared[next], 0, sizeof shared[next]);
+	__atomic_store_n(&shared_policy, shared[next].policy, __ATOMIC_RELEASE);
 	__atomic_store_n(&shared_cur, next, __ATOMIC_RELEASE);
 }
 
-/* Ask the host for the current answer; keep the cached one if it cannot say. */
+static void shared_now(struct fa_thread_ctx *c)
+{
+	*c = shared[__atomic_load_n(&shared_cur, __ATOMIC_ACQUIRE)];
+	c->policy = __atomic_load_n(&shared_policy, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Ask the host for the current answer; keep the cached one if it cannot
+ * say, unless something was retired since it was cached (it may be gone):
+ * then the native workers' answer stands in. The epoch is read before the
+ * answer, so an answer retired meanwhile is found stale next time.
+ */
 static void refresh(void)
 {
 	fa_ctx_resolver fn = __atomic_load_n(&resolver, __ATOMIC_ACQUIRE);
+	uint64_t now = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 	struct fa_thread_ctx c;
-	int r;
+	int r = 0;
 
-	if (!fn)
-		return;
 	memset(&c, 0, sizeof(c));
-	fa_tls.guard++;
-	r = fn(&c);
+	if (fn) {
+		fa_tls.guard++;
+		r = fn(&c);
+		fa_tls.guard--;
+	}
 	if (r == FA_RESOLVE_SHARED)
-		c = shared[__atomic_load_n(&shared_cur, __ATOMIC_ACQUIRE)];
-	if (r)
+		shared_now(&c);
+	else if (!r && slot_epoch != now && fa_tls.ctx.policy)
+		shared_now(&c), r = 1;
+	if (r) {
+		slot_epoch = now;
 		slot_store(&c);
-	fa_tls.guard--;
+	}
 }
 
 void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path)
@@ -227,8 +446,11 @@ void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path)
 	pp->proc = fa_proc.policy;
 	pp->ctx = NULL;
 	pp->ctx_exec_denied = 0;
+	pp->held = 0;
 	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
 		return;
+	fa_read_enter();
+	pp->held = 1;
 	refresh();
 	if (!fa_tls.ctx.policy)
 		return;
@@ -259,6 +481,45 @@ void fa_call_done(void)
  * *confine is the context's policy, which the program is to start under,
  * or NULL: no context, or the host let this one start unconfined.
  */
+static __thread int child_held FA_TLS_IE;
+
+static void child_hold(void)
+{
+	if (!child_held) {
+		fa_read_enter();
+		child_held = 1;
+	}
+}
+
+void fa_child_ctx_done(void)
+{
+	if (child_held) {
+		child_held = 0;
+		fa_read_exit();
+	}
+}
+
+void fa_child_ctx(const fa_policy *p)
+{
+	fa_tls.child_ctx = p;
+	if (!p)
+		fa_child_ctx_done();
+}
+
+int fa_ctx_learn_record(char *buf, size_t len)
+{
+	const fa_policy *p = fa_tls.ctx.policy;
+	struct fa_buf b = { buf, 0, len };
+
+	if (!p || !fa_policy_learning(p) || fa_tls.ctx.learn_fd < 0)
+		return 0;
+	fa_puts(&b, "/proc/");
+	fa_putu(&b, (unsigned)slot_pid);
+	fa_puts(&b, "/fd/");
+	fa_putu(&b, (unsigned)fa_tls.ctx.learn_fd);
+	return fa_buf_fits(&b);
+}
+
 int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 {
 	*confine = NULL;
@@ -266,6 +527,8 @@ int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 		fa_init();
 	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
 		return 0;
+	/* the policy goes on into the child's environment: fa_child_ctx() */
+	child_hold();
 	refresh();
 	if (!fa_tls.ctx.policy)
 		return 0;
@@ -308,6 +571,8 @@ static const struct fa_bridge bridge = {
 	.denial_count = denial_count,
 	.process_policy = process_policy,
 	.set_shared = set_shared,
+	.retire = retire,
+	.reclaimable = reclaimable,
 };
 
 
@@ -326,6 +591,7 @@ struct handover {
 	void *(*start)(void *);
 	void *arg;
 	struct fa_thread_ctx ctx;
+	uint64_t epoch;           /* when the creator's answer was obtained */
 	int mapped;
 };
 
@@ -365,6 +631,7 @@ static void *trampoline(void *p)
 	void *arg = h->arg;
 	void *ret;
 
+	slot_epoch = h->epoch;
 	slot_store(&h->ctx);
 	handover_put(h);
 	ret = start(arg);
@@ -385,6 +652,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*start)(void
 	h->start = start;
 	h->arg = arg;
 	h->ctx = fa_tls.ctx;
+	h->epoch = slot_epoch;
 	rc = FA_REAL(pthread_create)(t, attr, trampoline, h);
 	if (rc)
 		handover_put(h);

@@ -157,8 +157,24 @@ struct fa_pols {
 	const fa_policy *proc;
 	const fa_policy *ctx;
 	int ctx_exec_denied;      /* a context is active and forbids exec */
+	int held;                 /* ctx stays readable until this goes out of scope */
 };
 FA_HIDDEN void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path);
+/*
+ * The host frees what it published once no thread may still be judging
+ * with it (shim_bridge.c): a thread judging is inside a read section, from
+ * fa_pols_get() until its struct fa_pols goes out of scope. Every struct
+ * fa_pols is declared with FA_POLS() so that the section ends on every
+ * return.
+ */
+FA_HIDDEN void fa_read_enter(void);
+FA_HIDDEN void fa_read_exit(void);
+static inline void fa_pols_put(struct fa_pols *pp)
+{
+	if (FA_UNLIKELY(pp->held))
+		fa_read_exit();
+}
+#define FA_POLS(name) struct fa_pols name __attribute__((cleanup(fa_pols_put))) = { .held = 0 }
 
 /* The process policy alone unless a context may apply (or start-up is not done). */
 static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
@@ -171,8 +187,22 @@ static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 	pp->proc = fa_proc.policy;
 	pp->ctx = NULL;
 	pp->ctx_exec_denied = 0;
+	pp->held = 0;
 }
 FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
+/*
+ * fa_tls.child_ctx, the context policy a program start carries: readable
+ * (a read section) from fa_ctx_exec_denied() until fa_child_ctx(NULL) or,
+ * once the child's environment is built, fa_child_ctx_done(), after which
+ * the pointer only says whether there is one.
+ */
+FA_HIDDEN void fa_child_ctx(const fa_policy *p);
+FA_HIDDEN void fa_child_ctx_done(void);
+/*
+ * The record of the thread's context when it learns (/proc/<pid>/fd/<n>,
+ * learn_record.h) into buf: 1, or 0 when it does not learn.
+ */
+FA_HIDDEN int fa_ctx_learn_record(char *buf, size_t len);
 /*
  * A call made of several checks (rename, link, symlink) takes its one
  * approval, named by its first path, before the first check.

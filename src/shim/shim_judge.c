@@ -140,7 +140,7 @@ static int done(int saved, int rc)
 static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		    const char *shown1, struct fa_spin *s, void *ra)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_decision d;
 	struct fa_event ev;
 	const fa_policy *first, *second;
@@ -273,7 +273,7 @@ static void floor_refused(const char *call, enum fa_op op, const char *path, int
 static int open_call(const char *call, int dirfd, const char *path, int flags,
 		     mode_t mode, void *ra, int *fdp)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_decision d;
 	struct fa_event ev;
 	const fa_policy *opener;
@@ -373,7 +373,7 @@ int fa_reopen_call(const char *call, const char *path, int flags, struct fa_spin
 static int check_call(const char *call, enum fa_op op, int dirfd, const char *path,
 		      int flags, int missing_denies, void *ra)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_decision d;
 	struct fa_event ev;
 	const fa_policy *pol[2];
@@ -437,7 +437,7 @@ int fa_check_missing_call(const char *call, enum fa_op op, const char *path, voi
 static int check2_call(const char *call, enum fa_op op, int dirfd1, const char *path1,
 		       int dirfd2, const char *path2, void *ra)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_decision d1, d2;
 	struct fa_event ev;
 	const fa_policy *pol[2];
@@ -490,7 +490,7 @@ int fa_fd_call(const char *call, int fd, void *ra)
 {
 	char path[PATH_MAX];
 	ssize_t n;
-	struct fa_pols pp;
+	FA_POLS(pp);
 	int saved = errno;
 
 	if (FA_GUARDED())
@@ -513,7 +513,7 @@ int fa_fd_call(const char *call, int fd, void *ra)
 int fa_symlink_target_call(const char *call, const char *target, const char *path,
 			   const struct fa_spin *s, void *ra)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_decision d;
 	struct fa_event ev;
 	const fa_policy *pol[2];
@@ -559,7 +559,7 @@ int fa_in_root_call(const char *call, enum fa_op op, int dirfd, const char *path
 		    void *ra)
 {
 	char dir[PATH_MAX];
-	struct fa_pols pp;
+	FA_POLS(pp);
 	ssize_t n;
 	int saved = errno;
 

@@ -61,7 +61,7 @@ static int spawn_exec_check(void *ra, const char *call, const char *path,
 	int dirfd = AT_FDCWD, cwd, rc;
 
 	/* set again by the judging of the program, when it is judged */
-	fa_tls.child_ctx = NULL;
+	fa_child_ctx(NULL);
 	rc = fa_spawn_actions_cwd(fa, &dirfd, dir, sizeof(dir));
 	if (rc == 0)
 		return fa_exec_check(call, AT_FDCWD, path, 0, argv, AT_FDCWD, ra);
@@ -102,6 +102,7 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 	if (!fa_proc.active && !fa_tls.child_ctx)
 		return FA_REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
 	rc = child_env(envp ? envp : empty, stack, sizeof(stack), &mem, &sz, &newenv);
+	fa_child_ctx_done();
 	if (!rc)
 		rc = FA_REAL(posix_spawn)(pid, path, fa, attr, argv, newenv);
 	/* errno as libc left it, as without the shim. */
@@ -190,6 +191,7 @@ static int swap_in(struct env_swap *s)
 	if ((!fa_proc.active && !fa_tls.child_ctx) || fa_child_env_ok(environ))
 		return 0;
 	e = child_env(environ, s->stack, sizeof(s->stack), &s->mem, &s->sz, &newenv);
+	fa_child_ctx_done();
 	if (e)
 		return e;
 	s->old = environ;

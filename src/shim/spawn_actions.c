@@ -197,7 +197,7 @@ int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char 
 static int refuse(const char *call, const char *path, int flags, const char *why,
 		  const char *text, void *ra)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_event ev;
 
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
@@ -214,7 +214,7 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 {
 	char full[PATH_MAX];
 	const struct glibc_action *a;
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct where w;
 	int i;
 
@@ -288,7 +288,7 @@ int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char 
 /* Another libc: the list cannot be read, so under a policy it is refused. */
 int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *fa, void *ra)
 {
-	struct fa_pols pp;
+	FA_POLS(pp);
 	struct fa_event ev;
 
 	if (!fa)

@@ -165,6 +165,20 @@ check "nested: roots" "$(printf '%s\n' "$P" "$T/nested" | sort)" "$(roots "$T/ne
 grep -q '^fa-run: inside fa-run --learn: nothing is denied' "$T/nest.err" && pass ||
 	fail "nested: the floor being off is not said: $(cat "$T/nest.err")"
 rm -f "$T/nested/f" "$P/in/g"
+# a nested fa-run --learn: its command runs under the outer policy, so the outer
+# run learns it and the nested one says it learns nothing (no file)
+(cd "$P" && "$FA_RUN" -w "$P" --learn="$T/outer.pol" -- \
+	"$FA_RUN" -w "$P/in" --learn="$T/inner.pol" -- sh -c "echo x > $T/nested/f; echo y > in/g") \
+	>/dev/null 2>"$T/nestl.err"
+check "nested --learn under --learn" 0 $?
+check "nested --learn: outer roots" "$(printf '%s\n' "$P" "$T/nested" | sort)" \
+	"$(roots "$T/outer.pol")"
+grep -q '^fa-run --learn: inside fa-run --learn: .*this run learns nothing and writes no file$' \
+	"$T/nestl.err" && pass || fail "nested --learn: not said: $(cat "$T/nestl.err")"
+[ ! -e "$T/inner.pol" ] && pass || fail "nested --learn: wrote $(cat "$T/inner.pol")"
+grep -q 'nothing would have been denied' "$T/nestl.err" &&
+	fail "nested --learn: claims nothing was denied: $(cat "$T/nestl.err")" || pass
+rm -f "$T/nested/f" "$P/in/g"
 # the log where the nested floor lets it be written
 (cd "$P" && "$FA_RUN" --policy "$T/nest.pol" --log "$T/nested/log" -- \
 	"$FA_RUN" -w "$P/in" -w "$T/nested" -- sh -c "echo x > $T/nested/f; echo y > in/g") \

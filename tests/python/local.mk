@@ -8,6 +8,7 @@ python_suites = \
 	%D%/test_imports.py \
 	%D%/test_native.py \
 	%D%/test_pools.py \
+	%D%/test_bridge_life.py \
 	%D%/test_exec_search.py \
 	%D%/test_denials.py \
 	%D%/test_explain.py \

@@ -229,3 +229,85 @@ def test_learning_context_never_widens_fa_run(native_mods, root, outside):
     assert r['in_fa_run'] == 'ok' and r['outside_both'] == "'refused'", r
     assert r['paths'] == [str(root / 'x'), str(outside / 'y')], r
     assert os.listdir(outside) == [] and (root / 'x').exists()
+
+
+LEARN_MANY = '''
+    import ctypes
+    lib = ctypes.CDLL(WORKERS)
+    write_many, threads_write_many = lib.write_many, lib.threads_write_many
+    ap = mk_audit([root], learn=True, monitor_calls=False)
+    with ap():
+        res['main'] = write_many(os.fsencode(MANY), b'm', N_MAIN)
+        res['threads'] = threads_write_many(os.fsencode(MANY), 3, N_THREAD)
+    lrn = ap.learned()
+    native = [r for r in lrn.records if r.event.startswith('libc.')]
+    res['paths'] = sorted({r.path for r in native})
+    res['n'] = len(native)
+    res['rules'] = sorted({r.rule for r in native})
+    res['lost'] = lrn.lost
+    res['events'] = lrn.events()
+'''
+
+
+def learn_many(native_mods, root, outside, many, n_main, n_thread):
+    from test_bridge_life import WORKERS_C
+    src = many.parent / 'workers.c'
+    lib = many.parent / 'libfaworkers.so'
+    src.write_text(WORKERS_C)
+    import sysconfig
+    cc = (sysconfig.get_config_var('CC') or 'cc').split()
+    subprocess.run(cc + ['-shared', '-fPIC', '-O1', '-pthread', '-o', str(lib), str(src)],
+                   check=True)
+    body = (textwrap.dedent(LEARN_MANY).replace('WORKERS', repr(str(lib)))
+            .replace('MANY', repr(str(many))).replace('N_MAIN', str(n_main))
+            .replace('N_THREAD', str(n_thread)))
+    return run(native_mods, root, outside, body)
+
+
+def test_learning_keeps_every_native_refusal(native_mods, root, outside):
+    """More than a thousand write-opens in one learning context, from the thread
+    that entered it and from native threads it never heard of: every one is
+    let through and every one reaches the Learner."""
+    many = outside / 'many'
+    many.mkdir()
+    r = learn_many(native_mods, root, outside, many, 1200, 300)
+    assert r['main'] == 1200 and r['threads'] == 900, r
+    want = sorted([str(many / ('m%d' % k)) for k in range(1200)]
+                  + [str(many / ('t%d_%d' % (i, k))) for i in range(3) for k in range(300)])
+    assert r['paths'] == want
+    assert r['n'] == 2100 and r['rules'] == ['outside-roots'] and r['lost'] == 0
+    assert len(os.listdir(many)) == 2100
+
+
+def test_learning_record_is_bounded_and_says_so(native_mods, root, outside):
+    """Long paths fill the record: past its bound a would-be denial is counted,
+    not recorded, and the Learner says how many."""
+    deep = outside
+    for i in range(20):
+        deep = deep / (('d%02d' % i) * 60)
+    deep.mkdir(parents=True)
+    many = deep / ('x' * 200)
+    many.mkdir()
+    r = learn_many(native_mods, root, outside, many, 1200, 0)
+    assert r['main'] == 1200, r
+    assert r['lost'] > 0 and r['n'] + r['lost'] == 1200, (r['n'], r['lost'])
+    assert any(e.startswith('%d more not recorded' % r['lost']) for e in r['events']), r['events']
+
+
+def test_learning_context_child_learns(native_mods, root, outside):
+    """A program a learning context starts denies nothing and its would-be
+    denials reach the same Learner, as fa-run --learn's command's do."""
+    r = run(native_mods, root, outside, '''
+        ap = mk_audit([root], learn=True, monitor_calls=False)
+        with ap():
+            p = subprocess.run(['sh', '-c', 'echo x > "$1"/child && mkdir "$1"/cdir', 'sh', out])
+            res['rc'] = p.returncode
+        res['records'] = sorted({(r.path, r.rule) for r in ap.learned().records
+                                 if r.event.startswith('libc.')})
+        res['roots'] = ap.learned().suggested_roots()
+    ''')
+    assert r['rc'] == 0, r
+    assert [str(outside / 'child'), 'outside-roots'] in r['records'], r
+    assert [str(outside / 'cdir'), 'outside-roots'] in r['records'], r
+    assert r['roots'] == [[str(outside), None]], r
+    assert sorted(os.listdir(outside)) == ['cdir', 'child']

@@ -6,7 +6,7 @@ check_LTLIBRARIES += %D%/libundershim.la
 %C%_libundershim_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_libundershim_la_LIBADD = src/libfaengine.la $(CMOCKA_LIBS) -ldl -lpthread
 
-check_PROGRAMS += %D%/test_bridge %D%/test_spawn %D%/test_stack
+check_PROGRAMS += %D%/test_bridge %D%/test_spawn %D%/test_stack %D%/test_reclaim
 %C%_test_bridge_SOURCES = %D%/test_bridge.c
 %C%_test_bridge_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_bridge_LDADD = %D%/libundershim.la
@@ -17,5 +17,9 @@ check_PROGRAMS += %D%/test_bridge %D%/test_spawn %D%/test_stack
 %C%_test_stack_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_stack_LDADD = %D%/libundershim.la
 
-C_TESTS += %D%/test_bridge %D%/test_spawn %D%/test_stack
+%C%_test_reclaim_SOURCES = %D%/test_reclaim.c
+%C%_test_reclaim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_reclaim_LDADD = %D%/libundershim.la
+
+C_TESTS += %D%/test_bridge %D%/test_spawn %D%/test_stack %D%/test_reclaim
 endif
