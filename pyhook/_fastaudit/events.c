@@ -100,8 +100,13 @@ static const struct fa_evinfo table[] = {
 #define NTABLE (sizeof table / sizeof table[0])
 
 /* Families allowed as a whole; "audit_perms." is handled as FA_EV_INTERNAL. */
-static const char *const allow_prefix[] = {
-    "fcntl.", "ftplib.", "gc.", "imaplib.", "marshal.", "poplib.", "smtplib.",
+#define PREFIX(s) {s, sizeof(s) - 1}
+static const struct {
+    const char *s;
+    size_t len;
+} allow_prefix[] = {
+    PREFIX("fcntl."), PREFIX("ftplib."), PREFIX("gc."), PREFIX("imaplib."),
+    PREFIX("marshal."), PREFIX("poplib."), PREFIX("smtplib."),
 };
 
 static const struct fa_evinfo internal = {"audit_perms.", FA_EV_INTERNAL,
@@ -165,8 +170,11 @@ fa_event_lookup(const char *event)
     if (!strncmp(event, "audit_perms.", 12)) {
         return &internal;
     }
+    /* unlisted events are often refused in a loop: no strlen per prefix */
     for (i = 0; i < sizeof allow_prefix / sizeof allow_prefix[0]; i++) {
-        if (!strncmp(event, allow_prefix[i], strlen(allow_prefix[i]))) {
+        if (event[0] == allow_prefix[i].s[0]
+            && !strncmp(event, allow_prefix[i].s, allow_prefix[i].len))
+        {
             return &prefixed;
         }
     }

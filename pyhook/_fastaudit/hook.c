@@ -350,6 +350,30 @@ fa_unconfined(void)
     return unconfined;
 }
 
+/*
+ * The event's name as a str, the same object while the same event is
+ * refused again (a loop of refusals is common: a library retrying, a
+ * scan of paths): the denial's fix text is keyed on it too.
+ */
+static PyObject *
+event_str(const char *event)
+{
+    static char last[64];
+    static PyObject *last_str;
+    size_t n = strlen(event);
+    PyObject *s;
+
+    if (last_str && !strcmp(last, event)) {
+        return Py_NewRef(last_str);
+    }
+    s = PyUnicode_FromStringAndSize(event, (Py_ssize_t)n);
+    if (s && n < sizeof last) {
+        memcpy(last, event, n + 1);
+        Py_XSETREF(last_str, Py_NewRef(s));
+    }
+    return s;
+}
+
 int
 fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
         const struct fa_deny_detail *dd)
@@ -375,7 +399,7 @@ fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
     if (!full) {
         return -1;
     }
-    ev = PyUnicode_FromString(event);
+    ev = event_str(event);
     if (!ev) {
         goto out;
     }

@@ -14,6 +14,7 @@
  */
 #include "parts.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,33 @@ struct recent {
 
 static struct recent ring[NRECENT];
 static unsigned long long nrecent;
+
+/*
+ * gettid() is a system call on every denial otherwise; a forked child
+ * starts with the cache cleared (its one thread has a new id).
+ */
+static __thread int my_tid;
+
+static void
+forget_tid(void)
+{
+    my_tid = 0;
+}
+
+static int
+thread_id(void)
+{
+    static int registered;
+
+    if (!registered) {
+        registered = 1;
+        pthread_atfork(NULL, NULL, forget_tid);
+    }
+    if (!my_tid) {
+        my_tid = (int)gettid();
+    }
+    return my_tid;
+}
 
 static int
 names(void)
@@ -72,7 +100,7 @@ remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
     r->fix = fix && fix != Py_None ? Py_NewRef(fix) : NULL;
     r->seq = ++nrecent;
     clock_gettime(CLOCK_REALTIME, &r->when);
-    r->tid = (int)gettid();
+    r->tid = thread_id();
     r->event = Py_NewRef(event);
     r->msg = Py_NewRef(msg);
     r->path = dd && dd->path ? Py_NewRef(dd->path) : NULL;
@@ -134,15 +162,37 @@ set_str(PyObject *exc, PyObject *name, const char *s)
 /*
  * exc.fastaudit: what a program (or a model driving one) reads to know
  * that the guard refused the call, by which rule, and what would allow
- * it; the same keys for both layers. Set once: the first layer to
- * explain an exception is the one that refused.
+ * it; the same keys for both layers. rule and fix are str or None.
+ */
+static int
+set_guard(PyObject *exc, PyObject *layer, PyObject *rule, PyObject *fix)
+{
+    PyObject *d = PyDict_New();
+    int rc = -1;
+
+    if (!d) {
+        return -1;
+    }
+    if (PyDict_SetItem(d, s_layer, layer) == 0
+        && PyDict_SetItem(d, s_rule, rule) == 0
+        && PyDict_SetItem(d, s_fix, fix) == 0)
+    {
+        rc = PyObject_SetAttr(exc, s_fastaudit, d);
+    }
+    Py_DECREF(d);
+    return rc;
+}
+
+/*
+ * Set once: the first layer to explain an exception is the one that
+ * refused.
  */
 int
 fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
                   const char *fix)
 {
-    PyObject *d, *v;
-    int rc = -1;
+    PyObject *d, *r, *f;
+    int rc;
 
     if (names() < 0) {
         return -1;
@@ -156,28 +206,11 @@ fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
         return -1;
     }
     PyErr_Clear();
-    d = PyDict_New();
-    if (!d) {
-        return -1;
-    }
-    if (PyDict_SetItem(d, s_layer, layer) < 0) {
-        goto out;
-    }
-    v = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
-    if (!v || PyDict_SetItem(d, s_rule, v) < 0) {
-        Py_XDECREF(v);
-        goto out;
-    }
-    Py_DECREF(v);
-    v = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
-    if (!v || PyDict_SetItem(d, s_fix, v) < 0) {
-        Py_XDECREF(v);
-        goto out;
-    }
-    Py_DECREF(v);
-    rc = PyObject_SetAttr(exc, s_fastaudit, d);
-out:
-    Py_DECREF(d);
+    r = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
+    f = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
+    rc = r && f ? set_guard(exc, layer, r, f) : -1;
+    Py_XDECREF(r);
+    Py_XDECREF(f);
     return rc;
 }
 
@@ -199,12 +232,41 @@ hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
     return fa_denial_fix(b, &v);
 }
 
-/* Raise PermissionError(msg) for event; returns -1 (always). */
+/* The fix for an event a context blocks outright: only the host can allow it. */
+static PyObject *
+blocked_fix(PyObject *event)
+{
+    /* the last event's text, while the hook passes the same name object */
+    static PyObject *last_event, *last_fix;
+    struct fa_text t;
+    PyObject *fix;
+
+    if (event == last_event) {
+        return Py_NewRef(last_fix);
+    }
+    fa_text_init(&t);
+    fa_text_lit(&t, "the audit context blocks ");
+    fa_text_u(&t, event);
+    fa_text_lit(&t, ": approve it from the host (before_deny returning True, "
+                "or a tool started through track_call)");
+    fix = fa_text_done(&t);
+    if (fix) {
+        Py_XSETREF(last_event, Py_NewRef(event));
+        Py_XSETREF(last_fix, Py_NewRef(fix));
+    }
+    return fix;
+}
+
+/*
+ * Raise PermissionError(msg) for event; returns -1 (always). The exception
+ * is new, so nothing has explained it yet: its attributes are set without
+ * looking (a failed lookup builds an AttributeError).
+ */
 int
 fa_raise_denial(PyObject *event, PyObject *msg,
                 const struct fa_deny_detail *dd)
 {
-    PyObject *exc, *notes, *fixnote = NULL;
+    PyObject *exc, *notes, *fixnote = NULL, *fixobj = NULL, *rule = NULL;
     static const char lead[] = "; to allow: ";
     char note[sizeof(lead) - 1 + PATH_MAX + 256],
         *fix = note + sizeof(lead) - 1;
@@ -217,27 +279,32 @@ fa_raise_denial(PyObject *event, PyObject *msg,
     memcpy(note, lead, sizeof(lead) - 1);
     if (dd) {
         hasfix = hook_fix(&fb, dd) && fa_buf_fits(&fb);
+        fixobj = hasfix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
+        rule = dd->rule ? const_str(dd->rule) : Py_NewRef(Py_None);
+    } else {
+        fixobj = blocked_fix(event);
+        rule = const_str("blocked-event");
+    }
+    if (!fixobj || !rule) {
+        goto fail0;
     }
     exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
     if (!exc) {
-        return -1;
+        goto fail0;
     }
-    if (PyObject_SetAttr(exc, s_event, event) < 0) {
+    if (PyObject_SetAttr(exc, s_event, event) < 0
+        || PyObject_SetAttr(exc, s_fix, fixobj) < 0
+        || set_guard(exc, s_hook, rule, fixobj) < 0)
+    {
         goto fail;
     }
     if (dd) {
         if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0
             || set_str(exc, s_resolved, dd->resolved) < 0
-            || set_const(exc, s_rule, dd->rule) < 0
+            || PyObject_SetAttr(exc, s_rule, rule) < 0
             || set_const(exc, s_op, dd->op) < 0
             || PyObject_SetAttr(exc, s_roots,
                                 dd->roots ? dd->roots : Py_None) < 0)
-        {
-            goto fail;
-        }
-        if (set_str(exc, s_fix, hasfix ? fix : NULL) < 0
-            || fa_set_guard_attr(exc, s_hook, dd->rule,
-                                 hasfix ? fix : NULL) < 0)
         {
             goto fail;
         }
@@ -265,40 +332,15 @@ fa_raise_denial(PyObject *event, PyObject *msg,
             }
             Py_DECREF(notes);
         }
-    } else {
-        /*
-         * an event the context blocks outright: only the host can let it
-         * through
-         */
-        PyObject *f = PyUnicode_FromFormat("the audit context blocks %U: "
-                                           "approve it from the host "
-                                           "(before_deny returning True, or "
-                                           "a tool started through "
-                                           "track_call)", event);
-        const char *u = f ? PyUnicode_AsUTF8(f) : NULL;
-
-        if (!u || PyObject_SetAttr(exc, s_fix, f) < 0
-            || fa_set_guard_attr(exc, s_hook, "blocked-event", u) < 0)
-        {
-            Py_XDECREF(f);
-            goto fail;
-        }
-        Py_DECREF(f);
     }
-    {
-        PyObject *f = PyObject_GetAttr(exc, s_fix);
-
-        PyErr_Clear();
-        remember(event, msg, dd, f);
-        Py_XDECREF(f);
-    }
+    remember(event, msg, dd, fixobj);
     PyErr_SetObject(PyExc_PermissionError, exc);
-    Py_DECREF(exc);
-    Py_XDECREF(fixnote);
-    return -1;
 fail:
     Py_DECREF(exc);
+fail0:
     Py_XDECREF(fixnote);
+    Py_XDECREF(fixobj);
+    Py_XDECREF(rule);
     return -1;
 }
 

@@ -200,6 +200,18 @@ arg_dirfd(PyObject *args, int idx)
     return (int)fd;
 }
 
+static int
+ascii_str(PyObject *o)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    /* a legacy string not yet in its canonical form: leave it to the converter */
+    if (!PyUnicode_IS_READY(o)) {
+        return 0;
+    }
+#endif
+    return PyUnicode_IS_ASCII(o);
+}
+
 /*
  * Returns 1 with a->path set, 0 if the argument is not a path at all.
  * An int names an open descriptor (fchmod, fchown, fchdir, fsetxattr):
@@ -229,6 +241,18 @@ arg_read(struct fa_arg *a, PyObject *obj, int dirfd)
         a->fdpath[len] = 0;
         a->path = a->fdpath;
         a->dirfd = AT_FDCWD;
+        return 1;
+    }
+    /*
+     * An ASCII str is its own file-system encoding (every one CPython uses
+     * on POSIX is a superset of ASCII): judged in place, no bytes object
+     * made on every event. Embedded NULs take the converter's refusal.
+     */
+    if (PyUnicode_CheckExact(obj) && ascii_str(obj)
+        && strlen((const char *)PyUnicode_DATA(obj))
+           == (size_t)PyUnicode_GET_LENGTH(obj))
+    {
+        a->path = (const char *)PyUnicode_DATA(obj);
         return 1;
     }
     if (!PyUnicode_FSConverter(obj, &a->bytes)) {
