@@ -7,6 +7,10 @@
  * the descriptor, so no descriptor of ours stays where the program could
  * close or reuse it, and counting costs one atomic add per denial, never
  * the program's allocator. fa-run reads the sums when the command exits.
+ *
+ * The same page carries what the processes of the run must know of each
+ * other: how many directories they renamed or removed (the engine's kept
+ * names of directories are read again when it moves, cwd_cache.c).
  */
 #ifndef FA_COUNTS_H
 #define FA_COUNTS_H
@@ -20,6 +24,7 @@ struct fa_counts {
 	uint64_t paths;      /* denials of a path operation */
 	uint64_t execs;      /* denials of a program start */
 	uint64_t reported;   /* of these, report-only ("would deny") */
+	uint64_t moves;      /* directories renamed or removed by any process */
 };
 
 #endif

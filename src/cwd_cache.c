@@ -19,6 +19,11 @@
  * they bypass the rest of the guard; a chdir in another thread that lands
  * between the judgement and the kernel's lookup is caught after the fact
  * (the generation moved) and the opened file judged by what it really is.
+ *
+ * Under fa-run the renames and removals of every process of the run count
+ * too (fa_cwd_share()): the generation is this process's own counter plus
+ * the run's shared one. Both only grow, so the sum is unchanged only when
+ * neither moved.
  */
 #include "config.h"
 
@@ -40,6 +45,8 @@ static int owner;
 static unsigned long generation = 2;
 /* Changes under way (a chdir between its two bumps, a walk): no cache. */
 static int holds;
+/* The run's count of moves (fa_cwd_share()), or NULL. */
+static uint64_t *shared;
 
 /*
  * The default TLS model: the engine is linked into modules that are
@@ -71,9 +78,27 @@ void fa_cwd_forked(void)
 	__atomic_store_n(&owner, fa__sys_getpid(), __ATOMIC_SEQ_CST);
 }
 
+void fa_cwd_share(uint64_t *moves)
+{
+	__atomic_store_n(&shared, moves, __ATOMIC_SEQ_CST);
+}
+
+/* Renames and removals of directories: seen by the whole run, when shared. */
 void fa_cwd_changed(void)
 {
+	uint64_t *s = __atomic_load_n(&shared, __ATOMIC_ACQUIRE);
+
+	if (s)
+		__atomic_add_fetch(s, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
+}
+
+static unsigned long generation_now(void)
+{
+	uint64_t *s = __atomic_load_n(&shared, __ATOMIC_ACQUIRE);
+	unsigned long g = __atomic_load_n(&generation, __ATOMIC_SEQ_CST);
+
+	return s ? g + (unsigned long)__atomic_load_n(s, __ATOMIC_SEQ_CST) : g;
 }
 
 void fa_cwd_hold(void)
@@ -95,7 +120,7 @@ int fa__cwd_cached(struct fa__cwdv *v)
 
 	if (!__atomic_load_n(&cache_on, __ATOMIC_RELAXED))
 		return 0;
-	g = __atomic_load_n(&generation, __ATOMIC_SEQ_CST);
+	g = generation_now();
 	if (__atomic_load_n(&holds, __ATOMIC_SEQ_CST))
 		return 0;
 	if (mine.gen != g) {
@@ -135,12 +160,12 @@ unsigned long fa__cwd_generation(void)
 
 	if (!__atomic_load_n(&cache_on, __ATOMIC_RELAXED))
 		return 0;
-	g = __atomic_load_n(&generation, __ATOMIC_SEQ_CST);
+	g = generation_now();
 	return __atomic_load_n(&holds, __ATOMIC_SEQ_CST) ? 0 : g;
 }
 
 int fa__cwd_moved(const struct fa__cwdv *v)
 {
-	return __atomic_load_n(&generation, __ATOMIC_SEQ_CST) != v->gen ||
+	return generation_now() != v->gen ||
 	       __atomic_load_n(&holds, __ATOMIC_SEQ_CST) != 0;
 }

@@ -22,13 +22,13 @@
  * What the caller cannot see: a number closed by an inline system call
  * (or by another process sharing the table of descriptors) and reused for
  * another directory where no wrapper sees it, and a directory renamed or
- * removed by another process. The copy then keeps the old name, and a
- * call relative to the number is judged on that name and made on it,
- * beneath its root: nothing is reached that was not judged, and the
- * program sees the call act where the directory used to be (or fail, the
- * directory being gone). glibc's own walks (fts, nftw, scandir, glob)
- * open and close their descriptors inside libc, unseen, but never hand
- * them to the program, so they are never looked up here.
+ * removed by a process outside the run (fa_cwd_share()). The copy then
+ * keeps the old name, and a call relative to the number is judged on that
+ * name and made on it, beneath its root: nothing is reached that was not
+ * judged, and the program sees the call act where the directory used to
+ * be (or fail, the directory being gone). glibc's own walks (fts, nftw,
+ * scandir, glob) open and close their descriptors inside libc, unseen,
+ * but never hand them to the program, so they are never looked up here.
  */
 #include "config.h"
 

@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "fa_enums.h"
@@ -390,6 +391,14 @@ void fa_cwd_hold(void);
 void fa_cwd_release(void);
 /* In the child of a fork(): the copies are this process's now (call from an atfork handler). */
 void fa_cwd_forked(void);
+/*
+ * A counter in memory every process of a run shares (fa-run's tally,
+ * counts.h): renames and removals of directories are counted there too,
+ * and every copy is stamped with it, so that a directory one process of
+ * the run moves is read again by all of them. Without it only this
+ * process's own moves are seen.
+ */
+void fa_cwd_share(uint64_t *moves);
 /*
  * With the cache on, what a dirfd names is kept too: the caller reports
  * every moment an fd number may stop naming what it named (closed,

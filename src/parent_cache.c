@@ -28,9 +28,10 @@
  * What it trusts: that nothing but this file changes what the number
  * names, as for the pinned roots (a raw close or dup2 onto it by the
  * program is a known bypass, which the kernel floor closes for writes),
- * and that a directory renamed or removed by another process may be found
- * by its old path, as the dirfd cache says: still beneath the root, opened
- * with no symlink on the way when it was resolved.
+ * and that a directory renamed or removed by a process outside the run
+ * (the run's own processes share their count of moves, cwd_cache.c) may
+ * be found by its old path, as the dirfd cache says: still beneath the
+ * root, opened with no symlink on the way when it was resolved.
  */
 #include "config.h"
 

@@ -260,7 +260,7 @@ static char *log_path(const char *given)
 }
 
 /*
- * The run's tally (counts.h), unless --quiet wants no summary: a memfd
+ * The run's tally (counts.h), read at exit unless --quiet wants no summary: a memfd
  * the command inherits (FA_COUNTS names the descriptor), moved up out of
  * the low numbers that shells and scripts use for themselves; the preload
  * keeps it from close() as it keeps its pinned roots. Under the
@@ -356,6 +356,7 @@ int main(int argc, char **argv)
 	enum fa_floor_mode landlock = FA_FLOOR_AUTO;
 	struct fa_floor floor;
 	struct fa_watch watch = { 0 };
+	struct fa_counts *counts;
 	int floor_on, verbose = 0;
 	fa_policy *p;
 	ssize_t n;
@@ -619,9 +620,14 @@ int main(int argc, char **argv)
 	watch.verbose = verbose;
 	watch.log = logfile;
 
-	/* The summary at exit needs fa-run to outlive the command: it stays the parent. */
+	/*
+	 * The run's shared page, always: its processes tell each other of the
+	 * directories they move through it. The summary at exit needs fa-run
+	 * to outlive the command: it stays the parent.
+	 */
+	counts = make_counts();
 	if (!quiet && !learn.on)
-		watch.counts = make_counts();
+		watch.counts = counts;
 	if (floor_on || !quiet || learn.on)
 		fa_floor_run(floor_on ? &floor : NULL, argv + optind, &watch);
 	execvp(argv[optind], argv + optind);

@@ -55,6 +55,9 @@ __attribute__((constructor)) static void fa_cwd_ctor(void)
 {
 	fa_init();
 	if (fa_proc.policy) {
+		/* fa-run's shared page: the run's moves of directories are seen by all. */
+		if (fa_proc.counts)
+			fa_cwd_share(&fa_proc.counts->moves);
 		fa_cwd_cache_enable();
 		keep_parent();
 		pthread_atfork(NULL, NULL, fa_cwd_forked);

@@ -277,6 +277,15 @@ int main(int argc, char **argv)
 			return 1;
 		say("openat moved", openat(dfd, "b", O_WRONLY | O_CREAT, 0644));
 		say("mkdirat moved", mkdirat(dfd, "c", 0755));
+	} else if (!strcmp(c, "parent-moved")) {
+		char line[16];
+
+		say("mkdir a", mkdir(at(in, "a"), 0755));
+		say("mkdir a/x", mkdir(at(in, "a/x"), 0755));
+		/* Another process of the run renames a to b and makes a new a now. */
+		if (!fgets(line, sizeof line, stdin))
+			return 1;
+		say("mkdir a/y", mkdir(at(in, "a/y"), 0755));
 	} else if (!strcmp(c, "fchdir")) {
 		say("mkdir", mkdir(at(in, "d"), 0755));
 		dfd = say("open dir", open(at(in, "d"), O_RDONLY | O_DIRECTORY));

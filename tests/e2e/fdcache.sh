@@ -7,9 +7,10 @@
 # the path a dirfd names once the number is given up (close, close_range,
 # closefrom, closedir, fclose, dup2 over it) and reused for another
 # directory by an open the shim does not see, the directory is renamed or
-# removed by the process, or the process changes directory. A directory
-# another process moves out of the roots is seen
-# by its old name: judged and opened there, so nothing is made outside.
+# removed by the process (or, under fa-run, by another process of the run),
+# or the process changes directory. A directory another process moves out
+# of the roots is seen by its old name: judged and opened there, so nothing
+# is made outside.
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 FC=$E2E/fdcache
@@ -178,5 +179,28 @@ openat moved: ENOENT
 mkdirat moved: ENOENT" "$(cat "$T/moved")"
 check "nothing made in the directory moved out" "a" "$(ls "$OUT/d" | tr '\n' ' ' | sed 's/ $//')"
 check "nothing made where it was" "" "$(ls "$IN")"
+
+# Under fa-run the processes of a run tell each other of the directories
+# they move (the run's shared page): a directory another process of the run
+# renamed is not taken from the kept parent for what it was.
+fresh
+mkdir -p "$T/io"
+mkfifo "$T/io/go"
+"$FA_RUN" --landlock=off --quiet -w "$IN" -w "$T/io" -- sh -c '
+	"$1" parent-moved "$2" "$3" <"$4" >"$5" 2>/dev/null &
+	exec 3>"$4"
+	i=0
+	while [ ! -e "$2/a/x" ] && [ "$i" -lt 3000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	mv "$2/a" "$2/b" && mkdir "$2/a"
+	echo go >&3
+	exec 3>&-
+	wait' sh "$FC" "$IN" "$OUT" "$T/io/go" "$T/io/moved"
+check "a kept parent another process of the run renamed" "mkdir a: ok
+mkdir a/x: ok
+mkdir a/y: ok" "$(cat "$T/io/moved")"
+check "made in the new a, not in the renamed one" "y|x" "$(ls "$IN/a")|$(ls "$IN/b" | tr '\n' ' ' | sed 's/ $//')"
 
 finish
