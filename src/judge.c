@@ -399,7 +399,14 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 
 			memcpy(nm, name, nlen);
 			nm[nlen] = 0;
-			if (fa__sys_type(r.pfd, nm, 0) != S_IFLNK)
+			/*
+			 * One call asks whether the final component is a link
+			 * and reads it: an error (EINVAL for anything else,
+			 * ENOENT for nothing there) ends the walk, as a type
+			 * that is no link did.
+			 */
+			n = fa__sys_readlinkat(r.pfd, nm, link, sizeof link - 1);
+			if (n < 0)
 				break;
 			if (c->p->symlinks == FA_SYM_NOFOLLOW) {
 				set_path(d, target);
@@ -407,8 +414,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 				fa__res_close(&r);
 				return FA_DENY;
 			}
-			n = fa__sys_readlinkat(r.pfd, nm, link, sizeof link - 1);
-			if (n <= 0 || ++links > FA__MAX_LINKS) {
+			if (n == 0 || ++links > FA__MAX_LINKS) {
 				set_path(d, target);
 				fa__decide(d, FA_DENY, FA_WHY_ERROR, -1, n < 0 ? (int)-n : ELOOP);
 				fa__res_close(&r);

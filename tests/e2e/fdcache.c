@@ -184,6 +184,8 @@ int main(int argc, char **argv)
 			gone = close(dfd);
 		else if (!strcmp(how, "close_range"))
 			gone = close_range((unsigned)dfd, (unsigned)dfd, 0);
+		else if (!strcmp(how, "syscall-close_range"))
+			gone = (int)syscall(SYS_close_range, dfd, dfd, 0);
 		else if (!strcmp(how, "closefrom"))
 			closefrom(dfd), gone = 0;
 		else if (!strcmp(how, "closedir") || !strcmp(how, "fdopendir"))

@@ -80,7 +80,7 @@ check "nothing made outside, nor where the old dirfd was" "" \
 
 # The same, the number given up each way the shim sees, then reused by an
 # open it does not see (libc's opendir): judged by what it names now.
-for how in close close_range closefrom closedir fdopendir fclose dup2; do
+for how in close close_range syscall-close_range closefrom closedir fdopendir fclose dup2; do
 	case $how in
 	dup2) gone="dup2 over: ok" ;;
 	*) gone="$how: ok" ;;
