@@ -153,7 +153,13 @@ void fa_read_enter(void)
 			__atomic_add_fetch(&anon_readers, 1, __ATOMIC_SEQ_CST);
 		}
 	} else if (!__atomic_load_n(&r->epoch, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&r->epoch, __atomic_load_n(&epoch, __ATOMIC_RELAXED),
+		/*
+		 * Acquire: a reader that sees the epoch a retire() made also
+		 * sees what was published before it, never an older pointer
+		 * under the newer epoch (loads may pass loads on aarch64, and
+		 * the host's membarrier orders only what comes after it).
+		 */
+		__atomic_store_n(&r->epoch, __atomic_load_n(&epoch, __ATOMIC_ACQUIRE),
 				 __ATOMIC_RELAXED);
 		if (__atomic_load_n(&membarrier_ok, __ATOMIC_RELAXED))
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
