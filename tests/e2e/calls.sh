@@ -523,11 +523,13 @@ nr_both() {
 	done
 }
 nr_both fchmod fchown fchownat fchmodat2
-# close, dup2 and dup3 by number judge nothing: they keep pinned roots and forget marks (fdcache.sh).
+# close, close_range, dup2 and dup3 by number judge nothing: they keep pinned roots and forget marks (fdcache.sh).
 allow syscall close "$OUT/f"
+allow syscall close_range "$OUT/f"
 allow syscall dup2 "$OUT/f"
 allow syscall dup3 "$OUT/f"
 plain syscall close "$IN/f"
+plain syscall close_range "$IN/f"
 [ -z "$XATTR" ] || nr_both setxattrat removexattrat setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr
 if [ "$(uname -m)" = x86_64 ]; then
 	nr_both utimes futimesat utime chown

@@ -1161,6 +1161,9 @@ static long sys_nr(const char *s)
 		{ "setxattrat", 463 }, { "removexattrat", 466 },
 		{ "mq_open", SYS_mq_open }, { "mq_unlink", SYS_mq_unlink },
 		{ "close", SYS_close }, { "dup2", SYS_dup2 }, { "dup3", SYS_dup3 },
+#ifdef SYS_close_range
+		{ "close_range", SYS_close_range },
+#endif
 		{ "fchmod", SYS_fchmod }, { "fchown", SYS_fchown }, { "fchownat", SYS_fchownat },
 		{ "fchmodat2", 452 }, { "setxattr", SYS_setxattr }, { "lsetxattr", SYS_lsetxattr },
 		{ "fsetxattr", SYS_fsetxattr }, { "removexattr", SYS_removexattr },
@@ -1225,6 +1228,11 @@ CASE(syscall)
 		rc = syscall(nr, ro_fd(A(1)), 0600);
 	else if (!strcmp(n, "close"))
 		rc = syscall(nr, ro_fd(A(1)));
+	else if (!strcmp(n, "close_range")) {
+		int fd = ro_fd(A(1));
+
+		rc = syscall(nr, fd, fd, 0);
+	}
 	else if (!strcmp(n, "dup2"))
 		rc = syscall(nr, ro_fd(A(1)), 100) == 100 ? 0 : -1;
 	else if (!strcmp(n, "dup3"))
