@@ -28,6 +28,20 @@ ARROW = '''
             res[key] = 'refused'
             notes = getattr(e, '__notes__', ())
             res[key + '_noted'] = any(where in n and 'denied' in n for n in notes)
+    def held_elsewhere(audit):
+        """audit's context, entered by another thread until the returned call."""
+        entered, done = threading.Event(), threading.Event()
+        def other():
+            with audit():
+                entered.set()
+                done.wait()
+        th = threading.Thread(target=other)
+        th.start()
+        entered.wait()
+        def release():
+            done.set()
+            th.join()
+        return release
 '''
 
 
@@ -92,20 +106,12 @@ def test_arrow_pool_judged_under_every_live_context(native_mods, root, outside, 
     r = arrow(native_mods, root, outside, f'''
         b = {str(b)!r}
         write('warm', b + '/warm')
-        entered, done = threading.Event(), threading.Event()
-        def other():
-            with mk_audit([root, b], monitor_calls=False)():
-                entered.set()
-                done.wait()
-        th = threading.Thread(target=other)
-        th.start()
-        entered.wait()
+        release = held_elsewhere(mk_audit([root, b], monitor_calls=False))
         with mk_audit([root], monitor_calls=False)():
             write('both', root + '/ds')
             write('only_other', b + '/ds')
             write('neither', out + '/ds')
-        done.set()
-        th.join()
+        release()
         write('after', b + '/after')
     ''')
     assert results(r) == {'warm': 'ok', 'both': 'ok', 'only_other': 'refused',
@@ -123,19 +129,11 @@ def test_arrow_pool_keeps_every_live_contexts_deny_subtrees(native_mods, root, o
     pol.write_text(f'root {root}\ndeny {root}/keep\n')
     r = arrow(native_mods, root, outside, f'''
         write('warm', out + '/warm')
-        entered, done = threading.Event(), threading.Event()
-        def other():
-            with mk_audit(policy={str(pol)!r}, monitor_calls=False)():
-                entered.set()
-                done.wait()
-        th = threading.Thread(target=other)
-        th.start()
-        entered.wait()
+        release = held_elsewhere(mk_audit(policy={str(pol)!r}, monitor_calls=False))
         with mk_audit([root], monitor_calls=False)():
             write('root', root + '/ds')
             write('kept', root + '/keep/ds')
-        done.set()
-        th.join()
+        release()
     ''')
     assert results(r) == {'warm': 'ok', 'root': 'ok', 'kept': 'refused'}
     assert notes_ok(r), r
