@@ -493,8 +493,9 @@ static int names_start(const char *path, size_t len)
  * thread's copy holds: judged on that string, pinned as the caller named
  * it. A bare name's parent is the cwd itself: AT_FDCWD, no syscall at all;
  * a deeper parent is one O_PATH openat2 beneath the cwd with no link on
- * the way, or none when it is the directory kept from the last call. Only for rules that do not look past the final name. Returns 0
- * (pinned, allowed), or 1 to take the slow route.
+ * the way, or none when it is the directory kept from the last call. Only
+ * for rules that do not look past the final name. Returns 0 (pinned,
+ * allowed), or 1 to take the slow route.
  */
 static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa__rule *rule,
 		   const char *path, struct fa_pin *pin, struct fa_decision *d)
