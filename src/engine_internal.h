@@ -239,6 +239,7 @@ struct fa__jctx {
 	unsigned how;		/* FA_HOW_* of the call */
 	int cached;		/* a pure decision: the cached cwd may serve */
 	int by_name;		/* acts on the judged name, never through a dirfd */
+	int verdict_only;	/* d->err of an allow is not wanted (fa_check_verdict) */
 	int cwdlen;		/* 0: not read yet; -1: unknown */
 	const char *cwd;
 	char cwdbuf[PATH_MAX];
@@ -250,6 +251,7 @@ static inline void fa__jctx_init(struct fa__jctx *c, const fa_policy *p, unsigne
 	c->how = how;
 	c->cached = 0;
 	c->by_name = 0;
+	c->verdict_only = 0;
 	c->cwdlen = 0;
 	c->cwd = c->cwdbuf;
 }

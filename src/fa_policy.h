@@ -240,6 +240,15 @@ int fa_suggest_roots(const char *const *dirs, int n, const char *project,
  */
 enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd,
 			 const char *path, struct fa_decision *d);
+/*
+ * fa_check() for a caller that acts on the verdict alone, as a hook in
+ * front of the real call does: the same verdict and the same *d for a
+ * refusal, but on FA_ALLOW d->err is unspecified (the real call reports
+ * a missing parent itself), which lets a path with no link on the way be
+ * settled without asking which of its components is missing.
+ */
+enum fa_verdict fa_check_verdict(const fa_policy *p, enum fa_op op, int dirfd,
+				 const char *path, struct fa_decision *d);
 enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op,
 			  int dirfd1, const char *path1,
 			  int dirfd2, const char *path2,

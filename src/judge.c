@@ -25,14 +25,17 @@ void fa__decide(struct fa_decision *d, enum fa_verdict v, enum fa_why why, int r
 	d->err = err;
 }
 
-static void set_path(struct fa_decision *d, const char *s)
+static void set_path_n(struct fa_decision *d, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	if (n >= sizeof d->path)
 		n = sizeof d->path - 1;
 	memcpy(d->path, s, n);
 	d->path[n] = 0;
+}
+
+static void set_path(struct fa_decision *d, const char *s)
+{
+	set_path_n(d, s, strlen(s));
 }
 
 /* Reject what no resolution can help: bad policy, empty, overlong. */
@@ -181,18 +184,17 @@ static int target_path(const char *dir, const char *name, size_t nlen, char *out
 }
 
 /*
- * The verdict on a resolved target. parent: the real directory holding it
- * (rule "parent"), or NULL (rule "self": the target itself must be inside).
+ * The verdict on a resolved target. judged: the real directory holding it
+ * (rule "parent"), or the target itself (rule "self"), jlen bytes of it.
  */
-static enum fa_verdict verdict(struct fa__jctx *c, const char *parent, const char *target,
-			       int protect, enum fa_why outside, struct fa_decision *d)
+static enum fa_verdict verdict(struct fa__jctx *c, const char *judged, size_t jlen,
+			       const char *target, size_t tlen, int protect, enum fa_why outside,
+			       struct fa_decision *d)
 {
 	const fa_policy *p = c->p;
-	const char *judged = parent ? parent : target;
-	size_t tlen = strlen(target);
-	int i, root = fa__find_root(c, judged, strlen(judged), NULL);
+	int i, root = fa__find_root(c, judged, jlen, NULL);
 
-	set_path(d, target);
+	set_path_n(d, target, tlen);
 	if (root < 0) {
 		fa__decide(d, FA_DENY, p->nroots ? outside : FA_WHY_NO_ROOTS, -1, d->err);
 		return FA_DENY;
@@ -216,6 +218,16 @@ static enum fa_verdict verdict(struct fa__jctx *c, const char *parent, const cha
 	}
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, d->err);
 	return FA_ALLOW;
+}
+
+/* The verdict under rule: on the real parent, or on the target itself. */
+static enum fa_verdict rule_verdict(struct fa__jctx *c, const struct fa__rule *rule,
+				    const char *parent, const char *target, struct fa_decision *d)
+{
+	const char *judged = rule->self ? target : parent;
+
+	return verdict(c, judged, strlen(judged), target, strlen(target), rule->protect,
+		       rule->outside, d);
 }
 
 /*
@@ -249,70 +261,91 @@ static int magic_text(const char *t)
 }
 
 /*
- * A pure check that follows a final link, with the parent below its root:
- * one openat2 of the whole path, with no symlink allowed anywhere, often
- * settles it. Opened: no link on the way nor at the end, so the lexical
- * parent is the real one and the final is no link to follow. ENOENT: the
- * walk met no link before the missing component; whether that was the
- * final one (the parent exists) or not is the error the ordinary route
- * reports, so the parent is looked at once more. Anything else (a link,
- * a mount, a file in the way) takes the ordinary route. 1 with r->path,
- * r->err and target set as that route would set them; 0 to take it.
+ * The common pure check, settled by at most one system call and no copy
+ * of the path: a path already in folded form (no '.', '..' or '//') whose
+ * parent lies beneath a root.
+ *
+ * In the root itself the parent is the root, resolved when the policy was
+ * built; only a final component the rule follows is looked at, by one
+ * readlinkat (EINVAL: no link; ENOENT: nothing there).
+ *
+ * Deeper, one openat2 of the whole path with no symlink allowed anywhere.
+ * RESOLVE_BENEATH would add nothing: the path is relative to the root's
+ * fd, with no '..' and no link to climb by. For a caller that wants the
+ * verdict alone (fa_check_verdict()), the whole path is opened as a
+ * directory: no descriptor is made when the final component is no
+ * directory (ENOTDIR) or is not there (ENOENT), and either error means
+ * the walk met no link up to where it stopped. A file standing in for a
+ * directory, or a missing component, stops it, and the operation that
+ * follows fails at that very place, so the lexical parent is the only one
+ * it could use; whether it was the final component that stopped it, which
+ * d->err would say, is left unasked. Otherwise, for a rule that follows a
+ * final link, the path is opened as it is (no link on the way nor at the
+ * end), and for ENOENT its parent is looked at once more, to tell a
+ * missing parent (d->err ENOENT) from a missing final component.
+ *
+ * Only an allow is taken from here (1, d filled); anything else, a
+ * refusal included, takes the ordinary route (0).
  */
-static int quick_follow(struct fa__jctx *c, const char *abs, struct fa__res *r, char *target,
-			size_t tlen)
+static int straight_path(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
+			 struct fa_decision *d)
 {
-	char dir[PATH_MAX], full[PATH_MAX];
 	const char *name, *rel;
-	size_t dlen, nlen, rootlen, rl;
-	int root, base, fd, type;
-	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
+	size_t len, dlen, nlen, rootlen;
+	int root, base, fd;
+	unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
-	if (!fa__openat2_usable() || fa__has_dotdot(abs))
+	if (fa__scan_abs(abs, &len) != 0)
 		return 0;
 	fa__split(abs, &dlen, &name, &nlen);
-	if (nlen == 0 || nlen > NAME_MAX || (nlen == 1 && name[0] == '.') || dlen == 0)
+	if (nlen == 0 || nlen > NAME_MAX)
 		return 0;
-	memcpy(dir, abs, dlen);
-	dir[dlen] = 0;
-	if (fa__clean(dir, r->path, PATH_MAX) < 0)
-		return 0;
-	root = fa__find_root(c, r->path, strlen(r->path), &rootlen);
+	root = fa__find_root(c, abs, dlen, &rootlen);
 	if (root < 0)
 		return 0;
-	base = fa__root_base(c, root, r->path, rootlen, &rel);
-	/* At the root itself the ordinary route already costs one call. */
-	if (base == -1 || (rel[0] == '.' && !rel[1]))
+	base = fa__root_base(c, root, abs, rootlen, &rel);
+	if (base == -1)
 		return 0;
-	rl = strlen(rel);
-	if (rl + 1 + nlen >= sizeof full)
+	d->err = 0;
+	if (rel == name) {
+		char one;
+		ssize_t n = rule->follow ? fa__sys_readlinkat(base, name, &one, 1) : -EINVAL;
+
+		if (n != -EINVAL && n != -ENOENT)
+			return 0;	/* a link to follow, or trouble */
+	} else if (!fa__openat2_usable()) {
 		return 0;
-	memcpy(full, rel, rl);
-	full[rl] = '/';
-	memcpy(full + rl + 1, name, nlen);
-	full[rl + 1 + nlen] = 0;
-	fd = fa__open_openat2(base, full, O_PATH | O_CLOEXEC, 0, how);
-	if (fd >= 0) {
-		fa__sys_close(fd);
-		r->err = 0;
-	} else if (fd == -ENOENT) {
-		type = fa__sys_type(base, rel, 0);
-		if (type == S_IFDIR)
-			r->err = 0;
-		else if (type == -ENOENT)
-			r->err = ENOENT;
-		else
+	} else if (c->verdict_only) {
+		fd = fa__open_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				      how | fa__xdev(c));
+		if (fd >= 0)
+			fa__sys_close(fd);	/* a directory, with no link on the way */
+		else if (fd != -ENOTDIR && fd != -ENOENT)
+			return 0;		/* a link, a mount, no access */
+	} else if (rule->follow) {
+		char parent[PATH_MAX];
+		size_t plen = dlen - (size_t)(rel - abs);
+		int type;
+
+		fd = fa__open_openat2(base, rel, O_PATH | O_CLOEXEC, 0, how | fa__xdev(c));
+		if (fd >= 0) {
+			fa__sys_close(fd);
+		} else if (fd == -ENOENT) {
+			memcpy(parent, rel, plen);
+			parent[plen] = 0;
+			type = fa__sys_type(base, parent, 0);
+			if (type == -ENOENT)
+				d->err = ENOENT;
+			else if (type != S_IFDIR)
+				return 0;
+		} else {
 			return 0;
+		}
 	} else {
 		return 0;
 	}
-	if (target_path(r->path, name, nlen, target, tlen) < 0)
-		return 0;
-	r->pfd = -1;
-	r->pfd_owned = 0;
-	r->root = -1;
-	r->why = FA_WHY_NONE;
-	return 1;
+	return verdict(c, abs, rule->self ? len : dlen, abs, len, rule->protect, rule->outside,
+		       d) == FA_ALLOW;
 }
 
 /*
@@ -356,13 +389,14 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 		keep->owned = 0;
 		keep->followed = 0;
 	}
+	if (!keep && straight_path(c, abs, rule, d))
+		return FA_ALLOW;
+	d->err = 0;
 	if (strlen(abs) >= sizeof cur) {
 		fa__decide(d, FA_REJECT, FA_WHY_TOO_LONG, -1, ENAMETOOLONG);
 		return FA_REJECT;
 	}
 	strcpy(cur, abs);
-	if (!keep && rule->follow && quick_follow(c, abs, &r, target, sizeof target))
-		goto judge;
 	for (;;) {
 		fa__resolve_parent(c, cur, &r, &name, &nlen);
 		if (r.why != FA_WHY_NONE) {
@@ -440,12 +474,8 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 			fa__res_close(&r);
 		}
 	}
-judge:
 	d->err = r.err;
-	if (rule->self)
-		v = verdict(c, NULL, target, rule->protect, rule->outside, d);
-	else
-		v = verdict(c, r.path, target, rule->protect, rule->outside, d);
+	v = rule_verdict(c, rule, r.path, target, d);
 	fa__res_close(&r);
 	/* Under beneath, a link that leads out is what the mode refuses: say so. */
 	if (v == FA_DENY && d->why == FA_WHY_OUTSIDE && links > 0 &&
@@ -545,8 +575,8 @@ enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, i
 	return v;
 }
 
-enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
-			 struct fa_decision *d)
+static enum fa_verdict check(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+			     struct fa_decision *d, int verdict_only)
 {
 	struct fa__jctx c;
 	struct fa__rule rule;
@@ -558,10 +588,23 @@ enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const cha
 		return d->verdict;
 	fa__jctx_init(&c, p, 0);
 	c.cached = 1;
+	c.verdict_only = verdict_only;
 	if (op == FA_OP_SYMLINK)
 		op = FA_OP_CREATE;
 	fa__rule_for(op, &rule);
 	return fa__check_one(&c, &rule, op == FA_OP_WRITE, dirfd, path, d);
+}
+
+enum fa_verdict fa_check(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+			 struct fa_decision *d)
+{
+	return check(p, op, dirfd, path, d, 0);
+}
+
+enum fa_verdict fa_check_verdict(const fa_policy *p, enum fa_op op, int dirfd, const char *path,
+				 struct fa_decision *d)
+{
+	return check(p, op, dirfd, path, d, 1);
 }
 
 /* The path an fd names, for hard-link sources given as an fd. */

@@ -407,7 +407,7 @@ judge_one(const char *event, PyObject *args, FaEntryObject *e,
     struct stat st;
     int isdir;
 
-    if (fa_check(p, op, a->dirfd, a->path, &d) == FA_ALLOW
+    if (fa_check_verdict(p, op, a->dirfd, a->path, &d) == FA_ALLOW
         && !(dir_fallback && fa_policy_ndeny(p)))
     {
         return 0;

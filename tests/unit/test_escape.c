@@ -193,7 +193,8 @@ static void resolved_paths(void **state)
  * link: existing, missing at the end, missing higher up, a file in the
  * way, links at the end. Every mode, and the decision must be the same
  * whether openat2 or the O_PATH walk resolves it (the walk never takes a
- * shortcut), down to the error and the path reported.
+ * shortcut), down to the error and the path reported; fa_check_verdict()
+ * the same but for an allow's error.
  */
 static void deep_follow(void **state)
 {
@@ -239,14 +240,26 @@ static void deep_follow(void **state)
 
 		for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 			for (k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-				struct fa_decision d, w;
-				enum fa_verdict v, vw;
+				struct fa_decision d, w, dv;
+				enum fa_verdict v, vw, vv;
 				char want[PATH_MAX];
 
 				snprintf(want, sizeof want, "%s/root/%s", T,
 					 cases[i].real ? cases[i].real : "");
 
 				v = fa_check(p, ops[k], AT_FDCWD, cases[i].path, &d);
+				/* The verdict alone: all of d but an allow's errno. */
+				vv = fa_check_verdict(p, ops[k], AT_FDCWD, cases[i].path, &dv);
+				if (vv != v || dv.why != d.why || dv.root != d.root ||
+				    strcmp(dv.path, d.path) != 0 || (v != FA_ALLOW && dv.err != d.err)) {
+					print_error("# mode %s op %s '%s': fa_check %d %s %d %s, "
+						    "fa_check_verdict %d %s %d %s\n",
+						    fa_symlinks_name((enum fa_symlinks)mode),
+						    fa_op_name(ops[k]), cases[i].path, v,
+						    fa_why_name(d.why), d.err, d.path, vv,
+						    fa_why_name(dv.why), dv.err, dv.path);
+					failures++;
+				}
 				fa_resolve_force_fallback(1);
 				vw = fa_check(p, ops[k], AT_FDCWD, cases[i].path, &w);
 				fa_resolve_force_fallback(0);
