@@ -1,5 +1,6 @@
 /*
- * fuzz_check.c - fa_check_path(), the core of fa-check, against the model.
+ * fuzz_check.c - fa_check_path(), the core of fa-check, against the model,
+ * and fa_check_verdict() against fa_check().
  *
  * The policy: one root holding a small tree with no symlinks (directories
  * a and a/b, files f and a/g) and the deny subtree a/b. Without symlinks
@@ -136,6 +137,26 @@ static void fail(const char *what, const struct fa_decision *d, enum fa_verdict 
 	abort();
 }
 
+/*
+ * fa_check_verdict() against fa_check() on the same absolute path: the
+ * same decision for each operation, but for the errno of an allow.
+ */
+static void same_verdicts(void)
+{
+	static const enum fa_op ops[] = {FA_OP_WRITE, FA_OP_REMOVE, FA_OP_CREATE, FA_OP_DIR};
+	static struct fa_decision a, b;
+	size_t i;
+
+	for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		enum fa_verdict va = fa_check(pol, ops[i], AT_FDCWD, path, &a);
+		enum fa_verdict vb = fa_check_verdict(pol, ops[i], AT_FDCWD, path, &b);
+
+		if (va != vb || a.why != b.why || a.root != b.root || strcmp(a.path, b.path) != 0 ||
+		    (va != FA_ALLOW && a.err != b.err))
+			fail("fa_check_verdict differs from fa_check", &b, vb);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fa_decision d;
@@ -195,5 +216,7 @@ judge:
 		fail("verdict differs from the model", &d, v);
 	if (strcmp(d.path, folded) != 0)
 		fail("judged path differs from the model", &d, v);
+	if (path[0] == '/')
+		same_verdicts();
 	return 0;
 }
