@@ -734,8 +734,6 @@ out:
 
 /* the newest denial whose note reached an OSError */
 static __thread uint64_t noted_seq;
-/* identity only: the last exception given a note */
-static __thread const void *noted_exc;
 /* the newest denial found to be another thread's */
 static __thread uint64_t passed_seq;
 
@@ -788,15 +786,59 @@ append_note(PyObject *exc, PyObject *text)
     return rc;
 }
 
+/*
+ * The note last given on this thread, owned by the thread's state dict so
+ * that it goes with the thread. An exception holding this very object in
+ * its __notes__ is the noted one: the noted exception's own address says
+ * nothing once it is freed, as the next exception is often made there.
+ */
+static PyObject *
+last_note(void)
+{
+    PyObject *d = PyThreadState_GetDict();
+
+    return d ? PyDict_GetItemString(d, "fastaudit.native_note") : NULL;
+}
+
+static int
+set_last_note(PyObject *text)
+{
+    PyObject *d = PyThreadState_GetDict();
+
+    return d ? PyDict_SetItemString(d, "fastaudit.native_note", text) : -1;
+}
+
+static int
+holds(PyObject *exc, PyObject *note)
+{
+    PyObject *notes;
+    Py_ssize_t i;
+    int found = 0;
+
+    if (!exc || !note) {
+        return 0;
+    }
+    notes = PyObject_GetAttrString(exc, "__notes__");
+    if (!notes) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyList_Check(notes)) {
+        for (i = 0; i < PyList_GET_SIZE(notes) && !found; i++) {
+            found = PyList_GET_ITEM(notes, i) == note;
+        }
+    }
+    Py_DECREF(notes);
+    return found;
+}
+
 /* exc was raised while handling the exception that got the last note */
 static int
-linked_to_noted(PyObject *exc)
+linked_to_noted(PyObject *exc, PyObject *note)
 {
     PyObject *ctx = PyException_GetContext(exc),
         *cause = PyException_GetCause(exc);
-    int linked = noted_exc
-        && ((const void *)ctx == noted_exc
-            || (const void *)cause == noted_exc);
+    int linked = holds(ctx, note) || holds(cause, note);
 
     Py_XDECREF(ctx);
     Py_XDECREF(cause);
@@ -826,18 +868,22 @@ int
 fa_bridge_note(PyObject *exc)
 {
     struct fa_denial *d, *pick = NULL;
-    PyObject *text, *libc;
+    PyObject *text, *libc, *note;
     uint64_t n, seq, lower;
     int rc, i, got;
 
-    if (!br || !exc || (const void *)exc == noted_exc) {
+    if (!br || !exc) {
         return 0;
     }
     n = br->denial_count();
     if (n == 0 || n == passed_seq || n < noted_seq) {
         return 0;
     }
-    if (n == noted_seq && !linked_to_noted(exc)) {
+    note = last_note();
+    if (holds(exc, note)) {
+        return 0;
+    }
+    if (n == noted_seq && !linked_to_noted(exc, note)) {
         return 0;
     }
     /* the noted denial again (a re-raise), or only newer ones */
@@ -866,6 +912,9 @@ fa_bridge_note(PyObject *exc)
     seq = pick->seq;
     text = denial_text(pick);
     rc = text ? append_note(exc, text) : -1;
+    if (rc == 0) {
+        rc = set_last_note(text);
+    }
     Py_XDECREF(text);
     /* the guard's attribute says who refused, whatever the library raised */
     libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
@@ -880,7 +929,6 @@ fa_bridge_note(PyObject *exc)
         PyErr_Clear();
         return 0;
     }
-    noted_exc = exc;
     if (PyErr_GivenExceptionMatches(exc, PyExc_OSError) && seq > noted_seq) {
         noted_seq = seq;
     }

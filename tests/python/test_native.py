@@ -263,6 +263,40 @@ def test_native_denial_note_without_call_monitoring(native_mods, root, outside):
     assert len(r['notes']) == 1 and str(outside / 'n') in r['notes'][0]
 
 
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_every_denial_noted_though_the_last_noted_exception_is_gone(native_mods, root, outside):
+    """Refusals one after another, each exception dropped before the next
+    is raised: the next exception is usually made where the freed one was,
+    and must get its own note all the same."""
+    r = run(native_mods, root, outside, '''
+        os.chdir(out)     # short names: the error's filename takes no freed block
+        def refusals(n):
+            noted, at, names = [], [], ['n%d' % i for i in range(n)]
+            with mk_audit([root], monitor_calls=False)():
+                for name in names:
+                    try:
+                        fa_probe.write_file(name, 'x')
+                    except OSError as e:
+                        noted.append(len(getattr(e, '__notes__', ())))
+                        at.append(id(e))
+            return noted, sum(a == b for a, b in zip(at, at[1:]))
+        res['noted'], res['reused'] = refusals(6)
+        res['noted2'], _ = refusals(3)
+        try:
+            with mk_audit([root], monitor_calls=False)():
+                try:
+                    fa_probe.write_file(out + '/again', 'x')
+                except OSError as e:
+                    raise e          # the same exception raised again: one note
+        except OSError as e:
+            res['again'] = len(getattr(e, '__notes__', []))
+    ''')
+    # reuse is the allocator's choice, not a promise; it is what happens
+    assert r['reused'] > 0, r
+    assert r == {'noted': [1] * 6, 'reused': r['reused'], 'noted2': [1] * 3, 'again': 1}
+    assert os.listdir(outside) == []
+
+
 def test_shim_honours_import_allowance(native_mods, root, outside, tmp_path):
     mods = tmp_path / 'mods'
     mods.mkdir()
