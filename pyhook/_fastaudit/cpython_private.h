@@ -2,7 +2,8 @@
  * cpython_private.h - every use of CPython API outside the stable and
  * public C API, in one place (README, "The extension and CPython's
  * private API", says why each is needed). Checked against CPython 3.10.13,
- * 3.11.7, 3.12.1 and 3.13.0; a new minor version is added here first.
+ * 3.11.7, 3.12.1, 3.13.0 and 3.14.10; a new minor version is added here
+ * first.
  *
  * - Frame globals: 3.11 added PyFrame_GetGlobals(); 3.10 has only the
  *   frame struct (frameobject.h).
@@ -13,6 +14,11 @@
  *   the call monitor and the hook tell coroutines and module bodies apart.
  * - Code extra slots, where names of code objects are cached: unstable
  *   API from 3.12 (PyUnstable_*), underscore names before.
+ * - A thread's current Context and its version, the key of the native
+ *   bridge's per-thread answer: PyThreadState members (no accessor exists),
+ *   read on every write the shim asks about.
+ * - Whether this thread holds the GIL: PyThreadState_GetUnchecked() from
+ *   3.13, the underscore name before.
  */
 #ifndef FA_CPYTHON_PRIVATE_H
 #define FA_CPYTHON_PRIVATE_H
@@ -20,8 +26,8 @@
 #include <Python.h>
 #include <frameobject.h>
 
-#if PY_VERSION_HEX < 0x030A0000 || PY_VERSION_HEX >= 0x030E0000
-#error "cpython_private.h has been checked against CPython 3.10 to 3.13 only"
+#if PY_VERSION_HEX < 0x030A0000 || PY_VERSION_HEX >= 0x030F0000
+#error "cpython_private.h has been checked against CPython 3.10 to 3.14 only"
 #endif
 
 /* A new reference to the frame's globals, or NULL. */
@@ -70,5 +76,29 @@ fa_py_code_name(PyCodeObject *c)
 #define fa_py_code_get_extra _PyCode_GetExtra
 #define fa_py_code_set_extra _PyCode_SetExtra
 #endif
+
+/* The thread's current Context (borrowed, may be NULL) and its version. */
+static inline PyObject *
+fa_py_ts_context(PyThreadState *ts)
+{
+    return ts->context;
+}
+
+static inline uint64_t
+fa_py_ts_context_ver(PyThreadState *ts)
+{
+    return ts->context_ver;
+}
+
+/* The thread state this thread has attached, or NULL; never fails. */
+static inline PyThreadState *
+fa_py_ts_unchecked(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyThreadState_GetUnchecked();
+#else
+    return _PyThreadState_UncheckedGet();
+#endif
+}
 
 #endif

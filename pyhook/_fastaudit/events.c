@@ -4,9 +4,10 @@
  * One table serves every supported version: event names do not collide
  * across versions, and the version-specific argument shapes (os.open's
  * missing dir_fd, open(fd), fchmod's int path, 3.12's start_new_thread vs
- * 3.13's start_joinable_thread) are handled where the arguments are read,
- * in py_policy.c and hook.c. The hook consults it only while a context is
- * live.
+ * 3.13's start_joinable_thread, 3.14's ctypes.call_function on every
+ * foreign call and _posixsubprocess.fork_exec) are handled where the
+ * arguments are read, in py_policy.c and hook.c. The hook consults it only
+ * while a context is live.
  */
 #include "parts.h"
 
@@ -95,6 +96,12 @@ static const struct fa_evinfo table[] = {
     PATH("os.unsetenv", FA_EV_ENV, FA_OP_WRITE, -1, -1),
     PATH("_thread.start_new_thread", FA_EV_THREAD, FA_OP_WRITE, -1, -1),
     PATH("_thread.start_joinable_thread", FA_EV_THREAD, FA_OP_WRITE, -1, -1),
+
+    /* what subprocess.Popen does next: its start, or another one */
+    PATH("_posixsubprocess.fork_exec", FA_EV_SPAWN, FA_OP_WRITE, -1, -1),
+    PATH("os.posix_spawn", FA_EV_SPAWN, FA_OP_WRITE, -1, -1),
+    PATH("os.posix_spawnp", FA_EV_SPAWN, FA_OP_WRITE, -1, -1),
+    PATH("ctypes.call_function", FA_EV_NATIVE, FA_OP_WRITE, -1, -1),
 };
 
 #define NTABLE (sizeof table / sizeof table[0])

@@ -445,6 +445,48 @@ out:
     return rc;
 }
 
+/*
+ * subprocess.Popen, once allowed, starts its program through
+ * os.posix_spawn or (3.14 raises an event for it) _posixsubprocess.fork_exec,
+ * handing either the very argument list the Popen event carried: that start
+ * is the one the host allowed. The list is kept in the thread's dict, alive,
+ * so that its identity means something, for the next start only.
+ */
+#define POPEN_KEY "fastaudit.allowed_popen"
+
+static void
+popen_allowed(const char *event, PyObject *args)
+{
+    PyObject *d;
+
+    if (strcmp(event, "subprocess.Popen") || PyTuple_GET_SIZE(args) < 2) {
+        return;
+    }
+    d = PyThreadState_GetDict();
+    if (!d || PyDict_SetItemString(d, POPEN_KEY, PyTuple_GET_ITEM(args, 1))) {
+        PyErr_Clear();
+    }
+}
+
+/* both events carry (program or candidates, argv, env) */
+static int
+start_of_allowed_popen(PyObject *args)
+{
+    PyObject *d = PyThreadState_GetDict(), *argv, *allowed;
+    int same;
+
+    allowed = d ? PyDict_GetItemString(d, POPEN_KEY) : NULL;
+    if (!allowed) {
+        return 0;
+    }
+    argv = PyTuple_GET_SIZE(args) > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
+    same = argv == allowed;
+    if (PyDict_DelItemString(d, POPEN_KEY) < 0) {
+        PyErr_Clear();
+    }
+    return same;
+}
+
 static int
 deny_event(FaEntryObject *e, const char *event, PyObject *args)
 {
@@ -458,6 +500,7 @@ deny_event(FaEntryObject *e, const char *event, PyObject *args)
     Py_DECREF(msg);
     if (rc == 0) {
         fa_bridge_approve_exec(event, args, approved_unconfined);
+        popen_allowed(event, args);
     }
     return rc;
 }
@@ -483,6 +526,22 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
     case FA_EV_INTERNAL:
         /* no import allowance: the policy cannot be replaced from inside */
         return deny_event(e, event, args);
+    case FA_EV_SPAWN:
+        if (start_of_allowed_popen(args)) {
+            return 0;
+        }
+        break;
+    case FA_EV_NATIVE:
+        /*
+         * 3.14 audits every ctypes call, earlier versions none: where the
+         * shim judges what native code does at libc, a ctypes call is let
+         * through as before; where it does not, it is refused like any
+         * unlisted event
+         */
+        if (fa_native_on()) {
+            return 0;
+        }
+        break;
     default:
         break;
     }
@@ -492,12 +551,13 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
          * starts)
          */
         if (ev->cls != FA_EV_OTHER && ev->cls != FA_EV_THREAD
-            && ev->cls != FA_EV_ENV
-            && ev->cls != FA_EV_SETATTR)
+            && ev->cls != FA_EV_ENV && ev->cls != FA_EV_SETATTR
+            && ev->cls != FA_EV_SPAWN && ev->cls != FA_EV_NATIVE)
         {
             fa_approve_event((PyObject *)e, ev, args);
         } else {
             fa_bridge_approve_exec(event, args, 0);
+            popen_allowed(event, args);
         }
         return 0;
     }
@@ -519,6 +579,8 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
         return deny_event(e, event, args);
     case FA_EV_OTHER:
     case FA_EV_THREAD:
+    case FA_EV_SPAWN:
+    case FA_EV_NATIVE:
         return deny_event(e, event, args);
     default:
         return fa_judge_event((PyObject *)e, ev, args);

@@ -65,6 +65,10 @@ enum fa_evclass {
     /* audit_perms.*: policy changes, denied inside a context */
     FA_EV_INTERNAL,
     FA_EV_IMPORT,     /* a module not yet in sys.modules is being imported */
+    /* a process start that may be part of a subprocess.Popen just allowed */
+    FA_EV_SPAWN,
+    /* a call into native code: the shim's to judge where it is loaded */
+    FA_EV_NATIVE,
 };
 
 struct fa_evinfo {

@@ -83,7 +83,7 @@ stamp_of(PyObject *ctx)
 void
 fa_bridge_changed(void)
 {
-    *stamp_of(PyThreadState_Get()->context) = ++fa_gen;
+    *stamp_of(fa_py_ts_context(PyThreadState_Get())) = ++fa_gen;
     /*
      * ContextVar.set() leaves context_ver as it was: the cached answer must go
      */
@@ -178,6 +178,24 @@ fa_bridge_init(void)
     reason[0] = 0;
 }
 
+/* tc's answer was made for the thread's current Context, as it is now */
+static int
+tc_current(PyThreadState *ts)
+{
+    return tc.valid && fa_py_ts_context(ts) == tc.ctx
+        && fa_py_ts_context_ver(ts) == tc.ver;
+}
+
+/* tc's answer is now the one for the thread's current Context */
+static void
+tc_keep(PyThreadState *ts)
+{
+    tc.ctx = fa_py_ts_context(ts);
+    tc.ver = fa_py_ts_context_ver(ts);
+    tc.ans.ver = tc.ver;
+    tc.valid = 1;
+}
+
 static void
 answer_for(PyObject *entry, struct fa_thread_ctx *ans)
 {
@@ -204,17 +222,12 @@ fa_bridge_publish(PyObject *entry)
     /*
      * the ContextVar changes only through the Context's version: nothing new
      */
-    if (tc.valid && tc.published && ts->context == tc.ctx
-        && ts->context_ver == tc.ver)
-    {
+    if (tc.published && tc_current(ts)) {
         return;
     }
     answer_for(entry, &tc.ans);
-    tc.ans.ver = ts->context_ver;
-    tc.ctx = ts->context;
-    tc.ver = ts->context_ver;
-    tc.valid = 1;
-    remember(ts->context, &tc.ans, 1);
+    tc_keep(ts);
+    remember(tc.ctx, &tc.ans, 1);
     if (!tc.published || tc.pub_policy != tc.ans.policy) {
         br->set_thread(&tc.ans);
         tc.published = 1;
@@ -228,10 +241,7 @@ fa_bridge_switch(void)
     PyThreadState *ts = PyThreadState_Get();
     PyObject *entry;
 
-    if (!br
-        || (tc.valid && tc.published && ts->context == tc.ctx
-            && ts->context_ver == tc.ver))
-    {
+    if (!br || (tc.published && tc_current(ts))) {
         return;
     }
     entry = fa_current_entry();
@@ -245,11 +255,7 @@ fa_bridge_switch(void)
 static int
 holds_gil(PyThreadState *ts)
 {
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyThreadState_GetUnchecked() == ts;
-#else
-    return _PyThreadState_UncheckedGet() == ts;
-#endif
+    return fa_py_ts_unchecked() == ts;
 }
 
 /*
@@ -305,21 +311,19 @@ resolve(struct fa_thread_ctx *out)
         remember_worker();
         return FA_RESOLVE_SHARED;
     }
-    if (tc.valid && ts->context == tc.ctx && ts->context_ver == tc.ver) {
+    if (tc_current(ts)) {
         *out = tc.ans;
         return 1;
     }
-    if (!ts->context) {
+    if (!fa_py_ts_context(ts)) {
         /* no Context was ever created on this thread: no entry either */
         memset(out, 0, sizeof *out);
         return 1;
     }
-    known = recall(ts->context);
+    known = recall(fa_py_ts_context(ts));
     if (known) {
         tc.ans = *known;
-        tc.ctx = ts->context;
-        tc.ver = ts->context_ver;
-        tc.valid = 1;
+        tc_keep(ts);
         *out = tc.ans;
         return 1;
     }
@@ -335,13 +339,10 @@ resolve(struct fa_thread_ctx *out)
     PyErr_Restore(et, ev, tb);
     answer_for(entry, &tc.ans);
     Py_XDECREF(entry);   /* the context holds it; only its identity is kept */
-    tc.ans.ver = ts->context_ver;
-    tc.ctx = ts->context;
-    tc.ver = ts->context_ver;
-    tc.valid = 1;
+    tc_keep(ts);
     tc.published = 1;
     tc.pub_policy = tc.ans.policy;
-    remember(ts->context, &tc.ans, 0);
+    remember(tc.ctx, &tc.ans, 0);
     *out = tc.ans;
     return 1;
 }

@@ -27,6 +27,28 @@ def test_process_creation_denied(mk, root):
             os.execv('/bin/true', ['true'])
 
 
+def test_approved_popen_starts_by_whatever_route_subprocess_takes(mk, root):
+    """Approving subprocess.Popen approves the start it makes next, through
+    os.posix_spawn (a program named by a path, since 3.13 with close_fds
+    too) or _posixsubprocess.fork_exec (an audit event from 3.14); a start of
+    its own is still refused, before and after."""
+    asked = []
+
+    def before_deny(event, args, *rest):
+        asked.append(event)
+        return event == 'subprocess.Popen'
+    ap = mk([root], before_deny=before_deny)
+    with ap():
+        with pytest.raises(PermissionError, match=r'os\.posix_spawn blocked'):
+            os.posix_spawn('/bin/true', ['true'], os.environ)
+        assert subprocess.run(['/bin/true']).returncode == 0
+        assert subprocess.run(['/bin/true'], close_fds=False).returncode == 0
+        assert subprocess.run(['true']).returncode == 0
+        with pytest.raises(PermissionError, match=r'os\.posix_spawn blocked'):
+            os.posix_spawn('/bin/true', ['true'], os.environ)
+    assert asked == ['os.posix_spawn'] + ['subprocess.Popen'] * 3 + ['os.posix_spawn']
+
+
 def test_message_and_call_chain(mk, root):
     ap = mk([root])
 

@@ -465,3 +465,21 @@ def test_context_gives_the_kernels_answer(native_mods, root, outside, under_fa_r
     lines = [l for l in p.stderr.splitlines() if 'denied' in l]
     assert len(lines) == 2 and lines[0].startswith('fastaudit: denied mkdir(')
     assert sorted(os.listdir(outside)) == ['d', 'f'] and sorted(os.listdir(root)) == ['f']
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason='ctypes.call_function is audited from 3.14')
+def test_ctypes_calls_left_to_the_shim_where_it_is_loaded(native_mods, root, outside):
+    body = '''
+        import ctypes
+        libc = ctypes.CDLL(None)
+        getpid, creat = libc.getpid, libc.creat    # looked up before: dlsym is refused inside
+        with mk_audit([root], monitor_calls=False)():
+            attempt('call', lambda: getpid() > 0)
+            attempt('creat_out', creat, (out + '/c').encode(), 0o644)
+            res['created'] = os.path.exists(out + '/c')
+    '''
+    got = run(native_mods, root, outside, body)
+    # the shim's refusal: -1 at libc
+    assert got == {'call': 'ok', 'creat_out': '-1', 'created': False}
+    got = run(native_mods, root, outside, body, preload=False)
+    assert got == {'call': 'PermissionError', 'creat_out': 'PermissionError', 'created': False}
