@@ -785,16 +785,6 @@ work_dealloc(FaWorkObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* the worker's Context changed: publish it, keeping the work's exception */
-static void
-work_switched(void)
-{
-    PyObject *et, *ev, *tb;
-
-    PyErr_Fetch(&et, &ev, &tb);
-    fa_bridge_switch();
-    PyErr_Restore(et, ev, tb);
-}
 
 static PyObject *
 work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
@@ -804,14 +794,14 @@ work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
     if (PyContext_Enter(self->ctx) < 0) {
         return NULL;
     }
-    work_switched();
+    fa_bridge_switch();
     /* called from here, not from bytecode: the call monitor sees no CALL */
     r = fa_monitor_call(self->fn) < 0 ? NULL
         : PyObject_Call(self->fn, args, kw);
     if (PyContext_Exit(self->ctx) < 0) {
         Py_CLEAR(r);
     }
-    work_switched();
+    fa_bridge_switch();
     return r;
 }
 

@@ -584,13 +584,14 @@ out:
  * so the call monitor's id carries exactly CALL, as hosts expect:
  *  - RAISE: the exception a native library raises after the shim refused
  *    one of its calls gets a note naming the call, path and rule;
- *  - PY_START and PY_RESUME of coroutines: an asyncio task step switches
+ *  - PY_START and PY_RESUME of coroutines, where no context watcher sees
+ *    the switch itself (3.12, 3.13): an asyncio task step switches
  *    Context without telling anyone, and the first thing it runs is its
  *    coroutine's frame; publishing the running Context's answer there,
  *    before the step can call native code, makes the shim's answer exact
- *    per task even for native code that releases the GIL (3.12+; 3.14's
- *    context watchers would see the switch itself). Other code objects
- *    are DISABLEd at their first start: a plain call cannot switch Context.
+ *    per task even for native code that releases the GIL. Other code
+ *    objects are DISABLEd at their first start: a plain call cannot
+ *    switch Context.
  */
 static int notes_tool = -1;
 static int notes_on;               /* the bridge's events are set */
@@ -649,16 +650,16 @@ static int
 bridge_callbacks(PyObject *mon_, int id, int on)
 {
     PyObject *ev, *e, *cb, *r, *all = NULL;
-    size_t i;
+    size_t i, nevents;
     int rc = 0;
 
     ev = PyObject_GetAttrString(mon_, "events");
     if (!ev) {
         return -1;
     }
-    for (i = 0; i < sizeof bridge_events / sizeof bridge_events[0]
-         && rc == 0; i++)
-    {
+    nevents = fa_bridge_watches_switches() ? 1
+        : sizeof bridge_events / sizeof bridge_events[0];
+    for (i = 0; i < nevents && rc == 0; i++) {
         e = PyObject_GetAttrString(ev, bridge_events[i]);
         cb = !on ? Py_NewRef(Py_None) :
              PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);

@@ -21,6 +21,13 @@
 #define FA_HAVE_MONITORING 0
 #endif
 
+/* PyContext_AddWatcher, with Py_CONTEXT_SWITCHED */
+#if PY_VERSION_HEX >= 0x030E0000
+#define FA_CONTEXT_WATCHERS 1
+#else
+#define FA_CONTEXT_WATCHERS 0
+#endif
+
 /* ---- text.c ------------------------------------------------------------ */
 
 #define FA_TEXT_MAX 160
@@ -224,10 +231,12 @@ const char *fa_native_reason(void);
 void fa_bridge_enter(PyObject *entry);
 void fa_bridge_publish(PyObject *entry);
 /*
- * A coroutine frame starts or resumes: publish if the thread's Context
- * changed.
+ * The thread's Context may have changed (a coroutine frame starts or
+ * resumes, a worker runs its work): publish if it did.
  */
 void fa_bridge_switch(void);
+/* 1 when a context watcher sees every switch (3.14+) */
+int fa_bridge_watches_switches(void);
 void fa_bridge_changed(void);
 /*
  * An entry of policy (a FaPolicyObject) was born (+1) or died (-1);

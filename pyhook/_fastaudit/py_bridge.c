@@ -14,8 +14,11 @@
  *    life), or, when the calling thread holds the GIL, by reading the
  *    ContextVar. A Context first run with the GIL released and nothing
  *    observed since it started is the one case the resolver declines
- *    (the shim keeps its last answer): not exact before 3.14's context
- *    watchers.
+ *    (the shim keeps its last answer);
+ *  - every switch of a thread's Context: 3.14's context watcher, or on
+ *    3.12 and 3.13 the start and resume of a coroutine frame (monitor.c),
+ *    which is where an asyncio task step begins. Before 3.12 nothing
+ *    observes a task step that runs native code first.
  */
 #include "parts.h"
 
@@ -31,6 +34,10 @@
 static const struct fa_bridge *br;
 static char reason[160] = "native checks not initialised";
 static int resolver_set;
+#if FA_CONTEXT_WATCHERS
+static int watcher = -1;
+static int context_switched(PyContextEvent event, PyObject *ctx);
+#endif
 
 struct tcache {
     int valid;
@@ -176,6 +183,13 @@ fa_bridge_init(void)
     }
     br = b;
     reason[0] = 0;
+#if FA_CONTEXT_WATCHERS
+    /* all watcher slots taken: task steps are watched by sys.monitoring */
+    watcher = PyContext_AddWatcher(context_switched);
+    if (watcher < 0) {
+        PyErr_Clear();
+    }
+#endif
 }
 
 /* tc's answer was made for the thread's current Context, as it is now */
@@ -235,21 +249,51 @@ fa_bridge_publish(PyObject *entry)
     }
 }
 
+/* may be called with an exception set (a Context.run that raised) */
 void
 fa_bridge_switch(void)
 {
     PyThreadState *ts = PyThreadState_Get();
-    PyObject *entry;
+    PyObject *entry, *et, *ev, *tb;
 
     if (!br || (tc.published && tc_current(ts))) {
         return;
     }
+    PyErr_Fetch(&et, &ev, &tb);
     entry = fa_current_entry();
     if (!entry) {
         PyErr_Clear();
     }
     fa_bridge_publish(entry);
     Py_XDECREF(entry);
+    PyErr_Restore(et, ev, tb);
+}
+
+#if FA_CONTEXT_WATCHERS
+/*
+ * Every change of a thread's current Context (an asyncio task step, a
+ * Context.run) comes here, after the change: the new Context's answer is
+ * published before the code it runs can reach native code.
+ */
+static int
+context_switched(PyContextEvent event, PyObject *ctx)
+{
+    (void)ctx;
+    if (event == Py_CONTEXT_SWITCHED && fa_st.live_entries) {
+        fa_bridge_switch();
+    }
+    return 0;
+}
+#endif
+
+int
+fa_bridge_watches_switches(void)
+{
+#if FA_CONTEXT_WATCHERS
+    return watcher >= 0;
+#else
+    return 0;
+#endif
 }
 
 static int

@@ -160,6 +160,34 @@ def test_unobserved_context_gil_released_first_call(native_mods, root, outside):
         assert r['unobserved'] == 'ok'
 
 
+def test_context_run_of_native_code(native_mods, root, outside):
+    """Context.run of native code that releases the GIL before its first
+    libc call, in a Context never current on the thread before. On 3.14 the
+    context watcher publishes the Context's answer at the switch itself:
+    exact both ways, and the bridge's sys.monitoring tool carries RAISE
+    only. Before, nothing observes a plain Context.run: the shim keeps the
+    thread's last answer (documented)."""
+    r = run(native_mods, root, outside, '''
+        import contextvars
+        ap = mk_audit([root], monitor_calls=False)
+        free = contextvars.copy_context()
+        with ap():
+            audited = contextvars.copy_context()
+            attempt('free_in_context', free.run, fa_probe.write_file_nogil, out + '/f', 'x')
+            for i in range(6):
+                if sys.monitoring.get_tool(i) == 'fastaudit-native':
+                    res['bridge_events'] = sys.monitoring.get_events(i)
+        attempt('audited_outside', audited.run, fa_probe.write_file_nogil, out + '/a', 'x')
+    ''')
+    if sys.version_info >= (3, 14):
+        assert r == {'free_in_context': 'ok', 'audited_outside': 'errno 13',
+                     'bridge_events': sys.monitoring.events.RAISE}
+        assert os.listdir(outside) == ['f']
+    else:
+        assert r['free_in_context'] == 'errno 13' and r['audited_outside'] == 'ok'
+        assert os.listdir(outside) == ['a']
+
+
 @pytest.mark.skipif(sys.version_info < (3, 12), reason='exact per task needs sys.monitoring (3.12+)')
 def test_many_interleaved_tasks_gil_released_only(native_mods, root, outside):
     """More tasks than the shim's per-thread memory of Contexts, each making
