@@ -271,18 +271,6 @@ exec_module(PyObject *m)
         return -1;
     }
     fa_bridge_init();
-#if PY_VERSION_HEX >= 0x030E0000
-    /*
-     * configure warns too, but pip shows a build's output only when it fails
-     */
-    if (PyErr_WarnEx(PyExc_RuntimeWarning,
-                     "fastaudit-native is built and tested for CPython "
-                     "3.10-3.13; this CPython (" PY_VERSION ") is untested",
-                     1) < 0)
-    {
-        return -1;
-    }
-#endif
     if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0) {
         return -1;
     }
