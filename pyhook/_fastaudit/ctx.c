@@ -785,7 +785,6 @@ work_dealloc(FaWorkObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-
 static PyObject *
 work_call(FaWorkObject *self, PyObject *args, PyObject *kw)
 {

@@ -184,9 +184,11 @@ fa_bridge_init(void)
     br = b;
     reason[0] = 0;
 #if FA_CONTEXT_WATCHERS
-    /* all watcher slots taken: task steps are watched by sys.monitoring */
-    watcher = PyContext_AddWatcher(context_switched);
-    if (watcher < 0) {
+    /*
+     * once per process, however often the module is executed; with every
+     * watcher slot taken, task steps are watched by sys.monitoring
+     */
+    if (watcher < 0 && (watcher = PyContext_AddWatcher(context_switched)) < 0) {
         PyErr_Clear();
     }
 #endif
