@@ -101,6 +101,19 @@ static unsigned long generation_now(void)
 	return s ? g + (unsigned long)__atomic_load_n(s, __ATOMIC_SEQ_CST) : g;
 }
 
+/* Links made: kept apart, since a new link moves no directory a copy names. */
+static uint64_t links;
+
+void fa_link_made(void)
+{
+	__atomic_add_fetch(&links, 1, __ATOMIC_SEQ_CST);
+}
+
+uint64_t fa_moves(void)
+{
+	return generation_now() + __atomic_load_n(&links, __ATOMIC_SEQ_CST);
+}
+
 void fa_cwd_hold(void)
 {
 	__atomic_add_fetch(&holds, 1, __ATOMIC_SEQ_CST);

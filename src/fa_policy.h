@@ -425,6 +425,24 @@ int fa_parent_cache_enable(int fd);
 /* That number, or -1. */
 int fa_parent_cache_fd(void);
 
+/*
+ * For a caller whose allow is not the last word on the call it judges (the
+ * Python hook with libfashim.so loaded, which judges the same call again):
+ * fa_check_verdict() may keep, per thread, the paths it proved free of
+ * links beneath a root, for as long as moves() returns what it returned
+ * before the proof. moves() must grow with every rename, removal of a
+ * directory and new link the process makes; NULL keeps nothing (the
+ * default).
+ */
+void fa_trust_moves(uint64_t (*moves)(void));
+/*
+ * The count the shim gives such a caller (cwd_cache.c): what
+ * fa_cwd_changed() counts (renames, removals of directories, changes of
+ * directory) and every new link, fa_link_made() (symlink, hard link).
+ */
+void fa_link_made(void);
+uint64_t fa_moves(void);
+
 /* ---- tuning and tests ------------------------------------------------- */
 
 /*

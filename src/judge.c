@@ -261,6 +261,43 @@ static int magic_text(const char *t)
 }
 
 /*
+ * For a verdict: rel, beneath base, has no link on the way nor at its end,
+ * or stops at something that is no link, where the call fails by itself
+ * (1); or it meets a link, a mount, no access (0). One system call
+ * answers: readlinkat for a name in the root itself (only a rule that
+ * follows a final link asks), else one openat2. A caller that trusts a
+ * count of moves (linkfree_cache.c) keeps the answer 1 for the path and
+ * takes it from there while the count stays put.
+ */
+static int linkfree_way(struct fa__jctx *c, int base, const char *abs, size_t len,
+			size_t rootlen, const char *rel, const char *name, int follow,
+			unsigned how)
+{
+	uint64_t gen = fa__linkfree_gen();
+	int fd;
+
+	if (gen && fa__linkfree_known(c->p, abs, len, rootlen, how, gen))
+		return 1;
+	if (rel == name) {
+		char one;
+
+		if (!follow)
+			return 1;
+		fd = (int)fa__sys_readlinkat(base, rel, &one, 1);
+		if (fd != -EINVAL && fd != -ENOENT)
+			return 0;	/* a link to follow, or trouble */
+	} else {
+		fd = fa__open_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
+		if (fd >= 0)
+			fa__sys_close(fd);	/* a directory, with no link on the way */
+		else if (fd != -ENOTDIR && fd != -ENOENT)
+			return 0;
+	}
+	fa__linkfree_keep(c->p, abs, len, rootlen, how, gen);
+	return 1;
+}
+
+/*
  * The common pure check, settled by at most one system call and no copy
  * of the path: a path already in folded form (no '.', '..' or '//') whose
  * parent lies beneath a root.
@@ -307,7 +344,12 @@ static int straight_path(struct fa__jctx *c, const char *abs, const struct fa__r
 	if (base == -1)
 		return 0;
 	d->err = 0;
-	if (rel == name) {
+	if (c->verdict_only) {
+		if ((rel != name && !fa__openat2_usable()) ||
+		    !linkfree_way(c, base, abs, len, rootlen, rel, name, rule->follow,
+				  how | fa__xdev(c)))
+			return 0;
+	} else if (rel == name) {
 		char one;
 		ssize_t n = rule->follow ? fa__sys_readlinkat(base, name, &one, 1) : -EINVAL;
 
@@ -315,13 +357,6 @@ static int straight_path(struct fa__jctx *c, const char *abs, const struct fa__r
 			return 0;	/* a link to follow, or trouble */
 	} else if (!fa__openat2_usable()) {
 		return 0;
-	} else if (c->verdict_only) {
-		fd = fa__open_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-				      how | fa__xdev(c));
-		if (fd >= 0)
-			fa__sys_close(fd);	/* a directory, with no link on the way */
-		else if (fd != -ENOTDIR && fd != -ENOENT)
-			return 0;		/* a link, a mount, no access */
 	} else if (rule->follow) {
 		char parent[PATH_MAX];
 		size_t plen = dlen - (size_t)(rel - abs);

@@ -183,6 +183,12 @@ fa_bridge_init(void)
     }
     br = b;
     reason[0] = 0;
+    /*
+     * The shim judges every call the hook lets through, beneath the pinned
+     * roots: the hook may keep the directories it proved free of links
+     * while the shim counts no move (linkfree_cache.c).
+     */
+    fa_trust_moves(b->moves);
 #if FA_CONTEXT_WATCHERS
     /*
      * once per process, however often the module is executed; with every

@@ -120,6 +120,9 @@ int fa_do_renameat2(void *ra, const char *call, int fromfd, const char *from,
 	if (rc < 0)
 		return -1;
 	rc = real_renameat2(a.fd, a.name, b.fd, b.name, flags);
+	/* after the move too: what was proved of the old names is stale */
+	if (rc == 0)
+		fa_cwd_changed();
 	fa_unpin_call(&a);
 	fa_unpin_call(&b);
 	return rc;
@@ -147,6 +150,8 @@ int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 	if (rc < 0)
 		return -1;
 	rc = FA_REAL(linkat)(fromfd, from, b.fd, b.name, flags);
+	if (rc == 0)
+		fa_link_made();	/* of a symlink, it is one more */
 	fa_unpin_call(&b);
 	return rc;
 }
@@ -168,6 +173,8 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 	if (rc < 0)
 		return -1;
 	rc = FA_REAL(symlinkat)(target, s.fd, s.name);
+	if (rc == 0)
+		fa_link_made();
 	fa_unpin_call(&s);
 	return rc;
 }

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 6
+#define FA_BRIDGE_VERSION 7
 
 /* What the host says about the code running on a thread. */
 struct fa_thread_ctx {
@@ -114,6 +114,15 @@ struct fa_bridge {
 	 */
 	uint64_t (*retire)(void);
 	uint64_t (*reclaimable)(void);
+	/*
+	 * A count that grows with every rename, removal of a directory and
+	 * new link the shim sees in the process (renames and removals in the
+	 * run's other processes too, under fa-run), and whenever it starts
+	 * seeing them again after a time it did not look. A host that judges
+	 * a call the shim judges again may keep what it proved of paths
+	 * while the count stays put (fa_trust_moves()).
+	 */
+	uint64_t (*moves)(void);
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);
@@ -143,7 +152,7 @@ typedef const struct fa_bridge *(*fa_bridge_fn)(void);
 #define FA__TABLE_LAYOUT(h)                                                      \
 	FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),\
 	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared),\
-	struct fa_bridge, reclaimable)
+	struct fa_bridge, moves)
 
 /* What both sides compare before anything crosses: a constant expression. */
 #define FA_ENGINE_ABI                                                            \

@@ -227,7 +227,9 @@ static uint64_t reclaimable(void)
 static void gate_add(int n)
 {
 	__atomic_add_fetch(&fa_ctx_gate, n, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&fa_gate, n, __ATOMIC_SEQ_CST);
+	/* While the gate stood open no move was counted: count one now. */
+	if (__atomic_add_fetch(&fa_gate, n, __ATOMIC_SEQ_CST) == n && n > 0)
+		fa_cwd_changed();
 }
 
 /* Keep the thread's count in the gate in step with its slot. */
@@ -579,6 +581,7 @@ static const struct fa_bridge bridge = {
 	.set_shared = set_shared,
 	.retire = retire,
 	.reclaimable = reclaimable,
+	.moves = fa_moves,
 };
 
 

@@ -43,6 +43,9 @@ def start(api, argv):
     path = shutil.which(argv[0])
     if api == 'posix_spawn':
         pid = os.posix_spawn(path, argv, os.environ)
+    elif api == 'posix_spawnp':
+        # by its bare name: libc searches PATH, the audit event carries the name
+        pid = os.posix_spawnp(argv[0], argv, os.environ)
     elif api == 'exec':
         pid = os.fork()
         if pid == 0:
@@ -70,7 +73,7 @@ with mk_audit(cfg['roots'], **kw)():
 print(json.dumps(res))
 '''
 
-APIS = ['subprocess', 'posix_spawn', 'system', 'exec', 'pty']
+APIS = ['subprocess', 'posix_spawn', 'posix_spawnp', 'system', 'exec', 'pty']
 
 
 def host(roots, runs, api='subprocess', unconfined=False, preload=True, under=None, **more):

@@ -511,3 +511,54 @@ def test_ctypes_calls_left_to_the_shim_where_it_is_loaded(native_mods, root, out
     assert got == {'call': 'ok', 'creat_out': '-1', 'created': False}
     got = run(native_mods, root, outside, body, preload=False)
     assert got == {'call': 'PermissionError', 'creat_out': 'PermissionError', 'created': False}
+
+
+def test_paths_the_hook_proved_are_proved_again_after_a_move(native_mods, root, outside):
+    # With the shim loaded the hook keeps, per thread, the paths it proved
+    # free of links, while the shim counts no rename, removal of a
+    # directory or new link. Each move below is one of those, made in the
+    # process between two writes of one path: the second write must meet
+    # the hook's own refusal, in the seed's words, not the shim's EACCES.
+    r = run(native_mods, root, outside, '''
+        import shutil
+        ap = mk_audit([root], monitor_calls=False)
+        def write(key, p):
+            try:
+                with open(p, 'w') as f:
+                    f.write('x')
+                res[key] = 'ok'
+            except PermissionError as e:
+                res[key] = 'hook' if str(e).startswith("open '") else str(e)
+        for d in ('a/b', 'y', 'c', 'h', 's/b'):
+            os.makedirs(root + '/' + d)
+        os.symlink(out, root + '/y/b')
+        os.symlink(out + '/g', root + '/lnk')
+        with ap():
+            write('a1', root + '/a/b/f')
+            write('c1', root + '/c/f')
+            write('h1', root + '/h/f')
+        # a directory on the way renamed away, one whose b leads out put there
+        os.rename(root + '/a', root + '/a.old')
+        os.rename(root + '/y', root + '/a')
+        # the file itself swapped for a symlink: an unlink moves nothing
+        os.remove(root + '/c/f')
+        os.symlink(out + '/g', root + '/c/f')
+        # and for a hard link of a symlink
+        os.remove(root + '/h/f')
+        os.link(root + '/lnk', root + '/h/f', follow_symlinks=False)
+        with ap():
+            write('a2', root + '/a/b/f')
+            write('c2', root + '/c/f')
+            write('h2', root + '/h/f')
+            write('s1', root + '/s/b/f')
+        # another process swaps a directory: this process counts nothing
+        subprocess.run(['sh', '-c', 'mv "$1/s/b" "$1/s/b.old" && ln -s "$2" "$1/s/b"',
+                        'sh', root, out], check=True)
+        with ap():
+            write('s2', root + '/s/b/f')
+    ''')
+    assert r == {'a1': 'ok', 'c1': 'ok', 'h1': 'ok', 's1': 'ok',
+                 'a2': 'hook', 'c2': 'hook', 'h2': 'hook',
+                 # not seen by the hook: refused by the shim, as the README says
+                 's2': "[Errno 13] Permission denied: '%s/s/b/f'" % root}
+    assert os.listdir(outside) == []

@@ -34,6 +34,11 @@ check_PROGRAMS += %D%/test_walk
 %C%_test_walk_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_walk_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
+check_PROGRAMS += %D%/test_linkfree
+%C%_test_linkfree_SOURCES = %D%/test_linkfree.c $(unit_tree_sources)
+%C%_test_linkfree_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_linkfree_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
 check_PROGRAMS += %D%/test_cwd
 %C%_test_cwd_SOURCES = %D%/test_cwd.c $(unit_tree_sources)
 %C%_test_cwd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -61,7 +66,7 @@ check_PROGRAMS += %D%/test_policy_file
 
 C_TESTS += %D%/test_policy_file
 C_TESTS += %D%/test_json %D%/test_policy %D%/test_audit_log %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
-	%D%/test_cwd %D%/test_order %D%/test_deep
+	%D%/test_cwd %D%/test_linkfree %D%/test_order %D%/test_deep
 endif
 
 E2E_TESTS += %D%/fa_check.sh

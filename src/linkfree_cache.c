@@ -1,0 +1,84 @@
+/*
+ * linkfree_cache.c - paths found free of links beneath a root, kept per
+ * thread, so that writing one file again and again asks the kernel once.
+ *
+ * fa_check_verdict() proves a path has no link on its way down from the
+ * root's pinned directory, nor at its end, with one system call (judge.c,
+ * linkfree_way()). For a caller whose allow is not the last word on the
+ * call, that proof may be kept: the Python hook with libfashim.so loaded,
+ * where the shim judges the very call the hook lets through, beneath the
+ * pinned root again. The hook needs the proof only to give its own
+ * refusal, in its own words; what stands between a write and the disk is
+ * the shim's check.
+ *
+ * Such a caller hands the engine a count (fa_trust_moves()) that grows
+ * with everything in the process that can put a link on a path proved
+ * free of them: a rename, a directory removed, a new symlink or hard link.
+ * A mkdir or a new file cannot. An entry is good while the count is what
+ * it was read as before the proof.
+ *
+ * What it cannot see: another process (a child the host started
+ * included) or a raw system call putting a link on a path after it was
+ * kept, or a mount made over one of its directories. The hook then lets
+ * the call through and the shim refuses it (EACCES, with the shim's
+ * note) where the hook would have refused it itself, before_deny unasked.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "engine_internal.h"
+
+#define NKEPT 8
+#define KEPT_PATH 256
+
+static uint64_t (*source)(void);
+
+static __thread struct {
+	const fa_policy *p;
+	uint64_t gen;		/* 0: empty */
+	unsigned how;
+	unsigned short len, rootlen;
+	char path[KEPT_PATH];
+} kept[NKEPT];
+static __thread unsigned next;
+
+void fa_trust_moves(uint64_t (*moves)(void))
+{
+	__atomic_store_n(&source, moves, __ATOMIC_SEQ_CST);
+}
+
+uint64_t fa__linkfree_gen(void)
+{
+	uint64_t (*fn)(void) = __atomic_load_n(&source, __ATOMIC_ACQUIRE);
+
+	return fn ? fn() : 0;
+}
+
+int fa__linkfree_known(const fa_policy *p, const char *dir, size_t len, size_t rootlen,
+		       unsigned how, uint64_t gen)
+{
+	unsigned i;
+
+	for (i = 0; i < NKEPT; i++)
+		if (kept[i].gen == gen && kept[i].p == p && kept[i].len == len &&
+		    kept[i].rootlen == rootlen && kept[i].how == how &&
+		    fa__same(kept[i].path, dir, len))
+			return 1;
+	return 0;
+}
+
+void fa__linkfree_keep(const fa_policy *p, const char *dir, size_t len, size_t rootlen,
+		       unsigned how, uint64_t gen)
+{
+	unsigned i = next++ % NKEPT;
+
+	if (!gen || len >= KEPT_PATH)
+		return;
+	kept[i].p = p;
+	kept[i].gen = gen;
+	kept[i].how = how;
+	kept[i].len = (unsigned short)len;
+	kept[i].rootlen = (unsigned short)rootlen;
+	memcpy(kept[i].path, dir, len);
+}
