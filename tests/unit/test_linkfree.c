@@ -51,6 +51,13 @@ static void swap_back(const char *dir)
 	assert_int_equal(rename(keep, tp(dir)), 0);
 }
 
+/* Below the root the proof is an openat2's: none to keep without it (valgrind). */
+static void need_openat2(void)
+{
+	if (!fa_resolve_uses_openat2())
+		skip();
+}
+
 static void kept_while_the_count_stays(const char *dir, const char *path)
 {
 	fa_policy *p = tree_policy(FA_SYM_NOFOLLOW);
@@ -81,6 +88,7 @@ static void kept_while_the_count_stays(const char *dir, const char *path)
 static void deep_path(void **state)
 {
 	(void)state;
+	need_openat2();
 	assert_int_equal(mkdir(tp("root/sub/a"), 0700), 0);
 	assert_int_equal(mkdir(tp("root/sub/a/b"), 0700), 0);
 	kept_while_the_count_stays("root/sub/a/b/c", "root/sub/a/b/c/f");
@@ -92,6 +100,7 @@ static void deep_path(void **state)
 static void one_down(void **state)
 {
 	(void)state;
+	need_openat2();
 	kept_while_the_count_stays("root/d1", "root/d1/f");
 }
 
@@ -115,9 +124,12 @@ static void in_the_root(void **state)
 /* One policy's proof is not another's, though the path is the same. */
 static void per_policy(void **state)
 {
-	fa_policy *p = tree_policy(FA_SYM_NOFOLLOW), *q = tree_policy(FA_SYM_NOFOLLOW);
+	fa_policy *p, *q;
 
 	(void)state;
+	need_openat2();
+	p = tree_policy(FA_SYM_NOFOLLOW);
+	q = tree_policy(FA_SYM_NOFOLLOW);
 	fa_trust_moves(moves);
 	assert_int_equal(mkdir(tp("root/d2"), 0700), 0);
 	assert_int_equal(verdict(p, "root/d2/f"), FA_ALLOW);
