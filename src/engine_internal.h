@@ -162,17 +162,17 @@ unsigned long fa__cwd_generation(void);
 /* The process whose memory holds the copies (a vfork child is not it). */
 int fa__cwd_owner(void);
 
-/* ---- linkfree_cache.c: directories proved free of links, per thread ---- */
+/* ---- linkfree_cache.c: paths proved free of links, per thread ---- */
 /* The caller's count of moves (fa_trust_moves()), or 0: keep nothing. */
 uint64_t fa__linkfree_gen(void);
 /*
- * dir (absolute, len bytes, its root rootlen of them) was proved a
- * directory reached from p's root with no link on the way, with these
- * RESOLVE_* flags, under count gen.
+ * path (absolute, folded, len bytes, its root rootlen of them) was proved
+ * to meet no link from p's root down to its end, with these RESOLVE_*
+ * flags, under count gen.
  */
-int fa__linkfree_known(const fa_policy *p, const char *dir, size_t len, size_t rootlen,
+int fa__linkfree_known(const fa_policy *p, const char *path, size_t len, size_t rootlen,
 		       unsigned how, uint64_t gen);
-void fa__linkfree_keep(const fa_policy *p, const char *dir, size_t len, size_t rootlen,
+void fa__linkfree_keep(const fa_policy *p, const char *path, size_t len, size_t rootlen,
 		       unsigned how, uint64_t gen);
 
 /* ---- dirfd_cache.c ---- */

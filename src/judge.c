@@ -280,11 +280,12 @@ static int linkfree_way(struct fa__jctx *c, int base, const char *abs, size_t le
 		return 1;
 	if (rel == name) {
 		char one;
+		ssize_t n;
 
 		if (!follow)
 			return 1;
-		fd = (int)fa__sys_readlinkat(base, rel, &one, 1);
-		if (fd != -EINVAL && fd != -ENOENT)
+		n = fa__sys_readlinkat(base, rel, &one, 1);
+		if (n != -EINVAL && n != -ENOENT)
 			return 0;	/* a link to follow, or trouble */
 	} else {
 		fd = fa__open_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);

@@ -55,30 +55,40 @@ uint64_t fa__linkfree_gen(void)
 	return fn ? fn() : 0;
 }
 
-int fa__linkfree_known(const fa_policy *p, const char *dir, size_t len, size_t rootlen,
+static int same_key(unsigned i, const fa_policy *p, const char *path, size_t len,
+		    size_t rootlen, unsigned how)
+{
+	return kept[i].p == p && kept[i].len == len && kept[i].rootlen == rootlen &&
+	       kept[i].how == how && fa__same(kept[i].path, path, len);
+}
+
+int fa__linkfree_known(const fa_policy *p, const char *path, size_t len, size_t rootlen,
 		       unsigned how, uint64_t gen)
 {
 	unsigned i;
 
 	for (i = 0; i < NKEPT; i++)
-		if (kept[i].gen == gen && kept[i].p == p && kept[i].len == len &&
-		    kept[i].rootlen == rootlen && kept[i].how == how &&
-		    fa__same(kept[i].path, dir, len))
+		if (kept[i].gen == gen && same_key(i, p, path, len, rootlen, how))
 			return 1;
 	return 0;
 }
 
-void fa__linkfree_keep(const fa_policy *p, const char *dir, size_t len, size_t rootlen,
+/* In the path's own stale entry if it has one, else in the next in turn. */
+void fa__linkfree_keep(const fa_policy *p, const char *path, size_t len, size_t rootlen,
 		       unsigned how, uint64_t gen)
 {
-	unsigned i = next++ % NKEPT;
+	unsigned i;
 
 	if (!gen || len >= KEPT_PATH)
 		return;
+	for (i = 0; i < NKEPT && !same_key(i, p, path, len, rootlen, how); i++)
+		;
+	if (i == NKEPT)
+		i = next++ % NKEPT;
 	kept[i].p = p;
 	kept[i].gen = gen;
 	kept[i].how = how;
 	kept[i].len = (unsigned short)len;
 	kept[i].rootlen = (unsigned short)rootlen;
-	memcpy(kept[i].path, dir, len);
+	memcpy(kept[i].path, path, len);
 }

@@ -185,8 +185,8 @@ fa_bridge_init(void)
     reason[0] = 0;
     /*
      * The shim judges every call the hook lets through, beneath the pinned
-     * roots: the hook may keep the directories it proved free of links
-     * while the shim counts no move (linkfree_cache.c).
+     * roots: the hook may keep the paths it proved free of links while
+     * the shim counts no move (linkfree_cache.c).
      */
     fa_trust_moves(b->moves);
 #if FA_CONTEXT_WATCHERS
