@@ -13,6 +13,7 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 	%D%/_fastaudit/py_policy.c \
 	%D%/_fastaudit/py_learn.c \
 	%D%/_fastaudit/monitor.c \
+	%D%/_fastaudit/moves.c \
 	%D%/_fastaudit/py_bridge.c \
 	%D%/_fastaudit/py_denial.c \
 	%D%/_fastaudit/text.c

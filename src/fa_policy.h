@@ -426,13 +426,12 @@ int fa_parent_cache_enable(int fd);
 int fa_parent_cache_fd(void);
 
 /*
- * For a caller whose allow is not the last word on the call it judges (the
- * Python hook with libfashim.so loaded, which judges the same call again):
  * fa_check_verdict() may keep, per thread, the paths it proved free of
  * links beneath a root, for as long as moves() returns what it returned
- * before the proof. moves() must grow with every rename, removal of a
- * directory and new link the process makes; NULL keeps nothing (the
- * default).
+ * before the proof. moves() must grow with every rename and new link that
+ * may move a kept path, and return 0 while it cannot tell (nothing is kept
+ * or trusted then); NULL keeps nothing (the default). The Python hook
+ * hands the shim's count, or its own (linkfree_cache.c).
  */
 void fa_trust_moves(uint64_t (*moves)(void));
 /*

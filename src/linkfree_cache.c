@@ -4,24 +4,22 @@
  *
  * fa_check_verdict() proves a path has no link on its way down from the
  * root's pinned directory, nor at its end, with one system call (judge.c,
- * linkfree_way()). For a caller whose allow is not the last word on the
- * call, that proof may be kept: the Python hook with libfashim.so loaded,
- * where the shim judges the very call the hook lets through, beneath the
- * pinned root again. The hook needs the proof only to give its own
- * refusal, in its own words; what stands between a write and the disk is
- * the shim's check.
+ * linkfree_way()). The Python hook may keep that proof, handing the
+ * engine a count (fa_trust_moves()) that grows with what can put a link
+ * on a path proved free of them: a rename, a new symlink or hard link (a
+ * mkdir or a new file cannot). An entry is good while the count is what
+ * it was read as before the proof; a count of 0 keeps nothing.
  *
- * Such a caller hands the engine a count (fa_trust_moves()) that grows
- * with everything in the process that can put a link on a path proved
- * free of them: a rename, a directory removed, a new symlink or hard link.
- * A mkdir or a new file cannot. An entry is good while the count is what
- * it was read as before the proof.
- *
- * What it cannot see: another process (a child the host started
- * included) or a raw system call putting a link on a path after it was
- * kept, or a mount made over one of its directories. The hook then lets
- * the call through and the shim refuses it (EACCES, with the shim's
- * note) where the hook would have refused it itself, before_deny unasked.
+ * Two counts serve. With libfashim.so loaded, the shim's (cwd_cache.c
+ * fa_moves()): every rename, directory removal and link made through
+ * libc, and the shim judges the very call the hook lets through, beneath
+ * the pinned root again, so a proof gone stale costs only the hook's own
+ * refusal (the shim refuses with EACCES and its note). Without it, the
+ * hook's (pyhook's moves.c): the audit events that move or link, and no
+ * trust while the process may have children; there the hook's allow is
+ * the last word, and a link made where the hook cannot see it (native
+ * code, another process, a mount) lets a write through it (README, "The
+ * hook's kept proofs").
  */
 #include "config.h"
 

@@ -523,7 +523,9 @@ entry_new(FaCfgObject *cfg)
     /*
      * counted from birth: a copied context keeps the checks on until it dies
      */
-    fa_st.live_entries++;
+    if (fa_st.live_entries++ == 0) {
+        fa_moves_unwatched();
+    }
     e->cfg = (FaCfgObject *)Py_NewRef(cfg);
     fa_bridge_live((PyObject *)cfg->pol, 1, cfg->learn_fd);
     e->tid = PyThread_get_thread_ident();

@@ -13,8 +13,12 @@
 
 #include <string.h>
 
-#define ALLOW(n) {n, FA_EV_ALLOW, FA_OP_WRITE, -1, -1}
-#define PATH(n, c, op, d1, d2) {n, c, op, d1, d2}
+#define ALLOW(n) {n, FA_EV_ALLOW, FA_OP_WRITE, -1, -1, 0}
+#define PATH(n, c, op, d1, d2) {n, c, op, d1, d2, 0}
+/* may put a link on a path or move a directory (moves.c) */
+#define MOVE(n, c, op, d1, d2) {n, c, op, d1, d2, FA_MOVES_LINK}
+/* starts a process */
+#define START(n, c) {n, c, FA_OP_WRITE, -1, -1, FA_MOVES_START}
 
 static const struct fa_evinfo table[] = {
     ALLOW("array.__new__"), ALLOW("builtins.breakpoint"), ALLOW("builtins.id"),
@@ -22,9 +26,10 @@ static const struct fa_evinfo table[] = {
     ALLOW("code.__new__"),
     ALLOW("compile"), ALLOW("cpython.run_interactivehook"), ALLOW("exec"),
     ALLOW("function.__new__"), ALLOW("glob.glob"), ALLOW("glob.glob/2"),
-    {"import", FA_EV_IMPORT, FA_OP_WRITE, -1, -1}, ALLOW("mmap.__new__"),
+    {"import", FA_EV_IMPORT, FA_OP_WRITE, -1, -1, 0}, ALLOW("mmap.__new__"),
     ALLOW("object.__delattr__"),
-    ALLOW("object.__getattr__"), ALLOW("os.fork"), ALLOW("os.forkpty"),
+    ALLOW("object.__getattr__"), START("os.fork", FA_EV_ALLOW),
+    START("os.forkpty", FA_EV_ALLOW),
     ALLOW("os.fwalk"), ALLOW("os.getxattr"), ALLOW("os.listdir"),
     ALLOW("os.listdrives"), ALLOW("os.listmounts"), ALLOW("os.listvolumes"),
     ALLOW("os.listxattr"), ALLOW("os.lockf"), ALLOW("os.scandir"),
@@ -83,10 +88,10 @@ static const struct fa_evinfo table[] = {
     /* the archive is only read; what matters is the directory written into */
     PATH("shutil.unpack_archive", FA_EV_DST, FA_OP_DIR, -1, -1),
 
-    PATH("os.link", FA_EV_BOTH, FA_OP_LINK, 2, 3),
-    PATH("os.rename", FA_EV_BOTH, FA_OP_RENAME, 2, 3),
-    PATH("os.symlink", FA_EV_BOTH, FA_OP_SYMLINK, 2, 2),
-    PATH("shutil.move", FA_EV_BOTH, FA_OP_RENAME, -1, -1),
+    MOVE("os.link", FA_EV_BOTH, FA_OP_LINK, 2, 3),
+    MOVE("os.rename", FA_EV_BOTH, FA_OP_RENAME, 2, 3),
+    MOVE("os.symlink", FA_EV_BOTH, FA_OP_SYMLINK, 2, 2),
+    MOVE("shutil.move", FA_EV_BOTH, FA_OP_RENAME, -1, -1),
 
     PATH("open", FA_EV_OPEN, FA_OP_WRITE, -1, -1),
     PATH("os.chdir", FA_EV_CHDIR, FA_OP_CHDIR, -1, -1),
@@ -98,10 +103,15 @@ static const struct fa_evinfo table[] = {
     PATH("_thread.start_joinable_thread", FA_EV_THREAD, FA_OP_WRITE, -1, -1),
 
     /* what subprocess.Popen does next: its start, or another one */
-    PATH("_posixsubprocess.fork_exec", FA_EV_SPAWN, FA_OP_WRITE, -1, -1),
-    PATH("os.posix_spawn", FA_EV_SPAWN, FA_OP_WRITE, -1, -1),
-    PATH("os.posix_spawnp", FA_EV_SPAWN, FA_OP_WRITE, -1, -1),
-    PATH("ctypes.call_function", FA_EV_NATIVE, FA_OP_WRITE, -1, -1),
+    START("_posixsubprocess.fork_exec", FA_EV_SPAWN),
+    START("os.posix_spawn", FA_EV_SPAWN),
+    START("os.posix_spawnp", FA_EV_SPAWN),
+    /* refused unless the host allows them, as any event not listed */
+    START("os.system", FA_EV_OTHER),
+    START("subprocess.Popen", FA_EV_OTHER),
+    /* native code may do anything, a process start included */
+    {"ctypes.call_function", FA_EV_NATIVE, FA_OP_WRITE, -1, -1,
+     FA_MOVES_LINK | FA_MOVES_START},
 };
 
 #define NTABLE (sizeof table / sizeof table[0])
@@ -117,10 +127,11 @@ static const struct {
 };
 
 static const struct fa_evinfo internal = {"audit_perms.", FA_EV_INTERNAL,
-                                          FA_OP_WRITE, -1, -1};
+                                          FA_OP_WRITE, -1, -1, 0};
 static const struct fa_evinfo prefixed = {"", FA_EV_ALLOW, FA_OP_WRITE, -1,
-                                          -1};
-static const struct fa_evinfo other = {"", FA_EV_OTHER, FA_OP_WRITE, -1, -1};
+                                          -1, 0};
+static const struct fa_evinfo other = {"", FA_EV_OTHER, FA_OP_WRITE, -1, -1,
+                                       0};
 
 /*
  * Every event raised inside a context is looked up here, so the table is

@@ -271,6 +271,9 @@ exec_module(PyObject *m)
         return -1;
     }
     fa_bridge_init();
+    if (!fa_native_on()) {
+        fa_moves_watch();
+    }
     if (PyModule_AddIntConstant(m, "MONITORING", FA_HAVE_MONITORING) < 0) {
         return -1;
     }

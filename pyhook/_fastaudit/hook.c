@@ -512,6 +512,9 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
     PyObject *a1;
     const char *name;
 
+    if (ev->moves) {
+        fa_moves_announce(ev->moves);
+    }
     switch (ev->cls) {
     case FA_EV_ALLOW:
         return 0;
@@ -587,6 +590,21 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
     }
 }
 
+/*
+ * Outside the contexts, a move still moves paths a context proved free of
+ * links (moves.c); the event is looked up only where the hook keeps its
+ * proofs by its own count.
+ */
+static void
+note_moves(const char *event)
+{
+    const struct fa_evinfo *ev;
+
+    if (fa_moves_on() && (ev = fa_event_lookup(event))->moves) {
+        fa_moves_announce(ev->moves);
+    }
+}
+
 static int
 audit_hook(const char *event, PyObject *args, void *unused)
 {
@@ -594,11 +612,15 @@ audit_hook(const char *event, PyObject *args, void *unused)
     int rc;
 
     (void)unused;
+    if (fa_moves_pending()) {
+        fa_moves_settle_slow();
+    }
     if (!fa_st.live_entries) {
         return 0;
     }
     /* C hooks see every interpreter; the contexts belong to the main one */
     if (PyInterpreterState_Get() != fa_st.interp) {
+        note_moves(event);
         return 0;
     }
     if (!strcmp(event, "fastaudit.probe")) {
@@ -609,6 +631,7 @@ audit_hook(const char *event, PyObject *args, void *unused)
     /* asyncio switches contexts silently: keep the shim's answer current */
     fa_bridge_publish(entry);
     if (!entry) {
+        note_moves(event);
         return PyErr_Occurred() ? -1 : 0;
     }
     /* the learner's records in event order: the shim's, then this event's */

@@ -84,11 +84,34 @@ struct fa_evinfo {
     enum fa_op op;
     signed char dirfd_arg;   /* index of a dir_fd argument, or -1 */
     signed char dirfd2_arg;  /* second dir_fd (rename, link), or -1 */
+    unsigned char moves;     /* FA_MOVES_*: what moves.c counts */
 };
 
 const struct fa_evinfo *fa_event_lookup(const char *event);
 int fa_setattr_allowed(const char *name);
 int fa_env_sensitive(const char *key);
+
+/* ---- moves.c --------------------------------------------------------- */
+
+/* an event that may put a link on a path, or move a directory */
+#define FA_MOVES_LINK 1
+/* an event that starts a process */
+#define FA_MOVES_START 2
+
+/* Without libfashim.so: the hook keeps its proofs by this count. */
+void fa_moves_watch(void);
+/*
+ * Events went unwatched (no context was live): forget what was kept, and
+ * look for children.
+ */
+void fa_moves_unwatched(void);
+/* The hook keeps its proofs by this count. */
+int fa_moves_on(void);
+/* Before an event whose moves is not 0. */
+void fa_moves_announce(int how);
+/* At each event of a thread: the moves it announced are done. */
+int fa_moves_pending(void);
+void fa_moves_settle_slow(void);
 
 /* ---- py_policy.c ------------------------------------------------------- */
 

@@ -17,6 +17,7 @@ python_suites = \
 	%D%/test_hook_reentry.py \
 	%D%/test_hook_denials.py \
 	%D%/test_hook_paths.py \
+	%D%/test_hook_proofs.py \
 	%D%/test_learn.py \
 	%D%/test_children.py \
 	%D%/test_reference_suite.py

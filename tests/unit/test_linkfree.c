@@ -144,6 +144,35 @@ static void per_policy(void **state)
 	fa_policy_free(q);
 }
 
+/*
+ * A count of 0 (the hook's own count while a move is under way or a child
+ * runs) keeps nothing and trusts nothing kept, then or after.
+ */
+static void zero_keeps_nothing(void **state)
+{
+	fa_policy *p = tree_policy(FA_SYM_NOFOLLOW);
+	uint64_t was = count;
+
+	(void)state;
+	need_openat2();
+	fa_trust_moves(moves);
+	assert_int_equal(mkdir(tp("root/d3"), 0700), 0);
+	assert_int_equal(verdict(p, "root/d3/f"), FA_ALLOW);
+	swap_for_link("root/d3");
+	count = 0;
+	assert_int_equal(verdict(p, "root/d3/f"), FA_DENY);
+	swap_back("root/d3");
+	assert_int_equal(verdict(p, "root/d3/f"), FA_ALLOW);
+	swap_for_link("root/d3");
+	assert_int_equal(verdict(p, "root/d3/f"), FA_DENY);
+	count = was + 1;
+	assert_int_equal(verdict(p, "root/d3/f"), FA_DENY);
+	swap_back("root/d3");
+	assert_int_equal(rmdir(tp("root/d3")), 0);
+	fa_trust_moves(NULL);
+	fa_policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +180,7 @@ int main(void)
 		cmocka_unit_test_setup(one_down, use_openat2),
 		BOTH(in_the_root),
 		cmocka_unit_test_setup(per_policy, use_openat2),
+		cmocka_unit_test_setup(zero_keeps_nothing, use_openat2),
 	};
 
 	return RUN_TAP("linkfree", tests);
