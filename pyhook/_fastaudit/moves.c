@@ -128,11 +128,13 @@ fa_moves_announce(int how)
     if (!watching) {
         return;
     }
-    /* announced first: a check that sees the new child sees this too */
-    if (!pthread_getspecific(mine)
-        && pthread_setspecific(mine, (void *)1) == 0)
-    {
+    /*
+     * announced first: a check that sees the new child sees this too. A
+     * thread that cannot be marked keeps it unsettled for good.
+     */
+    if (!pthread_getspecific(mine)) {
         __atomic_add_fetch(&unsettled, 1, __ATOMIC_SEQ_CST);
+        (void)pthread_setspecific(mine, (void *)1);
     }
     if (how & FA_MOVES_START) {
         __atomic_add_fetch(&spawned, 1, __ATOMIC_SEQ_CST);
