@@ -715,9 +715,11 @@ fa_bridge_approve(enum fa_op op, const char *path)
 /*
  * A process start the host allowed: approve, one-shot, the program paths
  * the exec will try (subprocess joins a bare name with each PATH entry;
- * only candidates that exist are approved, the shim keeps few). The
- * program starts under the context's policy unless the host said
- * UNCONFINED.
+ * only candidates that exist are approved, the shim keeps few). os.execv
+ * takes a bare name as a path in the cwd, as execve does; os.posix_spawn
+ * too, while posix_spawnp, which raises the same event, searches PATH: a
+ * bare name is approved both ways there. The program starts under the
+ * context's policy unless the host said UNCONFINED.
  */
 void
 fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
@@ -756,8 +758,12 @@ fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
         goto out;
     }
     p = PyBytes_AS_STRING(b);
-    if (strchr(p, '/')) {
+    if (strchr(p, '/') || !strcmp(event, "os.exec")
+        || !strcmp(event, "os.posix_spawn"))
+    {
         approve_exec(p);
+    }
+    if (strchr(p, '/') || !strcmp(event, "os.exec")) {
         goto out;
     }
     if (!strcmp(event, "subprocess.Popen") && PyTuple_GET_SIZE(args) >= 4) {
@@ -771,7 +777,9 @@ fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined)
         if (!PyUnicode_FSConverter(PyList_GET_ITEM(dirs, i), &d)) {
             break;
         }
-        snprintf(buf, sizeof buf, "%s/%s", PyBytes_AS_STRING(d), p);
+        /* an empty entry is the cwd: subprocess runs the bare name */
+        snprintf(buf, sizeof buf, "%s%s%s", PyBytes_AS_STRING(d),
+                 *PyBytes_AS_STRING(d) ? "/" : "", p);
         Py_DECREF(d);
         if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
             approve_exec(buf);

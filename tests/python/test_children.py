@@ -9,6 +9,7 @@ with the shim preloaded unless the case says otherwise.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -41,6 +42,9 @@ def start(api, argv):
     if api == 'system':
         return os.waitstatus_to_exitcode(os.system(shlex.join(argv)))
     path = shutil.which(argv[0])
+    if api.endswith('_name'):
+        # a bare name, taken as a path in the cwd (cfg['cwd'])
+        api, path = api[:-len('_name')], argv[0]
     if api == 'posix_spawn':
         pid = os.posix_spawn(path, argv, os.environ)
     elif api == 'posix_spawnp':
@@ -59,6 +63,8 @@ def start(api, argv):
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 res = []
+if cfg.get('cwd'):
+    os.chdir(cfg['cwd'])
 kw = dict(monitor_calls=False, policy=cfg.get('policy'))
 if cfg.get('learn'):
     kw['learn'] = True
@@ -136,6 +142,22 @@ def test_unconfined_is_explicit(api, root, outside, src):
     assert all(x in ok for x in r), (r, err)
     assert sorted(os.listdir(outside)) == ['f', 'f.cp', 'f.py']
     assert repr(__import__('fastaudit').UNCONFINED) == 'fastaudit.UNCONFINED'
+
+
+@pytest.mark.parametrize('api', ['posix_spawn', 'exec'])
+def test_a_bare_name_in_the_cwd(api, root, outside, src, tmp_path):
+    # os.posix_spawn and os.execv run a bare name from the cwd, as execve
+    # does: the approval is the name's, and the child stays confined
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    for prog in ('sh', 'cp'):
+        os.symlink(shutil.which(prog), bindir / prog)
+    runs = [['sh', '-c', f'echo x > {root}/f'], ['cp', str(src), f'{root}/f.cp'],
+            ['sh', '-c', f'echo x > {outside}/f']]
+    r, err = host([root], runs, api=api + '_name', cwd=str(bindir))
+    assert r[:2] == [0, 0] and r[2] != 0, (r, err)
+    assert sorted(os.listdir(root)) == ['f', 'f.cp']
+    assert os.listdir(outside) == [], err
 
 
 def test_grandchild_is_confined(root, outside):
