@@ -168,12 +168,15 @@ uint64_t fa__linkfree_gen(void);
 /*
  * path (absolute, folded, len bytes, its root rootlen of them) was proved
  * to meet no link from p's root down to its end, with these RESOLVE_*
- * flags, under count gen.
+ * flags, under count gen. Two tables: the paths judged (FA_KEPT_PATH), and
+ * the directories that held them (FA_KEPT_DIR), so that a new name in a
+ * directory proved asks after its final component alone.
  */
-int fa__linkfree_known(const fa_policy *p, const char *path, size_t len, size_t rootlen,
-		       unsigned how, uint64_t gen);
-void fa__linkfree_keep(const fa_policy *p, const char *path, size_t len, size_t rootlen,
-		       unsigned how, uint64_t gen);
+enum fa__kept { FA_KEPT_PATH, FA_KEPT_DIR };
+int fa__linkfree_known(enum fa__kept t, const fa_policy *p, const char *path, size_t len,
+		       size_t rootlen, unsigned how, uint64_t gen);
+void fa__linkfree_keep(enum fa__kept t, const fa_policy *p, const char *path, size_t len,
+		       size_t rootlen, unsigned how, uint64_t gen);
 
 /* ---- dirfd_cache.c ---- */
 /*

@@ -265,36 +265,44 @@ static int magic_text(const char *t)
  * or stops at something that is no link, where the call fails by itself
  * (1); or it meets a link, a mount, no access (0). One system call
  * answers: readlinkat for a name in the root itself (only a rule that
- * follows a final link asks), else one openat2. A caller that trusts a
- * count of moves (linkfree_cache.c) keeps the answer 1 for the path and
- * takes it from there while the count stays put.
+ * follows a final link asks), else one openat2.
+ *
+ * A caller that trusts a count of moves (linkfree_cache.c) keeps the
+ * answer 1 for the path, and for its directory, and takes them from there
+ * while the count stays put: a new name in a directory proved needs only
+ * a readlinkat of its final component (the way down is known to hold no
+ * link to follow), and none where the rule does not follow it.
  */
 static int linkfree_way(struct fa__jctx *c, int base, const char *abs, size_t len,
-			size_t rootlen, const char *rel, const char *name, int follow,
-			unsigned how)
+			size_t dlen, size_t rootlen, const char *rel, const char *name,
+			int follow, unsigned how)
 {
 	uint64_t gen = fa__linkfree_gen();
+	char one;
+	ssize_t n;
 	int fd;
 
-	if (gen && fa__linkfree_known(c->p, abs, len, rootlen, how, gen))
+	if (gen && fa__linkfree_known(FA_KEPT_PATH, c->p, abs, len, rootlen, how, gen))
 		return 1;
 	if (rel == name) {
-		char one;
-		ssize_t n;
-
 		if (!follow)
 			return 1;
 		n = fa__sys_readlinkat(base, rel, &one, 1);
 		if (n != -EINVAL && n != -ENOENT)
 			return 0;	/* a link to follow, or trouble */
+	} else if (gen && fa__linkfree_known(FA_KEPT_DIR, c->p, abs, dlen, rootlen, how, gen)) {
+		n = follow ? fa__sys_readlinkat(base, rel, &one, 1) : -EINVAL;
+		if (n != -EINVAL && n != -ENOENT)
+			return 0;
 	} else {
 		fd = fa__open_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
 		if (fd >= 0)
 			fa__sys_close(fd);	/* a directory, with no link on the way */
 		else if (fd != -ENOTDIR && fd != -ENOENT)
 			return 0;
+		fa__linkfree_keep(FA_KEPT_DIR, c->p, abs, dlen, rootlen, how, gen);
 	}
-	fa__linkfree_keep(c->p, abs, len, rootlen, how, gen);
+	fa__linkfree_keep(FA_KEPT_PATH, c->p, abs, len, rootlen, how, gen);
 	return 1;
 }
 
@@ -347,7 +355,7 @@ static int straight_path(struct fa__jctx *c, const char *abs, const struct fa__r
 	d->err = 0;
 	if (c->verdict_only) {
 		if ((rel != name && !fa__openat2_usable()) ||
-		    !linkfree_way(c, base, abs, len, rootlen, rel, name, rule->follow,
+		    !linkfree_way(c, base, abs, len, dlen, rootlen, rel, name, rule->follow,
 				  how | fa__xdev(c)))
 			return 0;
 	} else if (rel == name) {

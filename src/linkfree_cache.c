@@ -8,7 +8,9 @@
  * engine a count (fa_trust_moves()) that grows with what can put a link
  * on a path proved free of them: a rename, a new symlink or hard link (a
  * mkdir or a new file cannot). An entry is good while the count is what
- * it was read as before the proof; a count of 0 keeps nothing.
+ * it was read as before the proof; a count of 0 keeps nothing. The
+ * directory that held a path proved is kept too: a new name in it needs
+ * its final component looked at, no more.
  *
  * Two counts serve. With libfashim.so loaded, the shim's (cwd_cache.c
  * fa_moves()): every rename, directory removal and link made through
@@ -27,19 +29,22 @@
 
 #include "engine_internal.h"
 
-#define NKEPT 8
+#define NPATHS 8
+#define NDIRS 4
 #define KEPT_PATH 256
 
 static uint64_t (*source)(void);
 
-static __thread struct {
+struct entry {
 	const fa_policy *p;
 	uint64_t gen;		/* 0: empty */
 	unsigned how;
 	unsigned short len, rootlen;
 	char path[KEPT_PATH];
-} kept[NKEPT];
-static __thread unsigned next;
+};
+
+static __thread struct entry paths[NPATHS], dirs[NDIRS];
+static __thread unsigned next[2];
 
 void fa_trust_moves(uint64_t (*moves)(void))
 {
@@ -53,40 +58,48 @@ uint64_t fa__linkfree_gen(void)
 	return fn ? fn() : 0;
 }
 
-static int same_key(unsigned i, const fa_policy *p, const char *path, size_t len,
-		    size_t rootlen, unsigned how)
+static struct entry *table(enum fa__kept t, unsigned *n)
 {
-	return kept[i].p == p && kept[i].len == len && kept[i].rootlen == rootlen &&
-	       kept[i].how == how && fa__same(kept[i].path, path, len);
+	*n = t == FA_KEPT_DIR ? NDIRS : NPATHS;
+	return t == FA_KEPT_DIR ? dirs : paths;
 }
 
-int fa__linkfree_known(const fa_policy *p, const char *path, size_t len, size_t rootlen,
-		       unsigned how, uint64_t gen)
+static int same_key(const struct entry *e, const fa_policy *p, const char *path, size_t len,
+		    size_t rootlen, unsigned how)
 {
-	unsigned i;
+	return e->p == p && e->len == len && e->rootlen == rootlen && e->how == how &&
+	       fa__same(e->path, path, len);
+}
 
-	for (i = 0; i < NKEPT; i++)
-		if (kept[i].gen == gen && same_key(i, p, path, len, rootlen, how))
+int fa__linkfree_known(enum fa__kept t, const fa_policy *p, const char *path, size_t len,
+		       size_t rootlen, unsigned how, uint64_t gen)
+{
+	unsigned i, n;
+	const struct entry *e = table(t, &n);
+
+	for (i = 0; i < n; i++)
+		if (e[i].gen == gen && same_key(&e[i], p, path, len, rootlen, how))
 			return 1;
 	return 0;
 }
 
 /* In the path's own stale entry if it has one, else in the next in turn. */
-void fa__linkfree_keep(const fa_policy *p, const char *path, size_t len, size_t rootlen,
-		       unsigned how, uint64_t gen)
+void fa__linkfree_keep(enum fa__kept t, const fa_policy *p, const char *path, size_t len,
+		       size_t rootlen, unsigned how, uint64_t gen)
 {
-	unsigned i;
+	unsigned i, n;
+	struct entry *e = table(t, &n);
 
 	if (!gen || len >= KEPT_PATH)
 		return;
-	for (i = 0; i < NKEPT && !same_key(i, p, path, len, rootlen, how); i++)
+	for (i = 0; i < n && !same_key(&e[i], p, path, len, rootlen, how); i++)
 		;
-	if (i == NKEPT)
-		i = next++ % NKEPT;
-	kept[i].p = p;
-	kept[i].gen = gen;
-	kept[i].how = how;
-	kept[i].len = (unsigned short)len;
-	kept[i].rootlen = (unsigned short)rootlen;
-	memcpy(kept[i].path, path, len);
+	if (i == n)
+		i = next[t]++ % n;
+	e[i].p = p;
+	e[i].gen = gen;
+	e[i].how = how;
+	e[i].len = (unsigned short)len;
+	e[i].rootlen = (unsigned short)rootlen;
+	memcpy(e[i].path, path, len);
 }

@@ -223,7 +223,8 @@ def test_a_ctypes_call(root, outside):
 @pytest.mark.skipif(not shutil.which('strace'), reason='strace not installed')
 def test_the_proof_is_kept(root, outside, tmp_path):
     # a hundred writes of one path ask the kernel once; once more after a
-    # move made elsewhere
+    # move made elsewhere; new names in that directory ask after their
+    # final component only, and removes nothing
     log = tmp_path / 'strace.log'
     probe = subprocess.run(['strace', '-qq', '-o', os.devnull, 'true'], capture_output=True)
     if probe.returncode:
@@ -237,10 +238,18 @@ def test_the_proof_is_kept(root, outside, tmp_path):
             helper(os.rename, root + '/a', root + '/a2')
             for i in range(100, 200):
                 write('w%d' % i, p)
+            # new names in the directory proved: their final component alone
+            for i in range(50):
+                os.close(os.open(root + '/c/d/e/n%d' % i, os.O_CREAT | os.O_WRONLY))
+            for i in range(50):
+                os.remove(root + '/c/d/e/n%d' % i)
     ''', strace=str(log))
     assert set(r.values()) == {'ok'} and len(r) == 200
+    lines = log.read_text().splitlines()
     # the hook's proofs are openat2 calls on the path below the root
-    proofs = [line for line in log.read_text().splitlines()
-              if 'openat2(' in line and '"c/d/e/f"' in line]
+    proofs = [line for line in lines if 'openat2(' in line and '"c/d/e/' in line]
     # once, and once more after the move (the import's own lookups aside)
     assert 1 <= len(proofs) <= 3, proofs
+    # a readlinkat for each new name opened, none for a remove (it follows no link)
+    finals = [line for line in lines if 'readlinkat(' in line and '"c/d/e/n' in line]
+    assert len(finals) == 50, finals[:5]

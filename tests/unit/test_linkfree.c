@@ -144,6 +144,48 @@ static void per_policy(void **state)
 	fa_policy_free(q);
 }
 
+static enum fa_verdict verdict_op(fa_policy *p, enum fa_op op, const char *rel)
+{
+	struct fa_decision d;
+
+	return fa_check_verdict(p, op, AT_FDCWD, tp(rel), &d);
+}
+
+/*
+ * A new name in a directory proved: the way down is taken from the kept
+ * directory (a swap of it behind the count's back goes unseen), and only
+ * the final component is asked after, where the rule follows it.
+ */
+static void new_name_in_a_kept_directory(void **state)
+{
+	fa_policy *p = tree_policy(FA_SYM_NOFOLLOW);
+
+	(void)state;
+	need_openat2();
+	fa_trust_moves(moves);
+	assert_int_equal(mkdir(tp("root/d4"), 0700), 0);
+	assert_int_equal(mkdir(tp("root/d4/e"), 0700), 0);
+	assert_int_equal(verdict(p, "root/d4/e/f1"), FA_ALLOW);
+	/* a final link made behind the count's back is still seen */
+	assert_int_equal(syscall(SYS_symlinkat, "../../../outside/x", AT_FDCWD,
+				 tp("root/d4/e/lnk")), 0);
+	assert_int_equal(verdict(p, "root/d4/e/lnk"), FA_DENY);
+	/* a rule that does not follow it asks nothing: removing the link is fine */
+	assert_int_equal(verdict_op(p, FA_OP_REMOVE, "root/d4/e/lnk"), FA_ALLOW);
+	assert_int_equal(unlink(tp("root/d4/e/lnk")), 0);
+	swap_for_link("root/d4/e");
+	/* not counted: the kept directory answers for a name never judged */
+	assert_int_equal(verdict(p, "root/d4/e/f2"), FA_ALLOW);
+	count++;
+	assert_int_equal(verdict(p, "root/d4/e/f3"), FA_DENY);
+	assert_int_equal(verdict_op(p, FA_OP_REMOVE, "root/d4/e/f3"), FA_DENY);
+	swap_back("root/d4/e");
+	assert_int_equal(rmdir(tp("root/d4/e")), 0);
+	assert_int_equal(rmdir(tp("root/d4")), 0);
+	fa_trust_moves(NULL);
+	fa_policy_free(p);
+}
+
 /*
  * A count of 0 (the hook's own count while a move is under way or a child
  * runs) keeps nothing and trusts nothing kept, then or after.
@@ -181,6 +223,7 @@ int main(void)
 		BOTH(in_the_root),
 		cmocka_unit_test_setup(per_policy, use_openat2),
 		cmocka_unit_test_setup(zero_keeps_nothing, use_openat2),
+		cmocka_unit_test_setup(new_name_in_a_kept_directory, use_openat2),
 	};
 
 	return RUN_TAP("linkfree", tests);
