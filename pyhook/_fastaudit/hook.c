@@ -612,9 +612,7 @@ audit_hook(const char *event, PyObject *args, void *unused)
     int rc;
 
     (void)unused;
-    if (fa_moves_pending()) {
-        fa_moves_settle_slow();
-    }
+    fa_moves_settle();
     if (!fa_st.live_entries) {
         return 0;
     }

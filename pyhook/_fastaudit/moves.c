@@ -143,16 +143,13 @@ fa_moves_announce(int how)
 }
 
 void
-fa_moves_settle_slow(void)
+fa_moves_settle(void)
 {
-    if (pthread_getspecific(mine)) {
+    /* one load on every event while nothing is under way */
+    if (__atomic_load_n(&unsettled, __ATOMIC_RELAXED)
+        && pthread_getspecific(mine))
+    {
         pthread_setspecific(mine, NULL);
         settle(NULL);
     }
-}
-
-int
-fa_moves_pending(void)
-{
-    return __atomic_load_n(&unsettled, __ATOMIC_RELAXED) != 0;
 }

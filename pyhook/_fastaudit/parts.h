@@ -110,8 +110,7 @@ int fa_moves_on(void);
 /* Before an event whose moves is not 0. */
 void fa_moves_announce(int how);
 /* At each event of a thread: the moves it announced are done. */
-int fa_moves_pending(void);
-void fa_moves_settle_slow(void);
+void fa_moves_settle(void);
 
 /* ---- py_policy.c ------------------------------------------------------- */
 

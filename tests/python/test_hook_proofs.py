@@ -64,12 +64,28 @@ os.makedirs(root + '/a/b', exist_ok=True)
 
 SWAP_SH = 'mv "$1/a/b" "$1/a/b.old" && ln -s "$2" "$1/a/b"'
 
+# Imports no fastaudit: it also runs before the import (a child from before the hook).
+SWAPPER = f'''
+import subprocess
+def swapper(root, out):
+    """A child that swaps root/a/b for a link out when told to, says so,
+    and waits to be told to end."""
+    return subprocess.Popen(
+        ['sh', '-c', 'read x && ' + {SWAP_SH!r} + ' && echo swapped && read y',
+         'sh', root, out],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def swap_now(p):
+    p.stdin.write('go\\n')
+    p.stdin.flush()
+    assert p.stdout.readline() == 'swapped\\n'
+'''
+
 
 def run(root, outside, body, before='', strace=None):
     env = dict(os.environ)
     env.pop('LD_PRELOAD', None)
     env['PYTHONPATH'] = os.pathsep.join(sys.path)
-    code = (textwrap.dedent(before) + PRELUDE + textwrap.dedent(body)
+    code = (SWAPPER + textwrap.dedent(before) + PRELUDE + textwrap.dedent(body)
             + '\nprint(json.dumps(res))\n')
     argv = [sys.executable, '-c', code, str(root), str(outside)]
     if strace:
@@ -142,19 +158,12 @@ def test_a_child_still_running(root, outside):
     # the child swaps when told to, says so, and waits to be told to end:
     # while it runs nothing is kept, though its start was settled before
     # the write made before the swap
-    r = run(root, outside, f'''
-        def start():
-            return subprocess.Popen(
-                ['sh', '-c', 'read x && ' + {SWAP_SH!r} + ' && echo swapped && read y',
-                 'sh', root, out],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    r = run(root, outside, '''
         with ap():
             write('first', root + '/a/b/f')
-            p = helper(start)
+            p = helper(swapper, root, out)
             write('during', root + '/a/b/f')
-            p.stdin.write('go\\n')
-            p.stdin.flush()
-            assert p.stdout.readline() == 'swapped\\n'
+            swap_now(p)
             write('second', root + '/a/b/f')
         p.communicate('')
     ''')
@@ -164,18 +173,13 @@ def test_a_child_still_running(root, outside):
 
 def test_a_child_started_while_no_context_was_live(root, outside):
     # no event is looked at then: the next context looks for children
-    r = run(root, outside, f'''
+    r = run(root, outside, '''
         with ap():
             write('first', root + '/a/b/f')
-        p = subprocess.Popen(
-            ['sh', '-c', 'read x && ' + {SWAP_SH!r} + ' && echo swapped && read y',
-             'sh', root, out],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        p = swapper(root, out)
         with ap():
             write('during', root + '/a/b/f')
-            p.stdin.write('go\\n')
-            p.stdin.flush()
-            assert p.stdout.readline() == 'swapped\\n'
+            swap_now(p)
             write('second', root + '/a/b/f')
         p.communicate('')
     ''')
@@ -188,18 +192,13 @@ def test_a_child_from_before_the_hook(root, outside):
     r = run(root, outside, '''
         with ap():
             write('first', root + '/a/b/f')
-            early.stdin.write('go\\n')
-            early.stdin.flush()
-            assert early.stdout.readline() == 'swapped\\n'
+            swap_now(early)
             write('second', root + '/a/b/f')
         early.communicate('')
-    ''', before=f'''
-        import subprocess, sys, os
+    ''', before='''
+        import os, sys
         os.makedirs(sys.argv[1] + '/a/b')
-        early = subprocess.Popen(
-            ['sh', '-c', 'read x && ' + {SWAP_SH!r} + ' && echo swapped && read y',
-             'sh', sys.argv[1], sys.argv[2]],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        early = swapper(sys.argv[1], sys.argv[2])
     ''')
     refused_and_nothing_outside(r, outside)
 
