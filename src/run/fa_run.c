@@ -32,6 +32,7 @@
 #include "fa_policy.h"
 #include "path_search.h"
 #include "run/landlock.h"
+#include "run/landlock_abi.h"
 #include "run/learn.h"
 #include "shim/fa_shim_run.h"
 
@@ -90,9 +91,20 @@ static void usage(FILE *f)
 "                          places named in comments, not granted) and how\n"
 "                          it differs from the policy in force; =FILE also\n"
 "                          writes it as a file for --policy\n"
-"      --landlock=MODE     the kernel floor under the preload (Landlock):\n"
+"      --landlock=MODE     the kernel floor under the preload (Landlock),\n"
+"                          which refuses writes outside the roots that the\n"
+"                          preload cannot see (static programs, direct\n"
+"                          system calls, io_uring):\n"
 "                          auto (default): on where the kernel has it;\n"
-"                          on: fail (125) where it cannot be had; off\n"
+"                          on: fail (125) where it cannot be had;\n"
+"                          strict: as on, and the kernel also refuses\n"
+"                          truncation outside the roots and ioctls on\n"
+"                          devices other than the terminal and the null\n"
+"                          devices, which makes every open, reads too, pay\n"
+"                          a check (on and auto leave both to the preload,\n"
+"                          which sees libc's truncate but no direct system\n"
+"                          call, and no device ioctl; a read-only open\n"
+"                          then costs nothing); off: the preload alone\n"
 "      --verbose           say which kernel floor applies, and whether its\n"
 "                          refusals can be named from the kernel's audit log\n"
 "      --log FILE          append one JSON line per denial to FILE; its \"fix\"\n"
@@ -315,6 +327,25 @@ static void allow_program(char **allow, size_t *allowlen, const char *name, cons
 	*allowlen += strlen(canon);
 }
 
+/* --landlock=on and strict fail where the floor cannot be had; auto and off do not. */
+static int floor_demanded(enum fa_floor_mode m)
+{
+	return m == FA_FLOOR_ON || m == FA_FLOOR_STRICT;
+}
+
+/* For --verbose: what the floor's ruleset handles of what every open asks for. */
+static const char *floor_handles(const struct fa_floor *f)
+{
+	int trunc = !!(f->handled & FA_LL_FS_TRUNCATE), ioctl = !!(f->handled & FA_LL_FS_IOCTL_DEV);
+
+	if (trunc && ioctl)
+		return "truncate and device ioctls too (every open pays a check)";
+	if (trunc)
+		return "truncate too, device ioctls not (this kernel's Landlock cannot)";
+	return "truncate and device ioctls left to the preload (a read-only open asks "
+	       "the floor nothing)";
+}
+
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
 	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
@@ -444,7 +475,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LANDLOCK:
 			if (fa_floor_mode_parse(optarg, &landlock) < 0)
-				die(EXIT_FAIL, "--landlock=%s: expected auto, on or off", optarg);
+				die(EXIT_FAIL, "--landlock=%s: expected " FA_FLOOR_MODES, optarg);
 			break;
 		case OPT_VERBOSE:
 			verbose = 1;
@@ -480,8 +511,9 @@ int main(int argc, char **argv)
 		exec_mode = fa_exec_mode_name(pf.exec);
 	if (exec_mode && !strcmp(exec_mode, "list"))
 		exec_mode = "deny";
-	if (learn.on && landlock == FA_FLOOR_ON)
-		die(EXIT_FAIL, "--landlock=on cannot be combined with --learn, which denies nothing");
+	if (learn.on && floor_demanded(landlock))
+		die(EXIT_FAIL, "--landlock=%s cannot be combined with --learn, which denies nothing",
+		    fa_floor_mode_name(landlock));
 	if (log_approvals && !logfile)
 		die(EXIT_FAIL, "--log-approvals needs --log FILE to write to");
 	/* --allow-exec is an allow list: with --exec=deny it means itself; --exec=allow contradicts it. */
@@ -514,12 +546,13 @@ int main(int argc, char **argv)
 		die(r == -ENOENT ? EXIT_NOTFOUND : EXIT_CANNOT, "%s: %s", argv[optind], strerror(-r));
 
 	/* The kernel floor, from the same policy; report mode denies nothing. */
-	if (report && landlock == FA_FLOOR_ON)
-		die(EXIT_FAIL, "--landlock=on cannot be combined with --report, which denies nothing");
+	if (report && floor_demanded(landlock))
+		die(EXIT_FAIL, "--landlock=%s cannot be combined with --report, which denies nothing",
+		    fa_floor_mode_name(landlock));
 	if (!report && fa_learn_nested()) {
-		if (landlock == FA_FLOOR_ON)
-			die(EXIT_FAIL, "--landlock=on cannot be used inside fa-run --learn, "
-			    "which denies nothing");
+		if (floor_demanded(landlock))
+			die(EXIT_FAIL, "--landlock=%s cannot be used inside fa-run --learn, "
+			    "which denies nothing", fa_floor_mode_name(landlock));
 		fprintf(stderr, "%s: inside fa-run --learn: nothing is denied: "
 			"the kernel floor (Landlock) is off\n", prog);
 		landlock = FA_FLOOR_OFF;
@@ -533,11 +566,12 @@ int main(int argc, char **argv)
 				  found, allow, logfile, why, sizeof(why));
 	if (floor_on < 0)
 		die(EXIT_FAIL, "--landlock=%s: the kernel floor cannot be had: %s",
-		    landlock == FA_FLOOR_ON ? "on" : "auto", why);
+		    fa_floor_mode_name(landlock), why);
 	if (verbose && floor_on)
-		fprintf(stderr, "%s: kernel floor: Landlock ABI %d: writes beneath %d root%s%s%s\n",
+		fprintf(stderr, "%s: kernel floor: Landlock ABI %d: writes beneath %d root%s%s; %s%s\n",
 			prog, floor.abi, fa_policy_nroots(p), fa_policy_nroots(p) == 1 ? "" : "s",
 			floor.exec ? ", execute for the allowed programs only" : "",
+			floor_handles(&floor),
 			floor.nskipped ? "; some inherited writable descriptors name files it "
 					 "cannot cover, re-opening them by name will fail" : "");
 	else if (verbose)

@@ -8,11 +8,18 @@
  * context, env.c).
  *
  * Landlock is an allowlist of rights beneath directories, so the ruleset
- * handles every write-class right the running kernel knows and allows them
+ * handles the write-class rights the running kernel knows and allows them
  * only beneath the write roots and on the few files writing to which
  * changes nothing on disk (devices, inherited descriptors). Reads are not
- * handled, so never restricted. Deny subtrees inside a root cannot be
- * expressed: the preload keeps enforcing them.
+ * handled, so never restricted, and by default neither are the two rights
+ * the kernel asks for on every open, reads included: truncate and device
+ * ioctls. Handling them makes every open walk from the file up to / in
+ * search of a rule; without them a read-only open asks for no handled
+ * right and costs what it costs bare. A truncate(2) made without libc
+ * (and an O_RDONLY|O_TRUNC open) outside the roots is then left to the
+ * preload, as are device ioctls; the strict floor handles them too.
+ * Deny subtrees inside a root cannot be expressed: the preload keeps
+ * enforcing them.
  */
 #include "config.h"
 
@@ -40,8 +47,11 @@ int fa_floor_abi(void)
 	return v > 0 ? (int)v : -EOPNOTSUPP;
 }
 
-/* The write-class rights of an ABI version. */
-static uint64_t write_rights(int abi)
+/*
+ * The write-class rights of an ABI version; strict, also the ones every
+ * open asks for (truncate, device ioctls).
+ */
+static uint64_t write_rights(int abi, int strict)
 {
 	uint64_t r = FA_LL_FS_WRITE_FILE | FA_LL_FS_REMOVE_DIR | FA_LL_FS_REMOVE_FILE |
 		     FA_LL_FS_MAKE_CHAR | FA_LL_FS_MAKE_DIR | FA_LL_FS_MAKE_REG |
@@ -50,14 +60,14 @@ static uint64_t write_rights(int abi)
 
 	if (abi >= 2)
 		r |= FA_LL_FS_REFER;
-	if (abi >= 3)
+	if (strict && abi >= 3)
 		r |= FA_LL_FS_TRUNCATE;
-	if (abi >= 5)
+	if (strict && abi >= 5)
 		r |= FA_LL_FS_IOCTL_DEV;
 	return r;
 }
 
-int fa_floor_open(struct fa_floor *f, int abi, int exec, char *msg, size_t len)
+int fa_floor_open(struct fa_floor *f, int abi, int exec, int strict, char *msg, size_t len)
 {
 	struct fa_ll_ruleset_attr attr;
 
@@ -65,8 +75,9 @@ int fa_floor_open(struct fa_floor *f, int abi, int exec, char *msg, size_t len)
 	f->abi = abi;
 	f->nskipped = 0;
 	f->exec = exec;
+	f->strict = strict;
 	f->log_same_exec = 0;
-	f->handled = write_rights(abi) | (exec ? FA_LL_FS_EXECUTE : 0);
+	f->handled = write_rights(abi, strict) | (exec ? FA_LL_FS_EXECUTE : 0);
 	attr.handled_access_fs = f->handled;
 	/* Only the first field: older kernels know no other. */
 	f->ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr,
@@ -91,7 +102,7 @@ static int add_rule(struct fa_floor *f, int fd, uint64_t rights)
 
 int fa_floor_allow_root(struct fa_floor *f, int fd, const char *shown, char *msg, size_t len)
 {
-	if (add_rule(f, fd, write_rights(f->abi)) < 0) {
+	if (add_rule(f, fd, write_rights(f->abi, 1)) < 0) {
 		snprintf(msg, len, "%s: cannot add it to the Landlock ruleset: %s", shown,
 			 strerror(errno));
 		return -1;
@@ -253,17 +264,26 @@ int fa_floor_enforce(struct fa_floor *f, char *msg, size_t len)
 	return r < 0 ? -1 : 0;
 }
 
+static const char *const mode_names[] = {
+	[FA_FLOOR_AUTO] = "auto", [FA_FLOOR_ON] = "on", [FA_FLOOR_STRICT] = "strict",
+	[FA_FLOOR_OFF] = "off",
+};
+
 int fa_floor_mode_parse(const char *s, enum fa_floor_mode *m)
 {
-	if (!strcmp(s, "auto"))
-		*m = FA_FLOOR_AUTO;
-	else if (!strcmp(s, "on"))
-		*m = FA_FLOOR_ON;
-	else if (!strcmp(s, "off"))
-		*m = FA_FLOOR_OFF;
-	else
-		return -1;
-	return 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcmp(s, mode_names[i])) {
+			*m = (enum fa_floor_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *fa_floor_mode_name(enum fa_floor_mode m)
+{
+	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
 }
 
 static void no_landlock(int err, char *why, size_t len)
@@ -294,9 +314,14 @@ int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy 
 	abi = fa_floor_abi();
 	if (abi < 0) {
 		no_landlock(-abi, why, len);
-		return mode == FA_FLOOR_ON ? -1 : 0;
+		return mode == FA_FLOOR_AUTO ? 0 : -1;
 	}
-	if (fa_floor_open(f, abi, exec, msg, sizeof(msg)) < 0)
+	if (mode == FA_FLOOR_STRICT && abi < FA_FLOOR_STRICT_ABI) {
+		snprintf(why, len, "this kernel's Landlock (ABI %d) cannot refuse truncate "
+			 "(ABI %d)", abi, FA_FLOOR_STRICT_ABI);
+		return -1;
+	}
+	if (fa_floor_open(f, abi, exec, mode == FA_FLOOR_STRICT, msg, sizeof(msg)) < 0)
 		goto fail;
 	for (i = 0; i < fa_policy_nroots(p); i++) {
 		const char *root = fa_policy_root(p, i);

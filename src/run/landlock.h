@@ -17,6 +17,7 @@ struct fa_floor {
 	int ruleset;        /* its fd, or -1 */
 	int nskipped;       /* inherited descriptors that could not be added */
 	int exec;           /* execute is handled too */
+	int strict;         /* truncate and device ioctls are handled too */
 	/*
 	 * The kernel's audit records name refusals of the image that applies
 	 * the floor too (the shim in a program), not only of what it execs
@@ -29,10 +30,13 @@ struct fa_floor {
 int fa_floor_abi(void);
 
 /*
- * A ruleset handling every write-class right of ABI abi (and execute when
- * exec is set); nothing is allowed yet. 0, or -1 with msg filled.
+ * A ruleset handling the write-class rights of ABI abi (and execute when
+ * exec is set); nothing is allowed yet. Unless strict, not truncate nor
+ * device ioctls: Landlock asks for both on every open, reads included, so
+ * a ruleset handling them makes every open walk up to / for its rule.
+ * 0, or -1 with msg filled.
  */
-int fa_floor_open(struct fa_floor *f, int abi, int exec, char *msg, size_t len);
+int fa_floor_open(struct fa_floor *f, int abi, int exec, int strict, char *msg, size_t len);
 
 /* Every handled write right beneath the directory open as fd (a write root). */
 int fa_floor_allow_root(struct fa_floor *f, int fd, const char *shown, char *msg, size_t len);
@@ -61,19 +65,32 @@ void fa_floor_allow_loader(struct fa_floor *f);
  */
 int fa_floor_enforce(struct fa_floor *f, char *msg, size_t len);
 
-/* --landlock=MODE */
-enum fa_floor_mode { FA_FLOOR_AUTO, FA_FLOOR_ON, FA_FLOOR_OFF };
+/*
+ * --landlock=MODE. Strict is on, with truncate and device ioctls handled
+ * too; it needs a kernel that can handle truncate (Landlock ABI 3).
+ */
+enum fa_floor_mode { FA_FLOOR_AUTO, FA_FLOOR_ON, FA_FLOOR_STRICT, FA_FLOOR_OFF };
 
+/* The ABI strict needs: the first that handles truncate. */
+#define FA_FLOOR_STRICT_ABI 3
+
+/* 0, or -1 when s names no mode. */
 int fa_floor_mode_parse(const char *s, enum fa_floor_mode *m);
 
+/* The name of a mode, as --landlock takes it. */
+const char *fa_floor_mode_name(enum fa_floor_mode m);
+
+/* The modes, as a usage message lists them: "auto, on, strict or off". */
+#define FA_FLOOR_MODES "auto, on, strict or off"
+
 /*
- * The floor for fa-run's policy p: write roots, devices and
- * inherited descriptors; with exec set, execute for the command (its
+ * The floor for fa-run's policy p (strict under FA_FLOOR_STRICT): write
+ * roots, devices and inherited descriptors; with exec set, execute for the command (its
  * path as found), the programs of the newline-separated allow list (may
  * be NULL) and the loader; the --log file (may be NULL), which the preload
  * in the command appends to. 1: built, in f; 0: off (mode off, or auto
- * where the kernel has no Landlock: why says so); -1: cannot be had, why
- * says why.
+ * where the kernel has no Landlock: why says so); -1: cannot be had (or,
+ * strict, not with truncate handled), why says why.
  */
 int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,
 		   const char *command, const char *allow, const char *log, char *why,
@@ -93,8 +110,9 @@ struct fa_watch {
  * wait for it: fa-run stays the parent, outside any floor, passes signals
  * sent to it on, and exits with the command's status (dying of the same
  * signal). Unless quiet, says at exit how many calls were denied in the
- * run, and, when the command failed under a floor, that the floor may
- * have refused calls no preload saw.
+ * run, and, when the command failed under a floor and no preload of the
+ * run reported a denial, that the floor may have refused calls no preload
+ * saw.
  */
 __attribute__((noreturn)) void fa_floor_run(struct fa_floor *f, char **argv,
 					    const struct fa_watch *w);

@@ -8,9 +8,12 @@
  * process of the run adds to, counts.h), and, under the floor, this: Refusals the kernel
  * makes for code the preload cannot see (a static program, a system call
  * made without libc) reach the program as EACCES and nobody else: when the
- * command fails, the failure may be one of them, and fa-run says so once.
- * When it succeeds (or is killed by a signal), nothing says a refusal made
- * a difference to it.
+ * command fails and no preload of the run reported a denial, the failure
+ * may be one of them, and fa-run says so once. When it succeeds (or is
+ * killed by a signal), nothing says a refusal made a difference to it;
+ * when the preload reported denials, they are the likely cause and were
+ * said already; when the kernel's audit records named the floor's
+ * refusals, each was said as it came.
  */
 #include "config.h"
 
@@ -46,19 +49,23 @@ static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT,
 };
 
-/* One line when anything was denied: how much, of which kind, and where to read more. */
-static void summary(const struct fa_watch *w)
+/*
+ * One line when anything was denied: how much, of which kind, and where to
+ * read more. Returns how many denials the preloads of the run reported
+ * (every one is said where it happens, unless --quiet); 0 when not counted.
+ */
+static uint64_t summary(const struct fa_watch *w)
 {
 	uint64_t paths, execs, reported, all;
 
 	if (!w->counts)
-		return;
+		return 0;
 	paths = __atomic_load_n(&w->counts->paths, __ATOMIC_ACQUIRE);
 	execs = __atomic_load_n(&w->counts->execs, __ATOMIC_ACQUIRE);
 	reported = __atomic_load_n(&w->counts->reported, __ATOMIC_ACQUIRE);
 	all = paths + execs;
 	if (!all)
-		return;
+		return 0;
 	fprintf(stderr, "fa-run: %llu %s (%llu path%s, %llu exec%s)",
 		(unsigned long long)all,
 		reported == all ? (all == 1 ? "call would be denied" : "calls would be denied") :
@@ -69,6 +76,7 @@ static void summary(const struct fa_watch *w)
 		fprintf(stderr, "; see %s\n", w->log);
 	else
 		fputs("; --log FILE keeps them as JSON lines\n", stderr);
+	return all;
 }
 
 /*
@@ -104,6 +112,31 @@ static void floor_records_said(const struct fa_audit *au, const struct fa_floor 
 	else
 		fprintf(stderr, "fa-run: the kernel floor's refusals could not be named: %s\n",
 			au->why);
+}
+
+/* What fa-run says when the command has ended. */
+static void said_at_exit(const struct fa_audit *au, const struct fa_floor *f,
+			 const struct fa_watch *w, const char *command, int status)
+{
+	uint64_t denied = 0;
+
+	if (w->learn)
+		fa_learn_report(w->learn);
+	else if (!w->quiet)
+		denied = summary(w);
+	floor_records_said(au, f, w);
+	/*
+	 * A refused call shows as a failure exit; signals and fa-run's own
+	 * 125-127 do not. Said only when nothing else explains the failure:
+	 * no denial reported by a preload (each was said, the floor's refusal
+	 * of a call the preload allowed too), and no audit records naming the
+	 * floor's refusals as they came.
+	 */
+	if (f && au->enabled != 1 && !w->quiet && !denied && WIFEXITED(status) &&
+	    WEXITSTATUS(status) > 0 && WEXITSTATUS(status) < 125)
+		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
+			"not see (static programs, direct system calls, io_uring) may have been "
+			"refused by the kernel with EACCES and no message\n", command);
 }
 
 /*
@@ -209,17 +242,7 @@ void fa_floor_run(struct fa_floor *f, char **argv, const struct fa_watch *w)
 		fprintf(stderr, "fa-run: waiting for %s: %s\n", argv[0], strerror(errno));
 		exit(125);
 	}
-	if (w->learn)
-		fa_learn_report(w->learn);
-	else if (!w->quiet)
-		summary(w);
-	floor_records_said(&au, f, w);
-	/* A refused call shows as a failure exit; signals and fa-run's own 125-127 do not. */
-	if (f && au.enabled != 1 && !w->quiet && WIFEXITED(status) && WEXITSTATUS(status) > 0 &&
-	    WEXITSTATUS(status) < 125)
-		fprintf(stderr, "fa-run: %s failed under the kernel floor: calls the preload did "
-			"not see (static programs, direct system calls, io_uring) may have been "
-			"refused by the kernel with EACCES and no message\n", argv[0]);
+	said_at_exit(&au, f, w, argv[0], status);
 	if (WIFSIGNALED(status)) {
 		struct rlimit none = { 0, 0 };
 		int sig = WTERMSIG(status);
