@@ -5,6 +5,13 @@
  *
  *   raw PATH            openat(O_CREAT) + write through the syscall
  *                       instruction itself: no libc function is called
+ *   raw-truncate PATH   truncate(PATH, 0) through the syscall instruction
+ *   raw-otrunc PATH     openat(PATH, O_RDONLY|O_TRUNC) through the syscall
+ *                       instruction: a read-only open that truncates
+ *   ioctl-dev PATH      open the device PATH read-only and ask it TCGETS:
+ *                       0 when the driver answered (ENOTTY included), the
+ *                       errno when the ioctl was refused; 77 when PATH
+ *                       cannot be opened here
  *   uring-open PATH     an io_uring IORING_OP_OPENAT creating PATH
  *   uring-rename A B    an io_uring IORING_OP_RENAMEAT of A to B
  *   raw-exec PROG ARG...
@@ -28,7 +35,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -51,6 +60,39 @@ static int raw_write(const char *path)
 		return (int)-fd;
 	raw3(SYS_write, fd, (long)"x\n", 2, 0);
 	raw3(SYS_close, fd, 0, 0, 0);
+	return 0;
+}
+
+static int raw_truncate(const char *path)
+{
+	long r = raw3(SYS_truncate, (long)path, 0, 0, 0);
+
+	return r < 0 ? (int)-r : 0;
+}
+
+static int raw_otrunc(const char *path)
+{
+	long fd = raw3(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_TRUNC, 0);
+
+	if (fd < 0)
+		return (int)-fd;
+	raw3(SYS_close, fd, 0, 0, 0);
+	return 0;
+}
+
+/* Landlock refuses a device ioctl (EACCES) before any driver sees it. */
+static int ioctl_dev(const char *path)
+{
+	struct termios t;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
+		return 77;
+	}
+	if (ioctl(fd, TCGETS, &t) < 0 && errno != ENOTTY && errno != EINVAL)
+		return errno;
+	close(fd);
 	return 0;
 }
 
@@ -152,6 +194,20 @@ int main(int argc, char **argv)
 #endif
 		return raw_write(argv[2]);
 	}
+	if (argc >= 3 && !strcmp(argv[1], "raw-truncate")) {
+#if !defined(__x86_64__) && !defined(__aarch64__)
+		return 77;
+#endif
+		return raw_truncate(argv[2]);
+	}
+	if (argc >= 3 && !strcmp(argv[1], "raw-otrunc")) {
+#if !defined(__x86_64__) && !defined(__aarch64__)
+		return 77;
+#endif
+		return raw_otrunc(argv[2]);
+	}
+	if (argc >= 3 && !strcmp(argv[1], "ioctl-dev"))
+		return ioctl_dev(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "raw-exec")) {
 #if !defined(__x86_64__) && !defined(__aarch64__)
 		return 77;
@@ -180,6 +236,7 @@ int main(int argc, char **argv)
 		perror(argv[3]);
 		return 127;
 	}
-	fprintf(stderr, "usage: floor raw|raw-exec|uring-open|uring-rename|no-landlock ...\n");
+	fprintf(stderr, "usage: floor raw|raw-truncate|raw-otrunc|ioctl-dev|raw-exec|uring-open|"
+		"uring-rename|no-landlock ...\n");
 	return 2;
 }

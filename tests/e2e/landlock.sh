@@ -6,6 +6,11 @@
 # subtrees stay the preload's; a kernel refusing Landlock makes
 # --landlock=on exit 125; a nested fa-run or a rewritten FA_* only
 # narrows; exec rules reach execve made without libc; real programs run.
+# By default the floor handles no right a read-only open asks for
+# (truncate, device ioctls): a truncate made without libc outside the
+# roots gets through it, and --landlock=strict refuses it. fa-run's note
+# that the floor may have refused something comes only when no preload
+# reported a denial.
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run
@@ -114,7 +119,73 @@ far --report --landlock=on -w "$R" -- true
 status "--report with --landlock=on" 125
 far --landlock=sometimes -w "$R" -- true
 status "--landlock=sometimes" 125
-says "--landlock=sometimes" "expected auto, on or off"
+says "--landlock=sometimes" "expected auto, on, strict or off"
+far --landlock=STRICT -w "$R" -- true
+status "--landlock=STRICT" 125
+far --landlock= -w "$R" -- true
+status "--landlock= (empty)" 125
+far --report --landlock=strict -w "$R" -- true
+status "--report with --landlock=strict" 125
+says "--report with --landlock=strict" "--landlock=strict cannot be combined with --report"
+
+# ---- a read-only open asks the default floor nothing ----
+# Landlock asks for truncate (and, on a device, ioctl) on every open, reads
+# included; the default floor handles neither, so no open walks to / for a
+# rule. What shows it without a clock: the rights it leaves unhandled get
+# through it from code the preload cannot see, and --landlock=strict, which
+# handles them, refuses the same calls.
+far --landlock=on --verbose -w "$R" -- true
+says "--verbose: the default floor's handled rights" "truncate and device ioctls left to the preload"
+far --landlock=strict --verbose -w "$R" -- true
+says "--verbose: the strict floor's handled rights" "truncate and device ioctls too"
+for mode in auto on; do
+	far --landlock=$mode -w "$R" -- "$FLOOR" raw-truncate "$O/f"
+	status "raw truncate outside, --landlock=$mode: the floor handles no truncate" 0
+	check "raw truncate outside, --landlock=$mode: the file was truncated" 0 "$(stat -c %s "$O/f")"
+	make_outside
+	far --landlock=$mode -w "$R" -- "$FLOOR" raw-otrunc "$O/f"
+	status "raw O_RDONLY|O_TRUNC outside, --landlock=$mode" 0
+	check "raw O_RDONLY|O_TRUNC outside, --landlock=$mode: truncated" 0 "$(stat -c %s "$O/f")"
+	make_outside
+done
+outside=$(snapshot "$O")
+# The preload refuses the same through libc, and says so.
+far --landlock=on -w "$R" -- truncate -s 0 "$O/f"
+check "truncate(1) outside, default floor: refused" 1 "$([ "$rc" -ne 0 ] && echo 1)"
+says "truncate(1) outside, default floor: the preload says it" "not under any allowed root"
+untouched "truncate(1) outside, default floor"
+
+# ---- --landlock=strict refuses them in the kernel too ----
+far --landlock=strict -w "$R" -- "$FLOOR" raw-truncate "$O/f"
+status "raw truncate outside, --landlock=strict" 13
+untouched "raw truncate outside, --landlock=strict"
+far --landlock=strict -w "$R" -- "$FLOOR" raw-otrunc "$O/f"
+status "raw O_RDONLY|O_TRUNC outside, --landlock=strict" 13
+untouched "raw O_RDONLY|O_TRUNC outside, --landlock=strict"
+echo inside >"$R/trunc"
+far --landlock=strict -w "$R" -- "$FLOOR" raw-truncate "$R/trunc"
+status "raw truncate inside, --landlock=strict" 0
+check "raw truncate inside, --landlock=strict: truncated" 0 "$(stat -c %s "$R/trunc")"
+far --landlock=strict -w "$R" -- sh -c 'echo a >/dev/null && echo b >/dev/stderr && echo c >f && cp f g && : >g && cat f'
+status "--landlock=strict: devices, inherited descriptors and the root" 0
+check "--landlock=strict: output" "c" "$(cat "$T/o")"
+# A device outside the few the preload lets a process write: its ioctls
+# are the preload's by default, the kernel's under strict.
+if "$FLOOR" ioctl-dev /dev/kmsg 2>/dev/null; then
+	far --landlock=on -w "$R" -- "$FLOOR" ioctl-dev /dev/kmsg
+	status "a device ioctl, default floor: not handled" 0
+	far --landlock=strict -w "$R" -- "$FLOOR" ioctl-dev /dev/kmsg
+	status "a device ioctl, --landlock=strict" 13
+	far --landlock=strict -w "$R" -- "$FLOOR" ioctl-dev /dev/null
+	status "an ioctl on /dev/null, --landlock=strict" 0
+else
+	echo "SKIP: device ioctl cases: /dev/kmsg cannot be opened here" >&2
+fi
+for err in 38 1; do
+	far -- "$FLOOR" no-landlock "$err" "$FA_RUN" --landlock=strict -w "$R" -- true
+	status "--landlock=strict without Landlock (errno $err)" 125
+	says "--landlock=strict without Landlock (errno $err)" "--landlock=strict: the kernel floor cannot be had"
+done
 
 # Where the kernel refuses Landlock (seccomp, an old kernel, a container).
 for err in 38 1; do
@@ -174,14 +245,44 @@ if grep -q "refusals were named from the audit log" "$T/e"; then
 		fail "a floor refusal in the log: $(cat "$T/log")"
 	fi
 	silent_on "a refusal named: no vague note" "may have been refused"
+	named=1
 else
 	says "why the floor's refusals cannot be named" "the kernel floor's refusals could not be named: "
 	says "a failure under the floor" "may have been refused by the kernel"
 	check "the note, once" 1 "$(grep -c 'may have been refused' "$T/e")"
 	check "no floor line in the log" 0 "$(grep -c '"layer":"landlock"' "$T/log")"
+	named=0
 fi
 far --landlock=on -w "$R" -- "$STATIC" "$R/static"
 silent_on "a success under the floor" "may have been refused"
+# The note is for failures nothing else explains: not when the preload
+# itself refused and said so, the floor's refusal of what it allowed included.
+far --landlock=on -w "$R" -- touch "$O/touched"
+status "touch outside under the floor" 1
+says "touch outside under the floor: the preload says it" "not under any allowed root"
+silent_on "touch outside: the preload reported it, no note" "may have been refused"
+untouched "touch outside under the floor"
+far --landlock=on -w "$R" -- sh -c "echo x >'$O/sh'"
+check "a shell redirection outside under the floor: fails" 1 "$([ "$rc" -ne 0 ] && echo 1)"
+silent_on "a shell redirection outside: the preload reported it, no note" "may have been refused"
+far --landlock=on -w "$R" -- sh -c "exec 3<>'$T/fifo'"
+check "a FIFO outside under the floor: fails" 1 "$([ "$rc" -ne 0 ] && echo 1)"
+says "a FIFO outside: the shim says the floor refused it" "refused by the kernel floor"
+silent_on "a FIFO outside: reported, no note" "may have been refused"
+# ... and when the kernel alone refused, for code the preload did not see.
+for cmd in "$FLOOR raw $O/raw" "$STATIC $O/static"; do
+	far --landlock=on -w "$R" -- $cmd
+	status "${cmd%% *} outside, floor on" 13
+	if [ "$named" = 0 ]; then
+		says "${cmd%% *} outside, nothing reported: the note" "failed under the kernel floor: calls the preload did not see"
+	else
+		says "${cmd%% *} outside: named from the audit records" "refused by the kernel floor"
+	fi
+done
+far --landlock=strict -w "$R" -- "$FLOOR" raw-truncate "$O/f"
+status "raw truncate outside, strict" 13
+[ "$named" = 1 ] || says "raw truncate outside, strict, nothing reported: the note" "may have been refused by the kernel"
+untouched "the exit note's cases"
 
 # ---- set-ID programs run, without their privileges, and are said to ----
 cp "$FLOOR" "$T/sgid"
