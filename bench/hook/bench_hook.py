@@ -210,6 +210,9 @@ def hook_rows(mode, base):
         rows['event'] = plain(loop_event)
     if mode == 'bare':
         rows['open1'] = plain(make_open_loop(os.path.join(d1, 'f')))
+        # what a refused write-open is held against: a successful bare
+        # write-open, timed in the same rounds as the refusal
+        rows['deny_open'] = plain(make_open_loop(os.path.join(d1, 'g')))
         rows['open5'] = plain(make_open_loop(os.path.join(d5, 'f')))
         rows['remove'] = make_remove(d1)
 
@@ -376,7 +379,7 @@ def ratio(a, b):
 
 
 ROWS_BY_MODE = {
-    'bare': ('event', 'open1', 'open5', 'remove', 'native', 'enter_on'),
+    'bare': ('event', 'open1', 'open5', 'remove', 'deny_open', 'native', 'enter_on'),
     'noop': ('event',),
     'ours': ('event', 'open1', 'open5', 'remove', 'deny', 'deny_open', 'enter_on', 'enter_off',
              'native'),
@@ -495,7 +498,8 @@ def run(a, tmp):
         ('write-open inside a context, root depth 5', 'open5', b, '<= 1.15x bare'),
         ('os.remove inside a context', 'remove', b, '<= 1.25x bare'),
         ('a denial (event, with call chain)', 'deny', None, '<= 2 us'),
-        ('a denial (open outside the roots)', 'deny_open', None, None),
+        # bare: a successful write-open, the yardstick of a refused one
+        ('a denial (open outside the roots)', 'deny_open', b, '<= 0.5x a bare write-open'),
         # bare: the seed's set_events() on + off alone, at the same stack depth
         ('enter + leave, monitoring on', 'enter_on', b, '<= 5 us'),
         ('enter + leave, monitoring off', 'enter_off', None, '<= 1 us'),
@@ -553,7 +557,7 @@ def print_instructions(res):
             ('write-open inside a context, root depth 5', 'open5', b.get('open5')),
             ('os.remove inside a context', 'remove', b.get('remove')),
             ('a denial (event, with call chain)', 'deny', None),
-            ('a denial (open outside the roots)', 'deny_open', None),
+            ('a denial (open outside the roots)', 'deny_open', b.get('deny_open')),
             ('enter + leave, monitoring on', 'enter_on', b.get('enter_on')),
             ('enter + leave, monitoring off', 'enter_off', None),
             ('denied native call (monitor)', 'native', b.get('native'))]
