@@ -247,6 +247,7 @@ int main(int argc, char **argv)
 
 	printf("write-open-d1 %.0f\n", bench_open(d1, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
 	printf("write-open-d5 %.0f\n", bench_open(d5, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
+	printf("read-open-d1 %.0f\n", bench_open(d1, O_RDONLY | O_CLOEXEC));
 	printf("read-open-d5 %.0f\n", bench_open(d5, O_RDONLY | O_CLOEXEC));
 	printf("unlink %.0f\n", bench_unlink(d1));
 	printf("rename %.0f\n", bench_rename(d1));
