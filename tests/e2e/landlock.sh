@@ -127,6 +127,11 @@ status "--landlock= (empty)" 125
 far --report --landlock=strict -w "$R" -- true
 status "--report with --landlock=strict" 125
 says "--report with --landlock=strict" "--landlock=strict cannot be combined with --report"
+far --learn --landlock=strict -w "$R" -- true
+status "--learn with --landlock=strict" 125
+far -w "$R" --learn -- "$FA_RUN" --landlock=strict -w "$R" -- true
+status "--landlock=strict inside fa-run --learn" 125
+says "--landlock=strict inside fa-run --learn" "--landlock=strict cannot be used inside fa-run --learn"
 
 # ---- a read-only open asks the default floor nothing ----
 # Landlock asks for truncate (and, on a device, ioctl) on every open, reads
