@@ -139,26 +139,6 @@ const_str(const char *s)
     return Py_NewRef(consts[i].u);
 }
 
-static int
-set_const(PyObject *exc, PyObject *name, const char *s)
-{
-    PyObject *v = s ? const_str(s) : Py_NewRef(Py_None);
-    int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
-
-    Py_XDECREF(v);
-    return rc;
-}
-
-static int
-set_str(PyObject *exc, PyObject *name, const char *s)
-{
-    PyObject *v = s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
-    int rc = v ? PyObject_SetAttr(exc, name, v) : -1;
-
-    Py_XDECREF(v);
-    return rc;
-}
-
 /*
  * exc.fastaudit: what a program (or a model driving one) reads to know
  * that the guard refused the call, by which rule, and what would allow
@@ -215,13 +195,21 @@ fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
 }
 
 /*
- * The fix of a hook-layer denial, by the one rule of fixes (src/denial.c); 0:
- * none.
+ * The fix of a hook-layer denial, by the one rule of fixes (src/denial.c);
+ * None when no change of policy allows it. A loop of refusals usually
+ * asks for the same fix again: the last one's str is given again while
+ * the text is the same (the text itself is made anew every time, since
+ * it names the directories that exist now).
  */
-static int
-hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
+static PyObject *
+path_fix(const struct fa_deny_detail *dd)
 {
+    static char last[PATH_MAX + 256];
+    static PyObject *last_fix;
+    char text[sizeof(last)];
+    struct fa_buf b = FA_BUF_INIT(text);
     struct fa_denial_view v;
+    PyObject *fix;
 
     memset(&v, 0, sizeof(v));
     v.op = dd->op;
@@ -229,7 +217,20 @@ hook_fix(struct fa_buf *b, const struct fa_deny_detail *dd)
     v.resolved = dd->resolved;
     v.from_context = 1;
     v.policy = dd->policy;
-    return fa_denial_fix(b, &v);
+    if (!fa_denial_fix(&b, &v) || !fa_buf_fits(&b)) {
+        return Py_NewRef(Py_None);
+    }
+    if (last_fix && b.len + 1 <= sizeof(last)
+        && !memcmp(last, text, b.len + 1))
+    {
+        return Py_NewRef(last_fix);
+    }
+    fix = PyUnicode_DecodeFSDefaultAndSize(text, (Py_ssize_t)b.len);
+    if (fix) {
+        memcpy(last, text, b.len + 1);
+        Py_XSETREF(last_fix, Py_NewRef(fix));
+    }
+    return fix;
 }
 
 /* The fix for an event a context blocks outright: only the host can allow it. */
@@ -257,89 +258,130 @@ blocked_fix(PyObject *event)
     return fix;
 }
 
+/* The engine's name for a C string, None for NULL. */
+static PyObject *
+const_or_none(const char *s)
+{
+    return s ? const_str(s) : Py_NewRef(Py_None);
+}
+
+static int
+put(PyObject *d, PyObject *key, PyObject *value)
+{
+    return PyDict_SetItem(d, key, value ? value : Py_None);
+}
+
 /*
- * Raise PermissionError(msg) for event; returns -1 (always). The exception
- * is new, so nothing has explained it yet: its attributes are set without
- * looking (a failed lookup builds an AttributeError).
+ * The attributes of a denial, in the order programs have always found
+ * them in vars(exc): event, fix, fastaudit, then for a path the path as
+ * given, the path judged, the rule, the operation class, the roots and
+ * the note. One dict, filled and then made the exception's __dict__: the
+ * exception is new, so it has no attribute of its own yet.
+ */
+static PyObject *
+denial_attrs(PyObject *event, PyObject *fix, PyObject *rule,
+             const struct fa_deny_detail *dd)
+{
+    PyObject *d = PyDict_New(), *guard = PyDict_New(), *v = NULL,
+        *notes = NULL;
+    struct fa_text t;
+    int ok;
+
+    if (!d || !guard) {
+        goto fail;
+    }
+    ok = PyDict_SetItem(guard, s_layer, s_hook) == 0
+         && PyDict_SetItem(guard, s_rule, rule) == 0
+         && PyDict_SetItem(guard, s_fix, fix) == 0
+         && PyDict_SetItem(d, s_event, event) == 0
+         && PyDict_SetItem(d, s_fix, fix) == 0
+         && PyDict_SetItem(d, s_fastaudit, guard) == 0;
+    if (!ok) {
+        goto fail;
+    }
+    Py_CLEAR(guard);
+    if (!dd) {
+        return d;
+    }
+    v = dd->resolved ? PyUnicode_DecodeFSDefault(dd->resolved)
+        : Py_NewRef(Py_None);
+    ok = v && put(d, s_path, dd->path) == 0
+         && PyDict_SetItem(d, s_resolved, v) == 0
+         && PyDict_SetItem(d, s_rule, rule) == 0;
+    Py_XSETREF(v, ok ? const_or_none(dd->op) : NULL);
+    ok = v && PyDict_SetItem(d, s_op, v) == 0
+         && put(d, s_roots, dd->roots) == 0;
+    Py_CLEAR(v);
+    if (!ok) {
+        goto fail;
+    }
+    if (dd->note) {
+        /* one note, ending as the shim's line does: "...; to allow: FIX" */
+        if (fix != Py_None) {
+            fa_text_init(&t);
+            fa_text_u(&t, dd->note);
+            fa_text_lit(&t, "; to allow: ");
+            fa_text_u(&t, fix);
+            v = fa_text_done(&t);
+        } else {
+            v = Py_NewRef(dd->note);
+        }
+        notes = v ? PyList_New(1) : NULL;
+        if (!notes) {
+            goto fail;
+        }
+        PyList_SET_ITEM(notes, 0, v);
+        v = NULL;
+        if (PyDict_SetItem(d, s_notes, notes) < 0) {
+            goto fail;
+        }
+        Py_DECREF(notes);
+    }
+    return d;
+fail:
+    Py_XDECREF(d);
+    Py_XDECREF(guard);
+    Py_XDECREF(v);
+    Py_XDECREF(notes);
+    return NULL;
+}
+
+/*
+ * Raise PermissionError(msg) for event; returns -1 (always).
  */
 int
 fa_raise_denial(PyObject *event, PyObject *msg,
                 const struct fa_deny_detail *dd)
 {
-    PyObject *exc, *notes, *fixnote = NULL, *fixobj = NULL, *rule = NULL;
-    static const char lead[] = "; to allow: ";
-    char note[sizeof(lead) - 1 + PATH_MAX + 256],
-        *fix = note + sizeof(lead) - 1;
-    struct fa_buf fb = { fix, 0, sizeof(note) - (sizeof(lead) - 1) };
-    int hasfix = 0;
+    PyObject *exc = NULL, *attrs = NULL, *fix, *rule;
 
     if (names() < 0) {
         return -1;
     }
-    memcpy(note, lead, sizeof(lead) - 1);
     if (dd) {
-        hasfix = hook_fix(&fb, dd) && fa_buf_fits(&fb);
-        fixobj = hasfix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
-        rule = dd->rule ? const_str(dd->rule) : Py_NewRef(Py_None);
+        fix = path_fix(dd);
+        rule = const_or_none(dd->rule);
     } else {
-        fixobj = blocked_fix(event);
+        fix = blocked_fix(event);
         rule = const_str("blocked-event");
     }
-    if (!fixobj || !rule) {
-        goto fail0;
+    if (!fix || !rule) {
+        goto out;
+    }
+    attrs = denial_attrs(event, fix, rule, dd);
+    if (!attrs) {
+        goto out;
     }
     exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
-    if (!exc) {
-        goto fail0;
+    if (!exc || PyObject_GenericSetDict(exc, attrs, NULL) < 0) {
+        goto out;
     }
-    if (PyObject_SetAttr(exc, s_event, event) < 0
-        || PyObject_SetAttr(exc, s_fix, fixobj) < 0
-        || set_guard(exc, s_hook, rule, fixobj) < 0)
-    {
-        goto fail;
-    }
-    if (dd) {
-        if (PyObject_SetAttr(exc, s_path, dd->path ? dd->path : Py_None) < 0
-            || set_str(exc, s_resolved, dd->resolved) < 0
-            || PyObject_SetAttr(exc, s_rule, rule) < 0
-            || set_const(exc, s_op, dd->op) < 0
-            || PyObject_SetAttr(exc, s_roots,
-                                dd->roots ? dd->roots : Py_None) < 0)
-        {
-            goto fail;
-        }
-        /* one note, ending as the shim's line does: "...; to allow: FIX" */
-        if (dd->note && hasfix) {
-            PyObject *tail = PyUnicode_DecodeFSDefault(note);
-
-            fixnote = tail ? PyUnicode_Concat(dd->note, tail) : NULL;
-            Py_XDECREF(tail);
-            if (!fixnote) {
-                goto fail;
-            }
-        }
-        if (dd->note) {
-            notes = PyList_New(0);
-            if (!notes
-                || PyList_Append(notes, fixnote ? fixnote : dd->note) < 0)
-            {
-                Py_XDECREF(notes);
-                goto fail;
-            }
-            if (PyObject_SetAttr(exc, s_notes, notes) < 0) {
-                Py_DECREF(notes);
-                goto fail;
-            }
-            Py_DECREF(notes);
-        }
-    }
-    remember(event, msg, dd, fixobj);
+    remember(event, msg, dd, fix);
     PyErr_SetObject(PyExc_PermissionError, exc);
-fail:
-    Py_DECREF(exc);
-fail0:
-    Py_XDECREF(fixnote);
-    Py_XDECREF(fixobj);
+out:
+    Py_XDECREF(exc);
+    Py_XDECREF(attrs);
+    Py_XDECREF(fix);
     Py_XDECREF(rule);
     return -1;
 }

@@ -147,3 +147,81 @@ def test_hook_recent_denials_carry_the_fix(mk, root, outside):
         e = refusal(open, str(outside / 'g'), 'w')
     last = [d for d in recent_denials() if d['layer'] == 'hook'][-1]
     assert last['fix'] == e.fix == "add %s to mk_audit([...])'s roots" % outside
+
+
+def test_hook_refusal_attributes_in_full(mk, root, outside):
+    """A refused write-open carries every attribute, in the order vars() has
+    always shown them, and one note that ends with the fix. The fix names the
+    directories that exist at each refusal, and no two refusals share a
+    mutable attribute."""
+    from fastaudit import recent_denials
+    target = outside / 'a' / 'f'
+    real = os.path.realpath(target)
+    ap = mk([str(root)])
+    with ap():
+        before = refusal(open, str(target), 'w')
+    (outside / 'a').mkdir()
+    with ap():
+        after = [refusal(open, str(target), 'w') for _ in range(2)]
+        last = [d for d in recent_denials() if d['layer'] == 'hook'][-1]
+    for e, holder, err in ((before, outside, ': No such file or directory'),
+                           (after[0], outside / 'a', ''), (after[1], outside / 'a', '')):
+        fix = "add %s to mk_audit([...])'s roots" % holder
+        assert list(vars(e)) == ['event', 'fix', 'fastaudit', 'path', 'resolved', 'rule',
+                                 'op', 'roots', '__notes__']
+        assert type(e) is PermissionError and e.args == (str(e),)
+        assert str(e) == 'open %r not in %r' % (str(target), (str(root),))
+        assert (e.event, e.fix, e.path, e.resolved, e.rule, e.op, e.roots) == (
+            'open', fix, str(target), real, 'outside-roots', 'write', (str(root),))
+        assert e.fastaudit == {'layer': 'hook', 'rule': 'outside-roots', 'fix': fix}
+        assert e.__notes__ == ['fastaudit: write judged at %s: not under any allowed root '
+                               '(outside-roots)%s; to allow: %s' % (real, err, fix)]
+    assert (last['message'], last['fix'], last['path']) == (str(after[1]), after[1].fix,
+                                                            str(target))
+    one, two = after
+    one.fastaudit['rule'] = 'changed'
+    one.__notes__.append('more')
+    assert two.fastaudit['rule'] == 'outside-roots' and len(two.__notes__) == 1
+    if sys.version_info >= (3, 11):
+        two.add_note('added')
+        assert two.__notes__[-1] == 'added' and len(two.__notes__) == 2
+    assert os.listdir(outside / 'a') == []
+
+
+def test_hook_refusal_without_a_fix_has_a_bare_note(tmp_path):
+    """No change of policy allows a path that is not one: no fix, and the note
+    says so without a "to allow" part."""
+    from fastaudit import mk_audit
+    with mk_audit([str(tmp_path)], monitor_calls=False)():
+        e = refusal(sys.audit, 'open', f'{tmp_path}/in\x00side', 'w', os.O_WRONLY)
+    assert e.fix is None and e.fastaudit == {'layer': 'hook', 'rule': 'not-a-path', 'fix': None}
+    assert e.__notes__ == ['fastaudit: the argument is not a path (not-a-path)']
+    assert list(vars(e)) == ['event', 'fix', 'fastaudit', 'path', 'resolved', 'rule', 'op',
+                             'roots', '__notes__']
+    assert (e.resolved, e.op, e.roots) == (None, None, (str(tmp_path),))
+
+
+def test_hook_fix_of_an_undecodable_directory(mk, root, outside):
+    """A directory name that is not UTF-8 reaches the fix and the note as the
+    file-system encoding decodes it, alike in both."""
+    odd = os.fsencode(outside) + b'/\xffodd'
+    os.mkdir(odd)
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(open, odd + b'/f', 'w')
+    fix = "add %s to mk_audit([...])'s roots" % os.fsdecode(odd)
+    assert e.fix == fix and e.fastaudit['fix'] == fix
+    assert e.__notes__[0].endswith('; to allow: ' + fix)
+    assert os.listdir(odd) == []
+
+
+def test_hook_blocked_event_attributes_in_full(mk, root):
+    """An event refused outright carries the event, the fix and exc.fastaudit
+    only, and no note."""
+    ap = mk([str(root)], monitor_calls=False)
+    with ap():
+        e = refusal(sys.audit, 'fa_test.blocked', 1)
+    assert list(vars(e)) == ['event', 'fix', 'fastaudit']
+    assert e.event == 'fa_test.blocked' and 'fa_test.blocked' in e.fix
+    assert e.fastaudit == {'layer': 'hook', 'rule': 'blocked-event', 'fix': e.fix}
+    assert str(e).startswith("Audit: fa_test.blocked blocked in sandbox with args: (1,)")
