@@ -13,22 +13,22 @@
  * a signal handler. It is on only while the cwd cache is: the shim under
  * a process policy, which reports those events.
  *
- * Who may take the copy without asking the kernel: only the routes of
- * use.c, which open what they judged by that name beneath the root and
- * never through the dirfd. A pure check (fa_check(), whose caller then
- * makes the real call on the dirfd) still proves the copy right with the
- * statx (same mount and inode), as every call did before the table.
+ * How far a copy is trusted is the caller's to say (enum fa__dirfd_trust):
+ * a caller that acts on the name gets it from the kernel every time; one
+ * that acts through the dirfd and judges by the name (use.c's routes from
+ * a start) may take the copy without a system call; a pure check (whose
+ * caller then makes the real call on the dirfd) takes it once a statx
+ * shows the number is still the directory it was read for.
  *
  * What the caller cannot see: a number closed by an inline system call
  * (or by another process sharing the table of descriptors) and reused for
  * another directory where no wrapper sees it, and a directory renamed or
  * removed by a process outside the run (fa_cwd_share()). The copy then
  * keeps the old name, and a call relative to the number is judged on that
- * name and made on it, beneath its root: nothing is reached that was not
- * judged, and the program sees the call act where the directory used to
- * be (or fail, the directory being gone). glibc's own walks (fts, nftw,
- * scandir, glob) open and close their descriptors inside libc, unseen,
- * but never hand them to the program, so they are never looked up here.
+ * name: a stale judgement, never a wrong place, since the call acts
+ * through the number itself. glibc's own walks (fts, nftw, scandir, glob)
+ * open and close their descriptors inside libc, unseen, but never hand
+ * them to the program, so they are never looked up here.
  */
 #include "config.h"
 
@@ -67,7 +67,7 @@ void fa_fd_moved_range(unsigned first, unsigned last)
 		__atomic_add_fetch(&fd_gens[fd], 1, __ATOMIC_RELAXED);
 }
 
-static unsigned fd_gen(int fd)
+unsigned fa__fd_gen(int fd)
 {
 	return (unsigned)fd < FDS ? __atomic_load_n(&fd_gens[fd], __ATOMIC_ACQUIRE) : 0;
 }
@@ -99,20 +99,21 @@ static ssize_t copy_out(const struct slot *s, char *out, size_t len, enum fa_why
 	return (ssize_t)s->len;
 }
 
-ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, int trusted, enum fa_why *why)
+ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa__dirfd_trust trust,
+		       enum fa_why *why)
 {
 	struct statx st;
 	const struct slot *hit;
 	struct slot *s;
 	unsigned long g = fa__cwd_generation();
 	/* Read before the kernel is asked: a close meanwhile makes the copy stale. */
-	unsigned fg = fd_gen(dirfd);
+	unsigned fg = fa__fd_gen(dirfd);
 	uint64_t mnt;
 	ssize_t n;
 	int r;
 
-	trusted = trusted && (unsigned)dirfd < FDS;
-	if (trusted && (hit = find(dirfd, g, fg, 1, NULL, 0)))
+	if (trust == FA_DIRFD_KEPT && (unsigned)dirfd < FDS &&
+	    (hit = find(dirfd, g, fg, 1, NULL, 0)))
 		return copy_out(hit, out, len, why);
 	r = fa__sys_statx(dirfd, "", AT_EMPTY_PATH | AT_NO_AUTOMOUNT,
 			  STATX_TYPE | STATX_INO | STATX_NLINK | FA_STATX_MNT_ID, &st);
@@ -125,7 +126,7 @@ ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, int trusted, enum fa_wh
 		return -ENOENT;
 	}
 	mnt = fa__statx_mount_id(&st);
-	if ((hit = find(dirfd, g, fg, 0, &st, mnt)))
+	if (trust != FA_DIRFD_NOW && (hit = find(dirfd, g, fg, 0, &st, mnt)))
 		return copy_out(hit, out, len, why);
 	n = fa__fd_path(dirfd, out, len);
 	if (n < 0) {

@@ -180,20 +180,39 @@ void fa__linkfree_keep(enum fa__kept t, const fa_policy *p, const char *path, si
 
 /* ---- dirfd_cache.c ---- */
 /*
- * The absolute path the directory dirfd names (the thread's copy when it
- * is current); length, or -errno with *why set (not a directory, removed).
- * trusted: the caller acts on the name it gets, never through dirfd, so a
- * current copy serves without a system call.
+ * How much the caller relies on the name of a dirfd:
+ *   FA_DIRFD_NOW    it acts on the name: read from the kernel now, never
+ *                   from a copy (a directory moved by another process is
+ *                   found where it lies);
+ *   FA_DIRFD_SAME   it judges by the name and acts through dirfd: a copy
+ *                   serves once a statx shows dirfd is the directory it
+ *                   was taken for;
+ *   FA_DIRFD_KEPT   the same, and the copy serves without a system call
+ *                   while nothing the caller sees may have changed it.
+ * A copy can name where the directory was before a process outside the
+ * caller's sight moved it: a judgement that can be stale, never a place
+ * to act in.
  */
-ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, int trusted, enum fa_why *why);
+enum fa__dirfd_trust { FA_DIRFD_NOW, FA_DIRFD_SAME, FA_DIRFD_KEPT };
+/*
+ * The absolute path the directory dirfd names; length, or -errno with
+ * *why set (not a directory, removed).
+ */
+ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa__dirfd_trust trust,
+		       enum fa_why *why);
+/* What the number fd has been through: a change means it may name something else. */
+unsigned fa__fd_gen(int fd);
 
 /* ---- parent_cache.c: the last directory pinned, kept open ---- */
 /*
  * The kept descriptor of path (folded, absolute) resolved beneath its root
  * of p with these RESOLVE_* flags under the current generation, now the
- * caller's until fa__parent_release(); -1 when it holds another or is busy.
+ * caller's until fa__parent_release(); -1 when it holds another, is busy,
+ * or is no longer the directory rel beneath base (the same path, as the
+ * caller would open it) names now.
  */
-int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned how);
+int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned how, int base,
+		    const char *rel);
 /*
  * fd, just resolved for path under generation gen, kept in the caller's
  * place: the kept number is returned (the caller's until released) and fd

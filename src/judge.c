@@ -123,7 +123,7 @@ ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out,
 			return -ENAMETOOLONG;
 		memcpy(out, cwd, (size_t)n + 1);
 	} else {
-		n = fa__dirfd_path(dirfd, out, len, c->by_name, why);
+		n = fa__dirfd_path(dirfd, out, len, c->by_name ? FA_DIRFD_NOW : FA_DIRFD_SAME, why);
 		if (n < 0)
 			return n;
 	}

@@ -2,18 +2,26 @@
  * parent_cache.c - the last directory pinned beneath a root, kept open, so
  * that a run of entry changes in one directory (tar and cp -a set the
  * owner, mode and times of each directory they make, one call each)
- * resolves it once instead of once per call.
+ * walks to it with one statx instead of opening it again each call.
  *
  * One entry for the process: an O_PATH descriptor at a number of its own,
  * placed high and kept by the caller like the pinned roots (the shim
  * refuses close and dup2 onto it and steps around it in close_range), and
  * the directory it was resolved for: the policy, the folded path, the
- * mount rule, and the cwd cache's generation (cwd_cache.c), which every
- * rename and rmdir the caller sees moves. A later resolution of the same
- * path under the same generation takes the descriptor instead of opening
- * the directory again: the same answer, for no system call. The first
- * resolution of another path takes the number over with dup3 (the old
- * directory is closed by it).
+ * mount rule, the cwd cache's generation (cwd_cache.c), which every rename
+ * and rmdir the caller sees moves, and the directory's identity (mount and
+ * inode).
+ *
+ * A kept descriptor is a name kept between calls, and a name may go stale:
+ * a process out of sight (log rotation, a sync tool, another run) can move
+ * the directory and put another in its place. So a later resolution of
+ * the same path under the same generation takes the descriptor only after
+ * a statx of the path, as the kernel resolves it now, finds the very
+ * directory held (no link followed at the end; a link on the way that
+ * leads to that same directory is where the path leads, so the call acts
+ * exactly where its arguments name). Anything else, and the directory is
+ * opened again. The first resolution of another path takes the number over
+ * with dup3 (the old directory is closed by it).
  *
  * The entry is used by one call at a time: taking it marks it busy, and
  * the caller gives it back when it would have closed the descriptor
@@ -27,11 +35,7 @@
  *
  * What it trusts: that nothing but this file changes what the number
  * names, as for the pinned roots (a raw close or dup2 onto it by the
- * program is a known bypass, which the kernel floor closes for writes),
- * and that a directory renamed or removed by a process outside the run
- * (the run's own processes share their count of moves, cwd_cache.c) may
- * be found by its old path, as the dirfd cache says: still beneath the
- * root, opened with no symlink on the way when it was resolved.
+ * program is a known bypass, which the kernel floor closes for writes).
  */
 #include "config.h"
 
@@ -48,6 +52,7 @@ static struct {
 	const fa_policy *p;
 	unsigned long gen;
 	unsigned xdev;
+	uint64_t mnt, ino;	/* the directory held */
 	size_t len;
 	char path[PATH_MAX];
 } kept;
@@ -78,7 +83,20 @@ static int same(const fa_policy *p, const char *path, size_t len, unsigned xdev,
 	       fa__same(kept.path, path, len);
 }
 
-int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned xdev)
+/* 1 if rel beneath base names the directory held, as the kernel resolves it now. */
+static int still_held(int base, const char *rel)
+{
+	struct statx st;
+
+	if (fa__sys_statx(base, rel, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+			  STATX_TYPE | STATX_INO | FA_STATX_MNT_ID, &st) < 0)
+		return 0;
+	return (st.stx_mode & S_IFMT) == S_IFDIR && st.stx_ino == kept.ino &&
+	       fa__statx_mount_id(&st) == kept.mnt;
+}
+
+int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned xdev, int base,
+		    const char *rel)
 {
 	unsigned long g = fa__cwd_generation();
 	int expect = FULL;
@@ -87,7 +105,7 @@ int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned x
 	    !__atomic_compare_exchange_n(&state, &expect, BUSY, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return -1;
-	if (same(p, path, len, xdev, g))
+	if (same(p, path, len, xdev, g) && still_held(base, rel))
 		return held;
 	__atomic_store_n(&state, FULL, __ATOMIC_RELEASE);
 	return -1;
@@ -96,6 +114,7 @@ int fa__parent_take(const fa_policy *p, const char *path, size_t len, unsigned x
 int fa__parent_keep(int fd, const fa_policy *p, const char *path, size_t len, unsigned xdev,
 		    unsigned long gen)
 {
+	struct statx st;
 	int expect = FULL;
 
 	if (!gen || held < 0 || len >= sizeof kept.path)
@@ -107,11 +126,15 @@ int fa__parent_keep(int fd, const fa_policy *p, const char *path, size_t len, un
 						 __ATOMIC_RELAXED))
 			return fd;
 	}
-	if (fa__sys_getpid() != fa__cwd_owner() || fa__sys_dup3(fd, held, O_CLOEXEC) < 0) {
+	if (fa__sys_getpid() != fa__cwd_owner() ||
+	    fa__sys_statx(fd, "", AT_EMPTY_PATH, STATX_INO | FA_STATX_MNT_ID, &st) < 0 ||
+	    fa__sys_dup3(fd, held, O_CLOEXEC) < 0) {
 		__atomic_store_n(&state, expect == FULL ? FULL : EMPTY, __ATOMIC_RELEASE);
 		return fd;
 	}
 	fa__sys_close(fd);
+	kept.ino = st.stx_ino;
+	kept.mnt = fa__statx_mount_id(&st);
 	kept.p = p;
 	kept.gen = gen;
 	kept.xdev = xdev;

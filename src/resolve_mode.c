@@ -214,7 +214,7 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 	if (how & RESOLVE_BENEATH) {
 		/* The last directory pinned, when it is this one (parent_cache.c). */
 		gen = fa__cwd_generation();
-		fd = fa__parent_take(c->p, r->path, plen, how);
+		fd = fa__parent_take(c->p, r->path, plen, how, base, rel);
 		if (fd >= 0) {
 			res_fd(r, fd, 1);
 			return;

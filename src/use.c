@@ -140,33 +140,99 @@ static int judge_opened(struct fa__jctx *c, int fd, struct fa_decision *d)
 }
 
 /*
- * A path relative to the current directory, whose path the thread's copy
- * holds: judged on that string joined with rel, opened as the caller named
- * it from the kernel's cwd, beneath it and with no link on the way, so the
- * file judged is the file opened. One syscall. Returns fd, -errno, or 1 to
- * take the slow route (which reads the cwd itself).
+ * A directory a relative path starts from, with the name it is judged by:
+ * the cwd (the thread's copy of its path) or a dirfd (the dirfd cache's).
+ * The call acts through the directory itself, never by that name, so a
+ * name gone stale (the directory moved by a process out of sight) can
+ * only make the judgement stale, never the place the call acts in.
  */
-static int open_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const char *rel, int flags,
-		    mode_t mode, struct fa_decision *d)
+struct start {
+	int fd;				/* AT_FDCWD or the dirfd */
+	const char *path;		/* its name */
+	size_t len;
+	const struct fa__cwdv *cwd;	/* the cwd's copy, or NULL for a dirfd */
+	unsigned fdgen;			/* the dirfd's number's history when named */
+	unsigned long gen;		/* the cwd cache's generation when named */
+};
+
+/* The cwd with the thread's copy of its name: 1, or 0 when there is none. */
+static int start_cwd(struct start *s, struct fa__cwdv *v)
+{
+	if (!fa__cwd_cached(v))
+		return 0;
+	s->fd = AT_FDCWD;
+	s->path = v->path;
+	s->len = v->len;
+	s->cwd = v;
+	s->fdgen = 0;
+	s->gen = v->gen;
+	return 1;
+}
+
+/* dirfd with its kept name (into buf): 1, or 0 when it has none. */
+static int start_dirfd(struct start *s, int dirfd, char *buf, size_t len)
+{
+	enum fa_why why;
+	ssize_t n;
+
+	/* Read before the name: a close or a move meanwhile shows later. */
+	s->fdgen = fa__fd_gen(dirfd);
+	s->gen = fa__cwd_generation();
+	n = fa__dirfd_path(dirfd, buf, len, FA_DIRFD_KEPT, &why);
+	if (n <= 0 || buf[0] != '/')
+		return 0;
+	s->fd = dirfd;
+	s->path = buf;
+	s->len = (size_t)n;
+	s->cwd = NULL;
+	return 1;
+}
+
+/* 1 if the directory may have been changed under the call (a chdir, a dup2). */
+static int start_moved(const struct start *s)
+{
+	return s->cwd ? fa__cwd_moved(s->cwd) : fa__fd_gen(s->fd) != s->fdgen;
+}
+
+/* The root holding path (n bytes), a live cwd root read from s when s is the cwd. */
+static int start_root(struct fa__jctx *c, const struct start *s, const char *path, size_t n,
+		      size_t *rootlen)
+{
+	int root;
+
+	if (!s->cwd)
+		return fa__find_root(c, path, n, rootlen);
+	c->cwd = s->path;
+	c->cwdlen = (int)s->len;
+	root = fa__find_root(c, path, n, rootlen);
+	c->cwdlen = 0;
+	c->cwd = c->cwdbuf;
+	return root;
+}
+
+/*
+ * A path relative to a start: judged on the start's name joined with
+ * rel, opened as the caller named it, from the start itself, beneath it
+ * and with no link on the way, so the file judged is the file opened.
+ * One syscall. Returns fd, -errno, or 1 to take the slow route.
+ */
+static int open_start(struct fa__jctx *c, const struct start *s, const char *rel, int flags,
+		      mode_t mode, struct fa_decision *d)
 {
 	int root, fd, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
 	size_t rootlen;
-	ssize_t n = fa__join_clean(v->path, v->len, rel, d->path, sizeof d->path);
+	ssize_t n = fa__join_clean(s->path, s->len, rel, d->path, sizeof d->path);
 
 	if (n < 0)
 		return 1;
-	c->cwd = v->path;
-	c->cwdlen = (int)v->len;
-	root = fa__find_root(c, d->path, (size_t)n, &rootlen);
-	c->cwdlen = 0;
-	c->cwd = c->cwdbuf;
-	/* The cwd itself, or a root itself: their parents decide. */
-	if (root < 0 || ((size_t)n == v->len && !tmpfile) || (rootlen == (size_t)n && !tmpfile) ||
+	root = start_root(c, s, d->path, (size_t)n, &rootlen);
+	/* The start itself, or a root itself: their parents decide. */
+	if (root < 0 || ((size_t)n == s->len && !tmpfile) || (rootlen == (size_t)n && !tmpfile) ||
 	    in_deny(c->p, d->path, (size_t)n))
 		return 1;
-	fd = fa__open(AT_FDCWD, rel, flags, mode,
+	fd = fa__open(s->fd, rel, flags, mode,
 		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (fa__cwd_moved(v)) {
+	if (start_moved(s)) {
 		if (fd < 0)
 			return 1;
 		return judge_opened(c, fd, d);
@@ -423,13 +489,14 @@ static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, con
 {
 	char buf[PATH_MAX];
 	struct fa__cwdv v;
+	struct start s;
 	enum fa_why why;
 	ssize_t n;
 	int r;
 
-	if (dirfd == AT_FDCWD && !(c->how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
-	    write_class(flags) && fa__cwd_cached(&v)) {
-		r = open_cwd(c, &v, path, flags, mode, d);
+	if (!(c->how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) && write_class(flags) &&
+	    (dirfd == AT_FDCWD ? start_cwd(&s, &v) : start_dirfd(&s, dirfd, buf, sizeof buf))) {
+		r = open_start(c, &s, path, flags, mode, d);
 		if (r != 1)
 			return r;
 	}
@@ -440,6 +507,7 @@ static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, con
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
 	}
+	/* The slow routes act on the name, read from the kernel just now. */
 	r = open_fast(c, buf, (size_t)n, flags, mode, d);
 	if (r != 1)
 		return r;
@@ -489,16 +557,16 @@ static int names_start(const char *path, size_t len)
 }
 
 /*
- * The parent of a path relative to the current directory, whose path the
- * thread's copy holds: judged on that string, pinned as the caller named
- * it. A bare name's parent is the cwd itself: AT_FDCWD, no syscall at all;
- * a deeper parent is one O_PATH openat2 beneath the cwd with no link on
- * the way, or none when it is the directory kept from the last call. Only
- * for rules that do not look past the final name. Returns 0 (pinned,
- * allowed), or 1 to take the slow route.
+ * The parent of a path relative to a start (the cwd, a dirfd): judged on
+ * the start's name, pinned from the start itself. A bare name's parent is
+ * the start: no syscall at all; a deeper parent is one O_PATH openat2
+ * beneath the start with no link on the way, or a statx that shows the
+ * directory kept from the last call (parent_cache.c) is the one the path
+ * names now. Only for rules that do not look past the final name. Returns 0
+ * (pinned, allowed), or 1 to take the slow route.
  */
-static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa__rule *rule,
-		   const char *path, struct fa_pin *pin, struct fa_decision *d)
+static int pin_start(struct fa__jctx *c, const struct start *s, const struct fa__rule *rule,
+		     const char *path, struct fa_pin *pin, struct fa_decision *d)
 {
 	const fa_policy *p = c->p;
 	char dir[PATH_MAX];
@@ -515,32 +583,28 @@ static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa
 	if (nlen == 0 || nlen > NAME_MAX || (name[0] == '.' && (nlen == 1 ||
 							       (nlen == 2 && name[1] == '.'))))
 		return 1;
-	n = fa__join_clean(v->path, v->len, path, d->path, sizeof d->path);
+	n = fa__join_clean(s->path, s->len, path, d->path, sizeof d->path);
 	if (n < 0)
 		return 1;
 	parent = (size_t)n - nlen - 1;
 	if (parent == 0)
-		parent = 1;	/* the cwd is "/" */
-	c->cwd = v->path;
-	c->cwdlen = (int)v->len;
-	root = fa__find_root(c, d->path, parent, &rootlen);
-	c->cwdlen = 0;
-	c->cwd = c->cwdbuf;
+		parent = 1;	/* the start is "/" */
+	root = start_root(c, s, d->path, parent, &rootlen);
 	if (root < 0 || in_deny(p, d->path, (size_t)n))
 		return 1;
 	for (i = 0; rule->protect && i < p->ndeny; i++)
 		if (fa__within(fa__str(p, &p->deny[i]), p->deny[i].len, d->path, (size_t)n))
 			return 1;
+	memcpy(dir, path, dlen);
+	dir[dlen] = 0;
 	if (names_start(path, dlen)) {
-		fd = AT_FDCWD;
-	} else if ((fd = fa__parent_take(p, d->path, parent, how)) < 0) {
+		fd = s->fd;
+	} else if ((fd = fa__parent_take(p, d->path, parent, how, s->fd, dir)) < 0) {
 		/* Not the directory kept from the last call (parent_cache.c): open it. */
-		memcpy(dir, path, dlen);
-		dir[dlen] = 0;
-		fd = fa__open(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
+		fd = fa__open(s->fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how);
 		if (fd < 0)
 			return 1;
-		fd = fa__parent_keep(fd, p, d->path, parent, how, v->gen);
+		fd = fa__parent_keep(fd, p, d->path, parent, how, s->gen);
 	}
 	/* A final link is followed by these calls: that needs the slow route. */
 	if (rule->follow) {
@@ -549,16 +613,18 @@ static int pin_cwd(struct fa__jctx *c, const struct fa__cwdv *v, const struct fa
 		memcpy(nm, name, nlen);
 		nm[nlen] = 0;
 		if (fa__sys_type(fd, nm, 0) == S_IFLNK) {
-			fa__parent_release(fd);
+			if (fd != s->fd)
+				fa__parent_release(fd);
 			return 1;
 		}
 	}
-	if (fa__cwd_moved(v)) {
-		fa__parent_release(fd);
+	if (start_moved(s)) {
+		if (fd != s->fd)
+			fa__parent_release(fd);
 		return 1;
 	}
 	pin->fd = fd;
-	pin->owned = fd >= 0;
+	pin->owned = fd != s->fd;
 	pin->name = name;
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, 0);
 	return 0;
@@ -578,6 +644,7 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	struct fa__rule rule;
 	struct fa__pinned kept;
 	struct fa__cwdv v;
+	struct start s;
 	enum fa_why why;
 	size_t dlen, nlen;
 	const char *name;
@@ -605,8 +672,9 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	if (op == FA_OP_SYMLINK || op == FA_OP_LINK)
 		op = FA_OP_CREATE;
 	fa__rule_for(op, &rule);
-	if (path[0] != '/' && dirfd == AT_FDCWD && !(how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
-	    fa__cwd_cached(&v) && pin_cwd(&c, &v, &rule, path, pin, d) == 0)
+	if (path[0] != '/' && !(how & (FA_HOW_BY_PATH | FA_HOW_NO_XDEV)) &&
+	    (dirfd == AT_FDCWD ? start_cwd(&s, &v) : start_dirfd(&s, dirfd, abs, sizeof abs)) &&
+	    pin_start(&c, &s, &rule, path, pin, d) == 0)
 		return 0;
 	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
 	if (n == -ENAMETOOLONG && path[0] != '/' && !(how & FA_HOW_NOT_DEEP)) {

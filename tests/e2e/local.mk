@@ -1,7 +1,7 @@
 # End-to-end tests of libfashim.so and fa-run: small C programs run under
 # the shim by the .sh scripts (exit status; 77 = skip).
 
-check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache
+check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache %D%/exact
 # -O2 so that fortify.c really goes through the fortified headers.
 %C%_calltest_SOURCES = %D%/calltest.c %D%/fortify.c %D%/calltest.h
 %C%_calltest_CFLAGS = $(AM_CFLAGS) -O2
@@ -10,6 +10,7 @@ check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache
 %C%_manners_SOURCES = %D%/manners.c
 %C%_manners_LDADD = -lpthread
 %C%_fdcache_SOURCES = %D%/fdcache.c
+%C%_exact_SOURCES = %D%/exact.c
 
 E2E_TESTS += \
 	%D%/calls.sh \
@@ -26,7 +27,8 @@ E2E_TESTS += \
 	%D%/explain.sh \
 	%D%/learn.sh \
 	%D%/policy_file.sh \
-	%D%/fdcache.sh
+	%D%/fdcache.sh \
+	%D%/exact.sh
 
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
 
