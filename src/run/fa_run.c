@@ -639,6 +639,12 @@ int main(int argc, char **argv)
 	}
 	if (allow_static)
 		set("FA_ALLOW_STATIC", "1");
+	/*
+	 * Whether strict or not, the floor itself is inherited by every
+	 * process of the run and cannot be dropped; the floor an approved
+	 * child of an audit context adds on top (the default one) only
+	 * narrows it. So no variable says strict: nothing re-applies it.
+	 */
 	if (floor_on)
 		set("FA_FLOOR", "1");
 	set_preload(shim);
