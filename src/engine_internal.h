@@ -352,6 +352,18 @@ static inline int fa__root_fd(const fa_policy *p, int root)
 {
 	return p->roots[root].cwd ? AT_FDCWD : p->roots[root].fd;
 }
+/*
+ * 1 when a call under root walks the path's whole string from "/" (no
+ * link, magic link or '..' allowed on it) rather than from the root's
+ * pinned fd: for every caller but one that owns its tree (FA_HOW_STRICT,
+ * the Workspace, whose roots are the directories pinned), so that a root
+ * moved by a process out of sight changes no place a call acts in.
+ */
+static inline int fa__by_string(const struct fa__jctx *c, int root)
+{
+	return (c->how & FA_HOW_BY_PATH) ||
+	       (!(c->how & FA_HOW_STRICT) && root >= 0 && !c->p->roots[root].cwd);
+}
 /* The base fd (fa__root_fd) and *rel for opening path beneath root. */
 int fa__root_base(struct fa__jctx *c, int root, const char *path, size_t rootlen,
 		  const char **rel);

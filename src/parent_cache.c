@@ -79,7 +79,8 @@ int fa_parent_cache_fd(void)
 static int same(const fa_policy *p, const char *path, size_t len, unsigned xdev,
 		unsigned long gen)
 {
-	return kept.p == p && kept.gen == gen && kept.xdev == xdev && kept.len == len &&
+	return kept.p == p && kept.gen == gen && kept.xdev == (xdev & RESOLVE_NO_XDEV) &&
+	       kept.len == len &&
 	       fa__same(kept.path, path, len);
 }
 
@@ -137,7 +138,7 @@ int fa__parent_keep(int fd, const fa_policy *p, const char *path, size_t len, un
 	kept.mnt = fa__statx_mount_id(&st);
 	kept.p = p;
 	kept.gen = gen;
-	kept.xdev = xdev;
+	kept.xdev = xdev & RESOLVE_NO_XDEV;	/* the one rule a use must match */
 	kept.len = len;
 	memcpy(kept.path, path, len);
 	kept.path[len] = 0;

@@ -186,11 +186,12 @@ static void resolve_beneath(struct fa__jctx *c, int base, const char *rel, struc
  */
 static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 {
-	int mode = c->p->symlinks, root, base, fd;
+	int mode = c->p->symlinks, root, base, fd, rbase = -1;
 	size_t plen = strlen(r->path), rootlen;
-	const char *rel;
+	const char *rel, *rrel = NULL;
 	unsigned how = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 	unsigned long gen = 0;
+	int kept = 0;	/* a directory below a root: the parent cache may serve */
 
 	root = fa__find_root(c, r->path, plen, &rootlen);
 	if (root < 0 && mode != FA_SYM_TRUST)
@@ -200,18 +201,25 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 		if (base == -1) {
 			base = AT_FDCWD;
 			rel = r->path;
+		} else if (rel[0] == '.' && !rel[1]) {
+			res_fd(r, base, 0);
+			return;
+		} else if (fa__by_string(c, root)) {
+			/* By its string from "/", with no link: where it is now. */
+			rbase = base;
+			rrel = rel;
+			base = AT_FDCWD;
+			rel = r->path;
+			kept = 1;
 		} else {
 			how |= RESOLVE_BENEATH | fa__xdev(c);
-			if (rel[0] == '.' && !rel[1]) {
-				res_fd(r, base, 0);
-				return;
-			}
+			kept = 1;
 		}
 	} else {
 		base = AT_FDCWD;
 		rel = r->path;
 	}
-	if (how & RESOLVE_BENEATH) {
+	if (kept) {
 		/* The last directory pinned, when it is this one (parent_cache.c). */
 		gen = fa__cwd_generation();
 		fd = fa__parent_take(c->p, r->path, plen, how, base, rel);
@@ -234,7 +242,7 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 		}
 	}
 	if (fd >= 0) {
-		if (how & RESOLVE_BENEATH)
+		if (kept)
 			fd = fa__parent_keep(fd, c->p, r->path, plen, how, gen);
 		res_fd(r, fd, 1);
 		return;
@@ -254,6 +262,11 @@ static void resolve_plain(struct fa__jctx *c, struct fa__res *r)
 		r->why = FA_WHY_SYMLINK;
 		return;
 	case FA_SYM_BENEATH:
+		if (rbase >= 0) {
+			/* A link on the way: the mode keeps the walk beneath the root. */
+			resolve_beneath(c, rbase, rrel, r);
+			return;
+		}
 		if (!(how & RESOLVE_BENEATH)) {
 			r->why = FA_WHY_SYMLINK;	/* no pinned root to stay beneath */
 			return;

@@ -35,14 +35,6 @@ static int in_deny(const fa_policy *p, const char *path, size_t len)
 	return 0;
 }
 
-/* Where an open beneath a root starts: the root's pinned fd, or -1. */
-static int root_base(const struct fa__jctx *c, int root)
-{
-	if (c->how & FA_HOW_BY_PATH)
-		return AT_FDCWD;
-	return fa__root_fd(c->p, root);
-}
-
 /*
  * The one-syscall route: no '..', a pinned root holds the path, no deny
  * subtree on the string. Returns the fd or -errno, or 1 to take the slow
@@ -54,7 +46,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, size_t alen, int flags
 	const fa_policy *p = c->p;
 	size_t plen, rootlen, off;
 	const char *rel;
-	int root, base, fd, folded, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	int root, base, fd, folded, bypath, tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
 	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | fa__xdev(c);
 	int st = fa__scan_abs_len(abs, alen);
 
@@ -79,10 +71,11 @@ static int open_fast(struct fa__jctx *c, const char *abs, size_t alen, int flags
 		return 1;
 	if ((c->how & FA_HOW_BY_PATH) && (c->how & FA_HOW_NO_XDEV))
 		return -EAGAIN;	/* '/' to the root may cross mounts: not by path */
-	base = root_base(c, root);
+	bypath = fa__by_string(c, root);
+	base = bypath ? AT_FDCWD : fa__root_fd(p, root);
 	if (base == -1)
 		return 1;
-	if (c->how & FA_HOW_BY_PATH)
+	if (bypath)
 		how &= ~(unsigned)RESOLVE_BENEATH;
 	off = rootlen == 1 ? 1 : rootlen;
 	while (d->path[off] == '/')
@@ -103,7 +96,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, size_t alen, int flags
 		d->path[plen + 1] = 0;
 	}
 	/* By path: the whole folded path, which has no '..' and no link if this works. */
-	if (base == AT_FDCWD && (c->how & FA_HOW_BY_PATH))
+	if (bypath)
 		rel = folded ? d->path : abs;
 	fd = fa__open(base, rel, flags, mode, how);
 	d->path[plen] = 0;
@@ -365,7 +358,7 @@ static int open_judged(struct fa__jctx *c, int dirfd, const char *path, const ch
 			rel++;
 		if (!*rel)
 			rel = ".";
-		if (base == -1) {
+		if (base == -1 || fa__by_string(c, d->root)) {
 			base = AT_FDCWD;
 			rel = d->path;
 			how &= ~(unsigned)(RESOLVE_BENEATH | RESOLVE_NO_XDEV);
@@ -714,6 +707,16 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	}
 	if (kept.fd < 0 && kept.fd != AT_FDCWD)
 		return kept.err ? -kept.err : -ENOENT;
+	if (!kept.owned && path[0] == '/' && d->root >= 0 && kept.fd == p->roots[d->root].fd &&
+	    fa__by_string(&c, d->root) && !fa__has_dotdot(path)) {
+		/*
+		 * An entry of a root itself, whose fd is the directory pinned
+		 * when the policy was built: the call goes by the caller's own
+		 * string, which names the root by its path, where it is now.
+		 */
+		pin->fd = AT_FDCWD;
+		return 0;
+	}
 	pin->fd = kept.fd;
 	pin->owned = kept.owned;
 	fa__split(path, &dlen, &name, &nlen);
@@ -755,7 +758,22 @@ enum fa_verdict fa_check_symlink_target(const fa_policy *p, const struct fa_pin 
 	fa__rule_for(FA_OP_LINK, &rule);
 	if (target[0] == '/')
 		return fa__judge_abs(&c, target, &rule, d, NULL);
-	n = fa__fd_path(pin->fd, base, sizeof base);
+	if (pin->name[0] == '/') {
+		/* Pinned by the caller's own absolute string: its directory part. */
+		size_t dlen, nlen;
+		const char *nm;
+
+		fa__split(pin->name, &dlen, &nm, &nlen);
+		n = (ssize_t)(dlen ? dlen : 1);
+		if ((size_t)n >= sizeof base)
+			n = -ENAMETOOLONG;
+		else
+			memcpy(base, pin->name, (size_t)n);
+		if (n > 0)
+			base[n] = 0;
+	} else {
+		n = fa__fd_path(pin->fd, base, sizeof base);
+	}
 	if (n < 0 || fa__join(base, (size_t)n, target, abs, sizeof abs) < 0) {
 		fa__decide(d, FA_REJECT, n < 0 ? FA_WHY_BAD_FD : FA_WHY_TOO_LONG, -1,
 			   n < 0 ? (int)-n : ENAMETOOLONG);

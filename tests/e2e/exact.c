@@ -152,6 +152,21 @@ int main(int argc, char **argv)
 		say("first", created(open(at("a/first"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
 		wait_move();
 		say("second", created(open(at("a/second"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
+	} else if (!strcmp(c, "root-open")) {
+		/* ROOT/a is the policy's root itself: the root is what is moved */
+		say("first", created(open(at("a/first"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
+		wait_move();
+		say("second", created(open(at("a/second"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
+	} else if (!strcmp(c, "root-entries")) {
+		say("mkdir", mkdir(at("a/m1"), 0755));
+		say("symlink", symlink("u1", at("a/l1")));
+		wait_move();
+		say("mkdir", mkdir(at("a/m2"), 0755));
+		say("symlink", symlink("u2", at("a/l2")));
+		say("unlink", unlink(at("a/u2")));
+		say("chmod", chmod(at("a/m2"), 0700));
+		say("rename", rename(at("a/m2"), at("a/m3")));
+		say("deeper", mkdir(at("a/sub/p2"), 0755));
 	} else if (!strcmp(c, "cwd-in")) {
 		/* the cwd itself is moved: bare libc keeps acting in it, now b */
 		if (say("chdir", chdir(at("a"))) < 0)

@@ -5,7 +5,8 @@
 # cwd). Between two calls of one program another process, outside the
 # run, moves ROOT/a to ROOT/b and makes a new ROOT/a (log rotation, an
 # editor, a sync tool); the program's output and the tree must be the
-# bare run's, under fa-run with the floor off and on.
+# bare run's, under fa-run with the floor off and on. When the root itself
+# is what moves, the floor (which holds the directory) refuses instead.
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 need_fa_run
 
@@ -30,7 +31,8 @@ tree() {
 # floor HOW, with the move made when the program asks; its output then
 # the tree.
 run() {
-	local how=$1 c=$2 pid line
+	local how=$1 c=$2 pid line root=$R
+	case $c in root-*) root=$R/a ;; esac
 	rm -rf "$R" "$T/in" "$T/out"
 	mkdir -p "$R/a/sub"
 	echo 1 >"$R/a/u1"
@@ -41,7 +43,7 @@ run() {
 	if [ "$how" = bare ]; then
 		"$EX" "$c" "$R" <"$T/in" >"$T/out" 2>"$T/err" &
 	else
-		"$FA_RUN" --landlock="$how" -w "$R" -- "$EX" "$c" "$R" <"$T/in" >"$T/out" 2>"$T/err" &
+		"$FA_RUN" --landlock="$how" -w "$root" -- "$EX" "$c" "$R" <"$T/in" >"$T/out" 2>"$T/err" &
 	fi
 	pid=$!
 	exec 4>"$T/in"
@@ -61,14 +63,28 @@ run() {
 
 for c in dirfd-open dirfd-deep dirfd-link dirfd-mkdir dirfd-unlink dirfd-rename \
 	dirfd-chmod dirfd-utime parent-mkdir parent-unlink parent-chmod parent-open \
-	cwd-in cwd-below; do
+	cwd-in cwd-below root-open root-entries; do
 	bare=$(run bare "$c")
 	case $bare in
 	*"exit 0"*) ;;
 	*) fail "$c: the bare run failed: $bare $(cat "$T/err")"; continue ;;
 	esac
 	for f in $floors; do
-		check "$c, floor $f" "$bare" "$(run "$f" "$c")"
+		case $c,$f in
+		root-*,on)
+			# The floor holds the root directory itself, moved now: what
+			# the new one at the root's path receives is refused, and
+			# nothing lands in the moved one.
+			got=$(run "$f" "$c")
+			case $got in
+			*"second: EACCES"* | *"mkdir: EACCES"*) pass ;;
+			*) fail "$c, floor on: no refusal after the root moved: $got" ;;
+			esac
+			check "$c, floor on: the moved root holds only what came first" \
+				"$(printf '%s\n' "$bare" | grep '^\./b')" "$(printf '%s\n' "$got" | grep '^\./b')"
+			;;
+		*) check "$c, floor $f" "$bare" "$(run "$f" "$c")" ;;
+		esac
 	done
 done
 
