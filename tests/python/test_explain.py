@@ -225,3 +225,35 @@ def test_hook_blocked_event_attributes_in_full(mk, root):
     assert e.event == 'fa_test.blocked' and 'fa_test.blocked' in e.fix
     assert e.fastaudit == {'layer': 'hook', 'rule': 'blocked-event', 'fix': e.fix}
     assert str(e).startswith("Audit: fa_test.blocked blocked in sandbox with args: (1,)")
+
+
+@pytest.mark.parametrize('name, op, judged, holder, err', [
+    ('d', 'dir', 'd', '', ''),                       # a directory is judged as one
+    ('lnd', 'dir', 'd', '', ''),                     # and so is a link to one
+    ('file', 'write', 'file', '', ''),               # something there
+    ('new', 'write', 'new', '', ''),                 # nothing there
+    ('ln', 'write', '../other/missing', '../other', ''),   # nothing where a link leads
+    ('ln2', 'write', 'nodir/x', '', ': No such file or directory'),
+])
+def test_hook_refusal_says_what_is_there(mk, root, outside, name, op, judged, holder, err):
+    """What a refused write-open names depends on what lies at the path: a
+    directory is judged as a directory, and the fix names the nearest
+    directory that exists, wherever a link leads."""
+    (outside / 'd').mkdir()
+    (outside / 'file').write_text('x')
+    (outside.parent / 'other').mkdir()
+    os.symlink(outside / 'd', outside / 'lnd')
+    os.symlink(outside.parent / 'other' / 'missing', outside / 'ln')
+    os.symlink(outside / 'nodir' / 'x', outside / 'ln2')
+    real = os.path.realpath(outside)
+    ap = mk([str(root)])
+    with ap():
+        e = refusal(open, str(outside / name), 'w')
+    judged = os.path.normpath(os.path.join(real, judged))
+    fix = "add %s to mk_audit([...])'s roots" % os.path.normpath(os.path.join(real, holder))
+    assert (e.op, e.rule, e.resolved, e.fix) == (op, 'outside-roots', judged, fix)
+    assert e.__notes__ == ['fastaudit: %s judged at %s: not under any allowed root '
+                           '(outside-roots)%s; to allow: %s' % (op, judged, err, fix)]
+    assert (outside / 'file').read_text() == 'x'
+    assert sorted(os.listdir(outside)) == ['d', 'file', 'ln', 'ln2', 'lnd']
+    assert os.listdir(outside.parent / 'other') == []
