@@ -306,12 +306,26 @@ static const char *deny_of(const struct fa_denial_view *v, const char *path)
 	return NULL;
 }
 
+/* fa_place_holder() for a path whose parent is known to be a directory. */
+static int parent_dir(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (path[0] != '/' || n == 0 || n >= len)
+		return 0;
+	memcpy(out, path, n);
+	out[n] = '\0';
+	return 1;
+}
+
 static void put_root_fix(struct fa_buf *b, const struct fa_denial_view *v, const char *judged)
 {
 	char dir[PATH_MAX];
 	const char *why;
 
-	if (!judged || !fa_place_holder(judged, dir, sizeof(dir))) {
+	if (!judged || !(v->held ? parent_dir(judged, dir, sizeof(dir)) :
+			 fa_place_holder(judged, dir, sizeof(dir)))) {
 		fa_puts(b, "nothing short of / holds it: allow no such write");
 		return;
 	}

@@ -74,6 +74,11 @@ struct fa_denial_view {
 	 */
 	const fa_policy *policy;
 	const char *roots;
+	/*
+	 * The directory holding the judged path is known to exist (the judge
+	 * held it open): the fix names it without looking it up again.
+	 */
+	int held;
 };
 
 /* The i-th root of the view; call with *at = NULL first. NULL after the last. */

@@ -71,6 +71,13 @@ struct fa_decision {
 	int root;               /* index of the root the path is under, or -1 */
 	int err;                /* positive errno from resolution, 0 if none */
 	char path[PATH_MAX];    /* absolute resolved path that was judged (or the best known form) */
+	/*
+	 * What the judge met at path's final component, asked in path's
+	 * parent directory while it held that directory open: 0 nothing
+	 * there, 1 an entry; -1 not asked. 0 and 1 both say that the
+	 * directory holding path exists.
+	 */
+	int found;
 };
 
 /* ---- building a policy ------------------------------------------------ */

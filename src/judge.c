@@ -428,6 +428,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 
 	r.path = pbuf;
 	d->err = 0;
+	d->found = -1;
 	if (keep) {
 		keep->fd = -1;
 		keep->owned = 0;
@@ -484,6 +485,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 			 * that is no link did.
 			 */
 			n = fa__sys_readlinkat(r.pfd, nm, link, sizeof link - 1);
+			d->found = n == -ENOENT ? 0 : n == -EINVAL ? 1 : -1;
 			if (n < 0)
 				break;
 			if (c->p->symlinks == FA_SYM_NOFOLLOW) {
@@ -525,6 +527,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 	if (v == FA_DENY && d->why == FA_WHY_OUTSIDE && links > 0 &&
 	    c->p->symlinks == FA_SYM_BENEATH) {
 		d->why = FA_WHY_SYMLINK;
+		d->found = -1;
 		set_path(d, abs);
 		name_link(d);
 	}
@@ -547,7 +550,8 @@ static int write_exception(struct fa__jctx *c, int dirfd, const char *path, cons
 		}
 		return 0;
 	}
-	type = fa__sys_type(dirfd, path, 1);
+	/* nothing there: neither a device nor a FIFO */
+	type = d->found == 0 ? -ENOENT : fa__sys_type(dirfd, path, 1);
 	if (type == S_IFCHR || type == S_IFIFO) {
 		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 		return 1;
@@ -624,7 +628,10 @@ static enum fa_verdict check(const fa_policy *p, enum fa_op op, int dirfd, const
 {
 	struct fa__jctx c;
 	struct fa__rule rule;
-	int r = fa__precheck(p, path, d, NULL);
+	int r;
+
+	d->found = -1;
+	r = fa__precheck(p, path, d, NULL);
 
 	if (op == FA_OP_RENAME || op == FA_OP_EXCHANGE)
 		fa_cwd_changed();	/* the entry may be the cwd or hold it */
@@ -676,6 +683,7 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op, int dirfd1, const c
 	enum fa_verdict v1, v2;
 	int pre;
 
+	d1->found = d2->found = -1;
 	fa__jctx_init(&c, p, 0);
 	c.cached = 1;
 	if (op == FA_OP_RENAME || op == FA_OP_EXCHANGE)

@@ -236,6 +236,8 @@ struct fa_deny_detail {
     PyObject *note;
     /* the context's policy, to name the fix; NULL: not known */
     const fa_policy *policy;
+    /* the directory holding resolved exists (the judge held it) */
+    int held;
 };
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
             const struct fa_deny_detail *dd);

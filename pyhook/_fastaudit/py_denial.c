@@ -217,6 +217,7 @@ path_fix(const struct fa_deny_detail *dd)
     v.resolved = dd->resolved;
     v.from_context = 1;
     v.policy = dd->policy;
+    v.held = dd->held;
     if (!fa_denial_fix(&b, &v) || !fa_buf_fits(&b)) {
         return Py_NewRef(Py_None);
     }

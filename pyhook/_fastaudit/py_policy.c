@@ -376,6 +376,7 @@ deny_path(const char *event, PyObject *args, FaEntryObject *e,
     dd.op = fa_op_name(op);
     dd.roots = e->cfg->pol->roots;
     dd.policy = e->cfg->pol->policy;
+    dd.held = d->found >= 0;
     /*
      * os.open() of a relative path without the shim: its dir_fd, if any, is
      * unknown
@@ -418,7 +419,9 @@ judge_one(const char *event, PyObject *args, FaEntryObject *e,
      * written into, so it is what gets judged.
      */
     if (dir_fallback) {
-        isdir = fstatat(a->dirfd, a->path, &st, 0) == 0 && S_ISDIR(st.st_mode);
+        /* nothing at the path the judge resolved: no directory either */
+        isdir = d.found != 0 && fstatat(a->dirfd, a->path, &st, 0) == 0
+                && S_ISDIR(st.st_mode);
         if (isdir
             && fa_check(p, FA_OP_DIR, a->dirfd, a->path, &d) == FA_ALLOW)
         {
@@ -459,7 +462,7 @@ not_a_path(const char *event, PyObject *args, FaEntryObject *e, PyObject *obj)
 {
     struct fa_deny_detail dd = {obj, NULL, "not-a-path", NULL,
                                 e->cfg->pol->roots, NULL,
-                      e->cfg->pol->policy};
+                      e->cfg->pol->policy, 0};
     PyObject *msg;
     int rc;
 
