@@ -282,6 +282,11 @@ exec_module(PyObject *m)
     {
         return -1;
     }
+    if (!fa_audit_denied()
+        || PyModule_AddObjectRef(m, "AuditDenied", fa_audit_denied()) < 0)
+    {
+        return -1;
+    }
     return 0;
 }
 

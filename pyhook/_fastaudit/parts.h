@@ -279,6 +279,8 @@ int fa_bridge_note(PyObject *exc);
 
 int fa_raise_denial(PyObject *event, PyObject *msg,
                     const struct fa_deny_detail *dd);
+/* fastaudit.AuditDenied, made once (borrowed), or NULL with an exception */
+PyObject *fa_audit_denied(void);
 /*
  * exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an
  * exception set.

@@ -1,12 +1,20 @@
 /*
- * py_denial.c - the PermissionError a denial raises, and the recent denials
- * of every layer as Python sees them.
+ * py_denial.c - the exception a denial raises (fastaudit.AuditDenied, a
+ * PermissionError), and the recent denials of every layer as Python sees
+ * them.
  *
  * The message is exactly the seed's ("os.remove '/p' not in ('/r',)",
  * the origin note after it): hosts compare and parse it. What the engine
  * knows beyond that (the path judged, the rule, the roots) travels as
- * attributes of the exception and as an exception note (__notes__, which
- * 3.11's add_note() appends to and 3.10 tracebacks simply do not print).
+ * fields of the exception and as one exception note that ends with the
+ * fix, on every refusal of the hook and of the call monitor alike
+ * (__notes__, which 3.11's add_note() appends to and 3.10 tracebacks
+ * simply do not print).
+ *
+ * The class is made here, in C, when _fastaudit is loaded (the module's
+ * AuditDenied, which the package re-exports as fastaudit.AuditDenied): the
+ * hook needs no Python module to raise it, and code run in a context
+ * cannot swap the class the hook raises.
  *
  * Libraries swallow exceptions ("No usable temporary directory"), so
  * every refusal is also kept in a small ring, read by recent_denials()
@@ -22,7 +30,8 @@
 #include "denial.h"
 
 static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots,
-    *s_event, *s_layer, *s_libc, *s_fix, *s_fastaudit, *s_hook;
+    *s_event, *s_layer, *s_libc, *s_fix, *s_fastaudit, *s_hook, *s_spec,
+    *s_name, *s_dict, *s_initializing;
 
 #define NRECENT 32
 
@@ -82,9 +91,79 @@ names(void)
     s_fix = PyUnicode_InternFromString("fix");
     s_fastaudit = PyUnicode_InternFromString("fastaudit");
     s_hook = PyUnicode_InternFromString("hook");
+    s_spec = PyUnicode_InternFromString("__spec__");
+    s_name = PyUnicode_InternFromString("__name__");
+    s_dict = PyUnicode_InternFromString("__dict__");
+    s_initializing = PyUnicode_InternFromString("_initializing");
     return s_notes && s_path && s_resolved && s_rule && s_op && s_roots
            && s_event && s_layer && s_libc && s_fix && s_fastaudit && s_hook
+           && s_spec && s_name && s_dict && s_initializing
         ? 0 : -1;
+}
+
+/*
+ * fastaudit.AuditDenied: every field a refusal may carry is also a class
+ * attribute (None), so that each is there on every instance; what a
+ * refusal knows is set on the instance, in its __dict__. __notes__ is not
+ * one of them: add_note() wants it absent or a list.
+ */
+static PyObject *audit_denied;
+
+static const char *const denied_fields[] = {
+    "event", "fix", "fastaudit", "path", "resolved", "rule", "op", "roots",
+};
+
+PyDoc_STRVAR(audit_denied_doc,
+"A refusal of fastaudit's audit hook or call monitor.\n"
+"\n"
+"A PermissionError: except PermissionError catches it. str() is the seed's\n"
+"message, unchanged (\"open '/p' not in ('/r',)\", \"Audit: subprocess.Popen\n"
+"blocked in sandbox with args: ...\"), followed by where the context was\n"
+"entered when the refusal came from another thread or task. Every refusal\n"
+"carries one note (__notes__): what was judged and why, ending\n"
+"\"; to allow: FIX\" when a change of policy allows it.\n"
+"\n"
+"Fields (None where they do not apply):\n"
+"\n"
+"event      the audit event refused: 'open', 'os.remove', 'subprocess.Popen',\n"
+"           'fastaudit.call' (the call monitor), ...\n"
+"fix        the smallest change that would allow it, as text; None when no\n"
+"           change of policy does\n"
+"fastaudit  {'layer': 'hook', 'rule': rule, 'fix': fix}: the keys the\n"
+"           OSError of a call libfashim.so refused carries too (layer 'libc')\n"
+"rule       the rule that refused: 'outside-roots', 'root-itself',\n"
+"           'link-target', 'symlink', 'deny-subtree', 'not-a-path', ...;\n"
+"           'blocked-event' for an event the context refuses outright\n"
+"path       the path argument as given (str, bytes or int)\n"
+"resolved   the path the engine judged, as a str\n"
+"op         the operation judged: 'write', 'create', 'remove', 'dir', ...\n"
+"roots      the context's roots, as given to mk_audit()\n"
+"\n"
+"A refusal raised while a module initialises (its first import) suggests\n"
+"allow_imports=(PKG,) for that module's top-level package.");
+
+PyObject *
+fa_audit_denied(void)
+{
+    PyObject *t;
+    size_t i;
+
+    if (audit_denied) {
+        return audit_denied;
+    }
+    t = PyErr_NewExceptionWithDoc("fastaudit.AuditDenied", audit_denied_doc,
+                                  PyExc_PermissionError, NULL);
+    if (!t) {
+        return NULL;
+    }
+    for (i = 0; i < sizeof denied_fields / sizeof denied_fields[0]; i++) {
+        if (PyObject_SetAttrString(t, denied_fields[i], Py_None) < 0) {
+            Py_DECREF(t);
+            return NULL;
+        }
+    }
+    audit_denied = t;
+    return audit_denied;
 }
 
 static void
@@ -179,13 +258,18 @@ fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
     }
     d = PyObject_GetAttr(exc, s_fastaudit);
     if (d) {
+        /* AuditDenied's class attribute (None) is not an explanation */
+        int has = d != Py_None;
+
         Py_DECREF(d);
-        return 0;
-    }
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        if (has) {
+            return 0;
+        }
+    } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+    } else {
         return -1;
     }
-    PyErr_Clear();
     r = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
     f = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
     rc = r && f ? set_guard(exc, layer, r, f) : -1;
@@ -272,16 +356,174 @@ put(PyObject *d, PyObject *key, PyObject *value)
     return PyDict_SetItem(d, key, value ? value : Py_None);
 }
 
+/* The module's spec says it is still executing its body (hook.c's test). */
+static int
+spec_initializing(PyObject *spec)
+{
+    PyObject *d, *v;
+    int r = 0;
+
+    if (!spec || spec == Py_None) {
+        return 0;
+    }
+    /* generic lookup: a spec class's own __getattr__ must not run here */
+    d = PyObject_GenericGetAttr(spec, s_dict);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyDict_Check(d)) {
+        v = PyDict_GetItemWithError(d, s_initializing);
+        r = v && PyObject_IsTrue(v) > 0;
+    }
+    PyErr_Clear();
+    Py_DECREF(d);
+    return r;
+}
+
 /*
- * The attributes of a denial, in the order programs have always found
- * them in vars(exc): event, fix, fastaudit, then for a path the path as
- * given, the path judged, the rule, the operation class, the roots and
- * the note. One dict, filled and then made the exception's __dict__: the
- * exception is new, so it has no attribute of its own yet.
+ * The module whose first import the refused code runs in: the innermost
+ * frame whose module is still initialising (the frames hook.c's import
+ * allowance looks at), as a new reference, or NULL (no error set).
+ */
+static PyObject *
+initializing_module(void)
+{
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    PyObject *g, *spec, *name, *found = NULL;
+
+    Py_XINCREF(f);
+    while (f && !found) {
+        g = fa_py_frame_globals(f);
+        if (g && PyDict_Check(g)) {
+            spec = PyDict_GetItemWithError(g, s_spec);
+            name = spec ? PyDict_GetItemWithError(g, s_name) : NULL;
+            if (name && PyUnicode_Check(name) && spec_initializing(spec)
+                && PyUnicode_CompareWithASCIIString(name, "__main__") != 0)
+            {
+                found = Py_NewRef(name);
+            }
+        }
+        PyErr_Clear();
+        Py_XDECREF(g);
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    Py_XDECREF(f);
+    return found;
+}
+
+/*
+ * The fix of an event refused while module initialises: trusting the
+ * import of its top-level package, which is what allow_imports names.
+ */
+static PyObject *
+import_fix(PyObject *module)
+{
+    Py_ssize_t dot = PyUnicode_FindChar(module, '.', 0,
+                                        PyUnicode_GET_LENGTH(module), 1);
+    PyObject *top, *fix;
+    struct fa_text t;
+
+    if (dot == -2) {
+        return NULL;
+    }
+    top = dot < 0 ? Py_NewRef(module) : PyUnicode_Substring(module, 0, dot);
+    if (!top) {
+        return NULL;
+    }
+    fa_text_init(&t);
+    fa_text_lit(&t, "pass allow_imports=(");
+    fa_text_repr(&t, top);
+    fa_text_lit(&t, ",) to mk_audit(), or call audit_perms.add_imports(");
+    fa_text_repr(&t, top);
+    fa_text_lit(&t, ") outside the context");
+    fix = fa_text_done(&t);
+    Py_DECREF(top);
+    return fix;
+}
+
+/* What kind of refusal an event refused outright is, as the note says it. */
+static const char *
+blocked_why(PyObject *event)
+{
+    const char *name = PyUnicode_AsUTF8(event);
+    const struct fa_evinfo *ev;
+
+    if (!name) {
+        PyErr_Clear();
+        return "the audit context refuses events it does not list";
+    }
+    if (!strcmp(name, "fastaudit.call")) {
+        return "a call into native code that is not declared safe";
+    }
+    ev = fa_event_lookup(name);
+    switch (ev->cls) {
+    case FA_EV_NATIVE:
+        return "native code through ctypes is beyond what the hook judges";
+    case FA_EV_THREAD:
+        return "an audit context starts no thread (its work would run "
+               "unaudited)";
+    case FA_EV_ENV:
+        return "a sensitive environment variable (command lookup, imports, "
+               "loading, identity, temporary files) is the host's to set";
+    case FA_EV_SETATTR:
+        return "a sensitive attribute assignment (a function's code or "
+               "defaults, a class's identity)";
+    case FA_EV_INTERNAL:
+        return "a context's policy is not changed from inside it";
+    case FA_EV_SPAWN:
+        return "an audit context starts no process";
+    default:
+        break;
+    }
+    if (ev->moves & FA_MOVES_START) {
+        return "an audit context starts no process";
+    }
+    if (!strncmp(name, "ctypes.", 7)) {
+        return "native code through ctypes is beyond what the hook judges";
+    }
+    return "the audit context refuses events it does not list";
+}
+
+/*
+ * The note of an event refused outright, in the shape of a path's:
+ * "fastaudit: EVENT refused[ while MODULE initialises]: WHY (blocked-event)
+ * ; to allow: FIX"
+ */
+static PyObject *
+blocked_note(PyObject *event, PyObject *module, PyObject *fix)
+{
+    struct fa_text t;
+
+    fa_text_init(&t);
+    fa_text_lit(&t, "fastaudit: ");
+    fa_text_u(&t, event);
+    fa_text_lit(&t, " refused");
+    if (module) {
+        fa_text_lit(&t, " while ");
+        fa_text_u(&t, module);
+        fa_text_lit(&t, " initialises");
+    }
+    fa_text_lit(&t, ": ");
+    fa_text_c(&t, blocked_why(event));
+    fa_text_lit(&t, " (blocked-event); to allow: ");
+    fa_text_u(&t, fix);
+    return fa_text_done(&t);
+}
+
+/*
+ * The fields of a denial, in the order programs have always found them in
+ * vars(exc): event, fix, fastaudit, then for a path the path as given, the
+ * path judged, the rule, the operation class, the roots, and the note
+ * (for an event refused outright: the rule, then the note). One dict,
+ * filled and then made the exception's __dict__: the exception is new,
+ * so it has no attribute of its own yet.
  */
 static PyObject *
 denial_attrs(PyObject *event, PyObject *fix, PyObject *rule,
-             const struct fa_deny_detail *dd)
+             const struct fa_deny_detail *dd, PyObject *blocked)
 {
     PyObject *d = PyDict_New(), *guard = PyDict_New(), *v = NULL,
         *notes = NULL;
@@ -302,21 +544,26 @@ denial_attrs(PyObject *event, PyObject *fix, PyObject *rule,
     }
     Py_CLEAR(guard);
     if (!dd) {
-        return d;
-    }
-    v = dd->resolved ? PyUnicode_DecodeFSDefault(dd->resolved)
-        : Py_NewRef(Py_None);
-    ok = v && put(d, s_path, dd->path) == 0
-         && PyDict_SetItem(d, s_resolved, v) == 0
-         && PyDict_SetItem(d, s_rule, rule) == 0;
-    Py_XSETREF(v, ok ? const_or_none(dd->op) : NULL);
-    ok = v && PyDict_SetItem(d, s_op, v) == 0
-         && put(d, s_roots, dd->roots) == 0;
-    Py_CLEAR(v);
-    if (!ok) {
-        goto fail;
-    }
-    if (dd->note) {
+        if (PyDict_SetItem(d, s_rule, rule) < 0) {
+            goto fail;
+        }
+        v = Py_NewRef(blocked);
+    } else {
+        v = dd->resolved ? PyUnicode_DecodeFSDefault(dd->resolved)
+            : Py_NewRef(Py_None);
+        ok = v && put(d, s_path, dd->path) == 0
+             && PyDict_SetItem(d, s_resolved, v) == 0
+             && PyDict_SetItem(d, s_rule, rule) == 0;
+        Py_XSETREF(v, ok ? const_or_none(dd->op) : NULL);
+        ok = v && PyDict_SetItem(d, s_op, v) == 0
+             && put(d, s_roots, dd->roots) == 0;
+        Py_CLEAR(v);
+        if (!ok) {
+            goto fail;
+        }
+        if (!dd->note) {
+            return d;
+        }
         /* one note, ending as the shim's line does: "...; to allow: FIX" */
         if (fix != Py_None) {
             fa_text_init(&t);
@@ -327,17 +574,17 @@ denial_attrs(PyObject *event, PyObject *fix, PyObject *rule,
         } else {
             v = Py_NewRef(dd->note);
         }
-        notes = v ? PyList_New(1) : NULL;
-        if (!notes) {
-            goto fail;
-        }
-        PyList_SET_ITEM(notes, 0, v);
-        v = NULL;
-        if (PyDict_SetItem(d, s_notes, notes) < 0) {
-            goto fail;
-        }
-        Py_DECREF(notes);
     }
+    notes = v ? PyList_New(1) : NULL;
+    if (!notes) {
+        goto fail;
+    }
+    PyList_SET_ITEM(notes, 0, v);
+    v = NULL;
+    if (PyDict_SetItem(d, s_notes, notes) < 0) {
+        goto fail;
+    }
+    Py_DECREF(notes);
     return d;
 fail:
     Py_XDECREF(d);
@@ -348,42 +595,64 @@ fail:
 }
 
 /*
- * Raise PermissionError(msg) for event; returns -1 (always).
+ * Raise fastaudit.AuditDenied(msg) for event; returns -1 (always).
  */
 int
 fa_raise_denial(PyObject *event, PyObject *msg,
                 const struct fa_deny_detail *dd)
 {
-    PyObject *exc = NULL, *attrs = NULL, *fix, *rule;
+    PyObject *exc = NULL, *attrs = NULL, *fix = NULL, *rule = NULL,
+        *module = NULL, *note = NULL, *type = fa_audit_denied();
+    const char *name;
 
-    if (names() < 0) {
+    if (!type || names() < 0) {
         return -1;
     }
     if (dd) {
         fix = path_fix(dd);
         rule = const_or_none(dd->rule);
     } else {
-        fix = blocked_fix(event);
+        /*
+         * refused while a module initialises: trusting that import allows
+         * it (not a policy change, which no import allowance lets through)
+         */
+        name = PyUnicode_AsUTF8(event);
+        if (!name) {
+            return -1;
+        }
+        module = initializing_module();
+        if (module && fa_event_lookup(name)->cls != FA_EV_INTERNAL) {
+            fix = import_fix(module);
+        } else {
+            Py_CLEAR(module);
+            fix = blocked_fix(event);
+        }
         rule = const_str("blocked-event");
+        note = fix ? blocked_note(event, module, fix) : NULL;
+        if (!note) {
+            goto out;
+        }
     }
     if (!fix || !rule) {
         goto out;
     }
-    attrs = denial_attrs(event, fix, rule, dd);
+    attrs = denial_attrs(event, fix, rule, dd, note);
     if (!attrs) {
         goto out;
     }
-    exc = PyObject_CallOneArg(PyExc_PermissionError, msg);
+    exc = PyObject_CallOneArg(type, msg);
     if (!exc || PyObject_GenericSetDict(exc, attrs, NULL) < 0) {
         goto out;
     }
     remember(event, msg, dd, fix);
-    PyErr_SetObject(PyExc_PermissionError, exc);
+    PyErr_SetObject(type, exc);
 out:
     Py_XDECREF(exc);
     Py_XDECREF(attrs);
     Py_XDECREF(fix);
     Py_XDECREF(rule);
+    Py_XDECREF(module);
+    Py_XDECREF(note);
     return -1;
 }
 

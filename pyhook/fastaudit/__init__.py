@@ -12,5 +12,10 @@ from ._shim import shim_path  # noqa: E402
 
 # Files beneath a pinned root (PathFence's API), on the same engine.
 from .workspace import Workspace, WorkspaceEscapeError, safe_open  # noqa: E402
+# What every refusal of the hook and the call monitor raises: a
+# PermissionError made in C when _fastaudit loads (its fields are in
+# help(AuditDenied)).
+from ._fastaudit import AuditDenied  # noqa: E402
 
-__all__ = list(__all__) + ['Workspace', 'WorkspaceEscapeError', 'safe_open', 'shim_path']
+__all__ = list(__all__) + ['AuditDenied', 'Workspace', 'WorkspaceEscapeError', 'safe_open',
+                           'shim_path']

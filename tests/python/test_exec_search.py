@@ -62,4 +62,4 @@ def test_approved_path_search(native_mods, root):
     # No denial line for any of them: the kernel would not have started a thing.
     assert 'denied' not in err, err
     # Without host approval the audit hook still refuses.
-    assert r['refused'] == 'PermissionError'
+    assert r['refused'] == 'AuditDenied'     # fastaudit's PermissionError

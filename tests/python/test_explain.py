@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+import fastaudit
 from test_denials import run_logged
 from test_native import SHIM
 
@@ -169,7 +170,7 @@ def test_hook_refusal_attributes_in_full(mk, root, outside):
         fix = "add %s to mk_audit([...])'s roots" % holder
         assert list(vars(e)) == ['event', 'fix', 'fastaudit', 'path', 'resolved', 'rule',
                                  'op', 'roots', '__notes__']
-        assert type(e) is PermissionError and e.args == (str(e),)
+        assert type(e) is fastaudit.AuditDenied and e.args == (str(e),)
         assert str(e) == 'open %r not in %r' % (str(target), (str(root),))
         assert (e.event, e.fix, e.path, e.resolved, e.rule, e.op, e.roots) == (
             'open', fix, str(target), real, 'outside-roots', 'write', (str(root),))
@@ -216,14 +217,18 @@ def test_hook_fix_of_an_undecodable_directory(mk, root, outside):
 
 
 def test_hook_blocked_event_attributes_in_full(mk, root):
-    """An event refused outright carries the event, the fix and exc.fastaudit
-    only, and no note."""
+    """An event refused outright carries the event, the fix, exc.fastaudit,
+    the rule and one note that ends with the fix, as a path's refusal does
+    (no path, no roots)."""
     ap = mk([str(root)], monitor_calls=False)
     with ap():
         e = refusal(sys.audit, 'fa_test.blocked', 1)
-    assert list(vars(e)) == ['event', 'fix', 'fastaudit']
+    assert list(vars(e)) == ['event', 'fix', 'fastaudit', 'rule', '__notes__']
     assert e.event == 'fa_test.blocked' and 'fa_test.blocked' in e.fix
     assert e.fastaudit == {'layer': 'hook', 'rule': 'blocked-event', 'fix': e.fix}
+    assert e.rule == 'blocked-event' and e.path is None and e.roots is None
+    assert e.__notes__ == ['fastaudit: fa_test.blocked refused: the audit context refuses '
+                           'events it does not list (blocked-event); to allow: ' + e.fix]
     assert str(e).startswith("Audit: fa_test.blocked blocked in sandbox with args: (1,)")
 
 
