@@ -319,13 +319,33 @@ static int parent_dir(const char *path, char *out, size_t len)
 	return 1;
 }
 
+/*
+ * A directory judged as itself (a temporary file opened in it, a chdir into
+ * it): where only / holds it (/tmp, /srv), the directory itself is the
+ * root that allows it.
+ */
+static int top_dir_itself(const struct fa_denial_view *v, const char *judged, char *out,
+			  size_t len)
+{
+	size_t n;
+
+	if (!v->op || (strcmp(v->op, "dir") && strcmp(v->op, "chdir")))
+		return 0;
+	n = strlen(judged);
+	if (judged[0] != '/' || n < 2 || n >= len || strchr(judged + 1, '/'))
+		return 0;
+	memcpy(out, judged, n + 1);
+	return 1;
+}
+
 static void put_root_fix(struct fa_buf *b, const struct fa_denial_view *v, const char *judged)
 {
 	char dir[PATH_MAX];
 	const char *why;
 
-	if (!judged || !(v->held ? parent_dir(judged, dir, sizeof(dir)) :
-			 fa_place_holder(judged, dir, sizeof(dir)))) {
+	if (!judged || !((v->held ? parent_dir(judged, dir, sizeof(dir)) :
+			  fa_place_holder(judged, dir, sizeof(dir))) ||
+			 top_dir_itself(v, judged, dir, sizeof(dir)))) {
 		fa_puts(b, "nothing short of / holds it: allow no such write");
 		return;
 	}
