@@ -28,6 +28,11 @@ fastaudit_PYTHON = \
 	%D%/fastaudit/_shim.py \
 	%D%/fastaudit/core.py \
 	%D%/fastaudit/hooks.py
+# PEP 561: the package is typed; the stubs describe the two extensions.
+dist_fastaudit_DATA = \
+	%D%/fastaudit/py.typed \
+	%D%/fastaudit/_fastaudit.pyi \
+	%D%/fastaudit/_workspace.pyi
 # Written by configure from AC_INIT's version.
 nodist_fastaudit_PYTHON = %D%/fastaudit/_version.py
 # What pip's fa-run and fa-check commands run: beside the package, so that
@@ -45,9 +50,9 @@ fastaudit_links = lib/libfashim.so bin/fa-run bin/fa-check
 # An importable package in the build tree for the tests: the sources
 # (copied when building out of tree) next to the freshly built extension.
 all-local: fastaudit-stage
-fastaudit-stage: %D%/_fastaudit.la $(fastaudit_PYTHON) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
+fastaudit-stage: %D%/_fastaudit.la $(fastaudit_PYTHON) $(dist_fastaudit_DATA) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
 	@$(MKDIR_P) %D%/fastaudit/lib %D%/fastaudit/bin
-	@for f in $(fastaudit_PYTHON) $(fastauditcmd_PYTHON); do \
+	@for f in $(fastaudit_PYTHON) $(dist_fastaudit_DATA) $(fastauditcmd_PYTHON); do \
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
 	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
@@ -72,7 +77,7 @@ clean-local: fastaudit-unstage
 fastaudit-unstage:
 	-rm -f %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
 	-cd %D%/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
-	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(fastauditcmd_PYTHON)
+	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(dist_fastaudit_DATA) $(fastauditcmd_PYTHON)
 else
 fastaudit-install-links fastaudit-uninstall-links:
 endif
