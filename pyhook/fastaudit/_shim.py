@@ -4,6 +4,8 @@ The package holds ``lib/libfashim.so`` (and ``bin/fa-run``, ``bin/fa-check``):
 the files themselves in a wheel, links to ``$libdir`` (``$bindir``) after
 ``make install`` and in the build tree.
 """
+from __future__ import annotations
+
 import os
 import shlex
 import sys
@@ -11,7 +13,7 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def shim_path():
+def shim_path() -> str:
     """The absolute path of this install's libfashim.so, for LD_PRELOAD."""
     path = os.path.join(_HERE, 'lib', 'libfashim.so')
     if not os.path.exists(path):
@@ -20,7 +22,7 @@ def shim_path():
     return os.path.realpath(path)
 
 
-def reexec_hint():
+def reexec_hint() -> str:
     """How to run this very process again with the shim preloaded.
 
     sys.orig_argv is the command line as given (python -m x, -c ...), and

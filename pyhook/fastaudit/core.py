@@ -5,14 +5,17 @@ what only runs outside any context or only serves host callbacks: reading
 entry-point metadata once, when the first ``mk_audit`` installs the hook,
 and tracking trusted coroutine calls for ``before_deny``/``on_call``.
 """
+from __future__ import annotations
+
 import inspect
 import os
 import threading
-from collections import namedtuple
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any, NamedTuple, TypeVar
 
 from ._fastaudit import (UNCONFINED, _learn_read, audit_state, mk_audit, recent_denials,
                           suggest_roots)
@@ -20,20 +23,41 @@ from ._fastaudit import (UNCONFINED, _learn_read, audit_state, mk_audit, recent_
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
            'CallTracker', 'recent_denials', 'Learner', 'suggest_roots', 'UNCONFINED']
 
-TrackedCall = namedtuple('TrackedCall', 'fn args kwargs module qualname name')
+_F = TypeVar('_F', bound=Callable[..., Any])
+
+
+class TrackedCall(NamedTuple):
+    """A call of a function wrapped by ``track_call`` (or ``CallTracker.wrap``)
+    that is running: what ``before_deny`` and ``on_call`` receive, innermost
+    last, in their ``calls`` argument. ``name`` is ``module.qualname``."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    module: str | None
+    qualname: str | None
+    name: str | None
 
 # Native modules of common packages whose calls write no files, and the
 # bundled lxml monitor hook: defaults added to what installed distributions
 # declare, unless the host pins the entry points (below). A host narrows
 # the defaults by assigning bundled_safe_native before its first mk_audit.
-bundled_safe_native = ('PIL', '_regex', 'bottleneck', 'contourpy', 'kiwisolver',
+bundled_safe_native: tuple[str, ...] = ('PIL', '_regex', 'bottleneck', 'contourpy', 'kiwisolver',
                        'matplotlib', 'numexpr', 'numpy', 'orjson', 'pandas',
                        'pydantic_core', 'regex._regex', 'rpds')
 _BUNDLED_MONITOR_HOOKS = ('fastaudit.hooks:lxml_monitor',)
 _stock_entry_points = entry_points
 
 
-LearnedRefusal = namedtuple('LearnedRefusal', 'event path op rule')
+class LearnedRefusal(NamedTuple):
+    """One refusal a learning context recorded instead of raising it: the
+    event (``libc.open64`` for one libfashim.so saw), the path the engine
+    judged (``None`` for an event with no path), the operation and the rule."""
+
+    event: str
+    path: str | None
+    op: str | None
+    rule: str
 
 # Refusals a write root would have allowed (a hard link's source included).
 _ROOT_RULES = ('outside-roots', 'no-roots', 'root-itself', 'link-target')
@@ -57,30 +81,34 @@ class Learner:
     with the reason, for the host to decide.
     """
 
-    def __init__(self, project=None, record=None, record_limit=None):
-        self.project = os.path.realpath(project if project is not None else os.getcwd())
-        self._records = []
+    def __init__(self, project: str | os.PathLike[str] | None = None,
+                 record: int | None = None, record_limit: int | None = None) -> None:
+        self.project: str = os.path.realpath(project if project is not None else os.getcwd())
+        self._records: list[LearnedRefusal] = []
         self._record = record
         self._at = 0
         self.record_limit = record_limit
         self.lost = 0
         self._lock = threading.Lock()
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self._record is not None:
             os.close(self._record)
 
     @property
-    def records(self):
+    def records(self) -> list[LearnedRefusal]:
+        """Every refusal recorded so far, libfashim.so's included, oldest first."""
         self.take_native()
         with self._lock:
             return list(self._records)
 
-    def record(self, event, args, path, op, rule):
+    def record(self, event: str, args: tuple[Any, ...], path: str | None, op: str | None,
+               rule: str) -> None:
+        """Record one refusal (the hook calls this; ``args`` are the event's)."""
         with self._lock:
             self._records.append(LearnedRefusal(event, path, op, rule))
 
-    def take_native(self):
+    def take_native(self) -> None:
         """Take libfashim.so's records of this context's would-be denials since the last look."""
         if self._record is None:
             return
@@ -89,18 +117,18 @@ class Learner:
             self._records.extend(LearnedRefusal('libc.' + call, path, op, rule)
                                  for call, op, rule, path in got)
 
-    def suggested_roots(self):
+    def suggested_roots(self) -> list[tuple[str, str | None]]:
         """[(root, None)] to grant, and [(place, why_sensitive)] to think about."""
         paths = [r.path for r in self.records
                  if r.path and r.rule in _ROOT_RULES and r.path.startswith('/')]
         return suggest_roots(paths, self.project)
 
-    def events(self):
+    def events(self) -> list[str]:
         """Refusals no root would allow: process starts and other blocked events;
         and, when the record was full, how many would-be denials it lost."""
         got = sorted({r.event for r in self.records if r.rule not in _ROOT_RULES})
         if self.lost:
-            got.append('%d more not recorded: the record holds %d bytes'
+            got.append('%d more not recorded: the record holds %s bytes'
                        % (self.lost, self.record_limit))
         return got
 
@@ -108,17 +136,22 @@ class Learner:
 class _ActiveCall:
     __slots__ = ('call', 'active')
 
-    def __init__(self, call):
+    def __init__(self, call: TrackedCall) -> None:
         self.call, self.active = call, True
 
 
 class CallTracker:
-    """Records wrapped coroutine calls in a ContextVar, for host callbacks."""
+    """Records wrapped coroutine calls in a ContextVar, for host callbacks.
 
-    def __init__(self, name='fastaudit_active_calls'):
-        self.ctx = ContextVar(name, default=())
+    The package's own tracker is behind ``track_call`` and ``active_calls``;
+    a host makes another only to keep a separate record.
+    """
 
-    def _call(self, fn, args=(), kwargs=None):
+    def __init__(self, name: str = 'fastaudit_active_calls') -> None:
+        self.ctx: ContextVar[tuple[_ActiveCall, ...]] = ContextVar(name, default=())
+
+    def _call(self, fn: Callable[..., Any], args: Iterable[Any] | None = (),
+              kwargs: dict[str, Any] | None = None) -> TrackedCall:
         args = () if args is None else tuple(args)
         kwargs = {} if kwargs is None else dict(kwargs)
         module = getattr(fn, '__module__', None)
@@ -127,7 +160,10 @@ class CallTracker:
         return TrackedCall(fn, args, kwargs, module, qualname, name)
 
     @contextmanager
-    def track(self, fn, args=(), kwargs=None):
+    def track(self, fn: Callable[..., Any], args: Iterable[Any] | None = (),
+              kwargs: dict[str, Any] | None = None) -> Iterator[TrackedCall]:
+        """Count ``fn(*args, **kwargs)`` as running while the block runs, in
+        this Context and the tasks it starts; yields its ``TrackedCall``."""
         o = _ActiveCall(self._call(fn, args, kwargs))
         tok = self.ctx.set(self.ctx.get() + (o,))
         try:
@@ -137,32 +173,45 @@ class CallTracker:
             o.active = False
             self.ctx.reset(tok)
 
-    def active(self):
+    def active(self) -> tuple[TrackedCall, ...]:
+        """The tracked calls running in the current Context (task or thread),
+        outermost first: what ``before_deny`` and ``on_call`` get as
+        ``calls``. ``fastaudit.active_calls`` is the package's tracker's."""
         return tuple(o.call for o in self.ctx.get() if o.active)
 
-    def wrap(self, fn):
+    def wrap(self, fn: _F) -> _F:
+        """Decorate a trusted tool's coroutine function: while a call of it
+        runs, ``active()`` (and so the ``calls`` that ``before_deny`` and
+        ``on_call`` receive) includes its ``TrackedCall``, so that the host
+        can approve what that tool does. A function that is not a coroutine
+        function, or is wrapped already, comes back as it is.
+        ``fastaudit.track_call`` is the package's tracker's."""
         if (getattr(fn, '_fastaudit_orig', None) is not None
                 or not inspect.iscoroutinefunction(fn)):
             return fn
 
         @wraps(fn)
-        async def _fn(*args, **kwargs):
+        async def _fn(*args: Any, **kwargs: Any) -> Any:
             with self.track(fn, args, kwargs):
                 return await fn(*args, **kwargs)
-        _fn._fastaudit_orig = fn
-        return _fn
+        _fn._fastaudit_orig = fn  # type: ignore[attr-defined]
+        return _fn  # type: ignore[return-value]
 
 
 _default_call_tracker = CallTracker()
+# Bound methods, not functions reading module globals: the hook holds
+# active_calls, and code in a context that rebinds this module's names
+# must not change what it answers.
 track_call = _default_call_tracker.wrap
 active_calls = _default_call_tracker.active
 
 
-def _clean(mods):
+def _clean(mods: Iterable[str | None]) -> tuple[str, ...]:
     return tuple(m.strip() for m in mods if m and m.strip())
 
 
-def _entry_points():
+def _entry_points() -> tuple[tuple[str, ...], tuple[str, ...], tuple[Any, ...],
+                            tuple[Any, ...], Callable[[], tuple[TrackedCall, ...]]]:
     """Read the four entry-point groups once, for the C hook, outside any
     context.
 
@@ -176,7 +225,7 @@ def _entry_points():
     eps = entry_points
     stock = eps is _stock_entry_points
 
-    def group(name):
+    def group(name: str) -> tuple[EntryPoint, ...]:
         return tuple(eps(group=name))
     safe = set(_clean(ep.value for ep in group('fastaudit_safe_native')))
     imports = set(_clean(ep.value for ep in group('fastaudit_import_allow')))

@@ -11,7 +11,14 @@ exceptions (``FileNotFoundError``, ``FileExistsError``, ...).
 The work is done in C (``fastaudit._workspace``); this module only adds the
 convenience readers and writers.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import _workspace
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer, StrOrBytesPath
 
 __all__ = ['safe_open', 'Workspace', 'WorkspaceEscapeError', 'REASONS']
 
@@ -19,7 +26,7 @@ WorkspaceEscapeError = _workspace.WorkspaceEscapeError
 safe_open = _workspace.safe_open
 
 # The values WorkspaceEscapeError.reason takes (the engine's reason names).
-REASONS = frozenset({
+REASONS: frozenset[str] = frozenset({
     'escapes', 'absolute', 'symlink', 'magic-link', 'mount-crossing',
     'deny-subtree', 'protects-deny', 'link-target', 'not-portable',
     'outside-roots', 'error',
@@ -45,20 +52,27 @@ class Workspace(_workspace.Workspace):
 
     __slots__ = ()
 
-    def read_bytes(self, path):
+    def read_bytes(self, path: StrOrBytesPath) -> bytes:
+        """The content of the file at path, as bytes."""
         with self.open(path, 'rb') as f:
             return f.read()
 
-    def read_text(self, path, encoding=None, errors=None):
+    def read_text(self, path: StrOrBytesPath, encoding: str | None = None,
+                  errors: str | None = None) -> str:
+        """The content of the file at path, decoded."""
         with self.open(path, 'r', encoding=encoding, errors=errors) as f:
             return f.read()
 
-    def write_bytes(self, path, data):
+    def write_bytes(self, path: StrOrBytesPath, data: ReadableBuffer) -> int:
+        """Write data to the file at path (created or truncated); the count written."""
         view = memoryview(data)
         with self.open(path, 'wb') as f:
             return f.write(view)
 
-    def write_text(self, path, data, encoding=None, errors=None, newline=None):
+    def write_text(self, path: StrOrBytesPath, data: str, encoding: str | None = None,
+                   errors: str | None = None, newline: str | None = None) -> int:
+        """Write the text data to the file at path (created or truncated); the
+        count of characters written."""
         if not isinstance(data, str):
             raise TypeError('data must be str, not %s' % type(data).__name__)
         with self.open(path, 'w', encoding=encoding, errors=errors,
