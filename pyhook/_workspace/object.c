@@ -677,36 +677,63 @@ ws_repr(PyObject *op)
 
 static PyMethodDef ws_methods[] = {
     {"open", FASTFN(ws_open), FASTKW,
-     PyDoc_STR("open(path, mode='r', buffering=-1, encoding=None, errors=None, newline=None)")},
+     PyDoc_STR("open($self, /, path, mode='r', buffering=-1, encoding=None, errors=None,\n"
+               "     newline=None)\n--\n\n"
+               "Open path beneath the root, as the built-in open() does; returns an\n"
+               "ordinary file object.")},
     {"mkdir", FASTFN(ws_mkdir), FASTKW,
-     PyDoc_STR("mkdir(path, parents=False, exist_ok=False, mode=0o777)")},
-    {"unlink", ws_unlink, METH_O, PyDoc_STR("unlink(path)")},
-    {"rmdir", ws_rmdir, METH_O, PyDoc_STR("rmdir(path)")},
+     PyDoc_STR("mkdir($self, /, path, parents=False, exist_ok=False, mode=0o777)\n--\n\n"
+               "Make the directory path (and its missing parents with parents=True).")},
+    {"unlink", ws_unlink, METH_O,
+     PyDoc_STR("unlink($self, path, /)\n--\n\nRemove the file (or link) path.")},
+    {"rmdir", ws_rmdir, METH_O,
+     PyDoc_STR("rmdir($self, path, /)\n--\n\nRemove the empty directory path.")},
     {"rename", FASTFN(ws_rename), FASTKW,
-     PyDoc_STR("rename(src, dst, *, replace=True, exchange=False)")},
-    {"link", FASTFN(ws_link), FASTKW, PyDoc_STR("link(src, dst): a hard link dst to src")},
+     PyDoc_STR("rename($self, /, src, dst, *, replace=True, exchange=False)\n--\n\n"
+               "Rename src to dst, both beneath the root. replace=False refuses an\n"
+               "existing dst; exchange=True swaps the two atomically.")},
+    {"link", FASTFN(ws_link), FASTKW,
+     PyDoc_STR("link($self, /, src, dst)\n--\n\nMake dst a hard link to src.")},
     {"symlink", FASTFN(ws_symlink), FASTKW,
-     PyDoc_STR("symlink(target, path): the target must be relative and stay inside")},
-    {"listdir", FASTFN(ws_listdir), FASTKW, PyDoc_STR("listdir(path='.')")},
-    {"stat", FASTFN(ws_stat), FASTKW, PyDoc_STR("stat(path, follow_symlinks=True)")},
-    {"readlink", ws_readlink, METH_O, PyDoc_STR("readlink(path)")},
+     PyDoc_STR("symlink($self, /, target, path)\n--\n\n"
+               "Make path a symlink to target, which must be relative and stay inside.")},
+    {"listdir", FASTFN(ws_listdir), FASTKW,
+     PyDoc_STR("listdir($self, /, path='.')\n--\n\n"
+               "The names in the directory path (bytes for a bytes path), as\n"
+               "os.listdir gives them.")},
+    {"stat", FASTFN(ws_stat), FASTKW,
+     PyDoc_STR("stat($self, /, path, follow_symlinks=True)\n--\n\n"
+               "os.stat_result of path; follow_symlinks=False for a link itself.")},
+    {"readlink", ws_readlink, METH_O,
+     PyDoc_STR("readlink($self, path, /)\n--\n\n"
+               "The target of the symlink path (bytes for a bytes path).")},
     {"atomic_write", FASTFN(ws_atomic_write), FASTKW,
-     PyDoc_STR("atomic_write(path, data, mode=0o666): replace path's content atomically")},
+     PyDoc_STR("atomic_write($self, /, path, data, mode=0o666)\n--\n\n"
+               "Replace path's content with the bytes-like data atomically: a reader\n"
+               "sees the old or the new content, never a torn file. Returns the\n"
+               "count written.")},
     {"subworkspace", ws_subworkspace, METH_O,
-     PyDoc_STR("subworkspace(path): a workspace pinned on a directory of this one")},
-    {"close", ws_close, METH_NOARGS, PyDoc_STR("close()")},
-    {"__enter__", ws_enter_cm, METH_NOARGS, NULL},
-    {"__exit__", FASTFN(ws_exit_cm), METH_FASTCALL, NULL},
+     PyDoc_STR("subworkspace($self, path, /)\n--\n\n"
+               "A workspace pinned on the directory path of this one.")},
+    {"close", ws_close, METH_NOARGS,
+     PyDoc_STR("close($self, /)\n--\n\nRelease the root's descriptor; later calls raise "
+               "ValueError.")},
+    {"__enter__", ws_enter_cm, METH_NOARGS,
+     PyDoc_STR("__enter__($self, /)\n--\n\nThe workspace itself.")},
+    {"__exit__", FASTFN(ws_exit_cm), METH_FASTCALL,
+     PyDoc_STR("__exit__($self, exc_type, exc, tb, /)\n--\n\nclose() it.")},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef ws_getset[] = {
-    {"root", ws_get_root, NULL, PyDoc_STR("the resolved root directory"), NULL},
-    {"closed", ws_get_closed, NULL, NULL, NULL},
-    {"symlinks", ws_get_symlinks, NULL, PyDoc_STR("the symlink mode"), NULL},
-    {"portable", ws_get_portable, NULL, NULL, NULL},
+    {"root", ws_get_root, NULL, PyDoc_STR("The resolved root directory."), NULL},
+    {"closed", ws_get_closed, NULL, PyDoc_STR("True once close() ran."), NULL},
+    {"symlinks", ws_get_symlinks, NULL,
+     PyDoc_STR("The symlink mode: 'beneath', 'nofollow' or 'trust'."), NULL},
+    {"portable", ws_get_portable, NULL,
+     PyDoc_STR("True when names other systems cannot hold are refused."), NULL},
     {"mounts", ws_get_mounts, NULL,
-     PyDoc_STR("False when paths may not cross a mount point below the root"), NULL},
+     PyDoc_STR("False when paths may not cross a mount point below the root."), NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -425,11 +425,20 @@ static PyMethodDef ws_methods[] = {
                "Open relpath beneath root, resolved by the kernel beneath a pinned\n"
                "descriptor of root; returns an ordinary file object.")},
     {"_force_fallback", force_fallback, METH_O,
-     PyDoc_STR("Resolve with the O_NOFOLLOW walk instead of openat2 (tests).")},
+     PyDoc_STR("_force_fallback($module, on, /)\n--\n\n"
+               "Resolve with the O_NOFOLLOW walk instead of openat2 (tests).")},
     {"_uses_openat2", uses_openat2, METH_NOARGS,
-     PyDoc_STR("True when paths are resolved with openat2.")},
+     PyDoc_STR("_uses_openat2($module, /)\n--\n\n"
+               "True when paths are resolved with openat2.")},
     {NULL, NULL, 0, NULL},
 };
+
+#define ESCAPE_ERROR_DOC \
+    "A path that would leave the workspace, or that the workspace refuses.\n\n" \
+    "A PermissionError (errno EACCES). Attributes: path (as given), root (the\n" \
+    "workspace root) and reason (the engine's name: 'escapes', 'absolute',\n" \
+    "'symlink', 'magic-link', 'mount-crossing', 'deny-subtree', 'not-portable',\n" \
+    "...; fastaudit.workspace.REASONS lists them)."
 
 static PyInterpreterState *ws_interp;   /* the one interpreter the module runs in */
 
@@ -487,16 +496,25 @@ ws_exec(PyObject *m)
         }
     }
     if (fa__ws_escape_error == NULL) {
-        fa__ws_escape_error = PyErr_NewExceptionWithDoc(
+        /*
+         * The class keeps the text signature in its tp_doc, where
+         * __text_signature__ (and so inspect.signature) reads it; its
+         * __doc__ is the text alone, as for a static type.
+         */
+        PyObject *doc = PyUnicode_FromString(ESCAPE_ERROR_DOC);
+
+        fa__ws_escape_error = doc == NULL ? NULL : PyErr_NewExceptionWithDoc(
             "fastaudit.workspace.WorkspaceEscapeError",
-            "A path that would leave the workspace, or that the workspace refuses.\n\n"
-            "Attributes: path (as given), root (the workspace root) and reason\n"
-            "(the engine's name: 'escapes', 'absolute', 'symlink', 'magic-link',\n"
-            "'mount-crossing', 'deny-subtree', 'not-portable', ...).",
+            "WorkspaceEscapeError(*args)\n--\n\n" ESCAPE_ERROR_DOC,
             PyExc_PermissionError, NULL);
-        if (fa__ws_escape_error == NULL) {
+        if (fa__ws_escape_error == NULL
+            || PyObject_SetAttrString(fa__ws_escape_error, "__doc__", doc) < 0)
+        {
+            Py_XDECREF(doc);
+            Py_CLEAR(fa__ws_escape_error);
             return -1;
         }
+        Py_DECREF(doc);
     }
     if (PyModule_AddObjectRef(m, "WorkspaceEscapeError", fa__ws_escape_error) < 0) {
         return -1;
