@@ -49,14 +49,16 @@ static int holds;
 static uint64_t *shared;
 
 /*
- * The default TLS model: the engine is linked into modules that are
- * dlopen'd too. Those never turn the cache on, so they never touch it.
+ * The thread's copy, in a block of its own (thread_block.c). Modules that
+ * are dlopen'd never turn the cache on, so they never make one.
  */
-static __thread struct {
+struct copy {
 	unsigned long gen;	/* 0 while being filled */
 	size_t len;
 	char path[PATH_MAX];
-} mine;
+};
+static struct fa__tblock copies = FA__TBLOCK(struct copy);
+static __thread void *my_copy;
 
 void fa_cwd_cache_enable(void)
 {
@@ -128,6 +130,7 @@ void fa_cwd_release(void)
 
 int fa__cwd_cached(struct fa__cwdv *v)
 {
+	struct copy *mine;
 	unsigned long g;
 	int r;
 
@@ -136,7 +139,10 @@ int fa__cwd_cached(struct fa__cwdv *v)
 	g = generation_now();
 	if (__atomic_load_n(&holds, __ATOMIC_SEQ_CST))
 		return 0;
-	if (mine.gen != g) {
+	mine = fa__tblock(&copies, &my_copy);
+	if (!mine)
+		return 0;
+	if (mine->gen != g) {
 		/* One more system call on a refill only, never on the hot path. */
 		if (fa__sys_getpid() != __atomic_load_n(&owner, __ATOMIC_RELAXED))
 			return 0;
@@ -146,18 +152,18 @@ int fa__cwd_cached(struct fa__cwdv *v)
 		 * read before getcwd, so a change meanwhile makes the next use
 		 * read it again.
 		 */
-		mine.gen = 0;
+		mine->gen = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		r = fa__sys_getcwd(mine.path, sizeof mine.path);
+		r = fa__sys_getcwd(mine->path, sizeof mine->path);
 		/* A removed or unreachable directory: the caller asks itself. */
-		if (r <= 1 || mine.path[0] != '/')
+		if (r <= 1 || mine->path[0] != '/')
 			return 0;
-		mine.len = (size_t)r - 1;
+		mine->len = (size_t)r - 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		mine.gen = g;
+		mine->gen = g;
 	}
-	v->path = mine.path;
-	v->len = mine.len;
+	v->path = mine->path;
+	v->len = mine->len;
 	v->gen = g;
 	return 1;
 }

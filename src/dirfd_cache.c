@@ -42,16 +42,21 @@ enum { SLOTS = 2, FDS = 4096 };
 /* Per fd number: how many times it may have stopped naming what it named. */
 static unsigned fd_gens[FDS];
 
-/* The default TLS model, as in cwd_cache.c: the engine is dlopen'd too. */
-static __thread struct slot {
+/* The thread's copies, in a block of its own as in cwd_cache.c. */
+struct slot {
 	unsigned long gen;	/* 0: empty, or being filled */
 	unsigned fdgen;
 	int fd;
 	uint64_t mnt, ino;
 	size_t len;
 	char path[PATH_MAX];
-} mine[SLOTS];
-static __thread unsigned turn;
+};
+struct slots {
+	struct slot s[SLOTS];
+	unsigned turn;
+};
+static struct fa__tblock blocks = FA__TBLOCK(struct slots);
+static __thread void *my_slots;
 
 void fa_fd_moved(int fd)
 {
@@ -76,10 +81,11 @@ unsigned fa__fd_gen(int fd)
 static const struct slot *find(int dirfd, unsigned long g, unsigned fg, int trusted,
 			       const struct statx *st, uint64_t mnt)
 {
+	const struct slots *mine = g ? fa__tblock(&blocks, &my_slots) : NULL;
 	int i;
 
-	for (i = 0; g && i < SLOTS; i++) {
-		const struct slot *s = &mine[i];
+	for (i = 0; mine && i < SLOTS; i++) {
+		const struct slot *s = &mine->s[i];
 
 		if (s->gen != g || s->fd != dirfd)
 			continue;
@@ -104,6 +110,7 @@ ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa__dirfd_trust tr
 {
 	struct statx st;
 	const struct slot *hit;
+	struct slots *mine;
 	struct slot *s;
 	unsigned long g = fa__cwd_generation();
 	/* Read before the kernel is asked: a close meanwhile makes the copy stale. */
@@ -143,14 +150,14 @@ ssize_t fa__dirfd_path(int dirfd, char *out, size_t len, enum fa__dirfd_trust tr
 			return -ENOENT;
 		}
 	}
-	if (!g || out[0] != '/')
+	if (!g || out[0] != '/' || !(mine = fa__tblock(&blocks, &my_slots)))
 		return n;
 	/*
 	 * Stamped with the generations read before the statx: a rename or a
 	 * close meanwhile makes the next call read it again. A signal handler
 	 * that lands while the slot is filled sees it empty.
 	 */
-	s = &mine[turn++ % SLOTS];
+	s = &mine->s[mine->turn++ % SLOTS];
 	s->gen = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->fd = dirfd;

@@ -6,6 +6,7 @@
 #ifndef FA_ENGINE_INTERNAL_H
 #define FA_ENGINE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -146,6 +147,23 @@ int fa__openat2_usable(void);
 ssize_t fa__fd_path(int fd, char *buf, size_t len);
 /* Flags openat2 accepts (it refuses unknown bits, unlike openat). */
 int fa__openat2_flags(int flags);
+
+/* ---- thread_block.c: a cache's memory, one block per thread ---- */
+struct fa__tblock {
+	size_t size;		/* what the cache keeps per thread */
+	int state;		/* its key: none yet, being made, ready, not to be had */
+	pthread_key_t key;
+};
+#define FA__TBLOCK(type) { sizeof(type), 0, 0 }
+void *fa__tblock_new(struct fa__tblock *b, void **mine);
+/*
+ * The calling thread's block of b (zeroed when new), whose address the
+ * thread keeps in *mine (a __thread pointer); NULL when none can be had.
+ */
+static inline void *fa__tblock(struct fa__tblock *b, void **mine)
+{
+	return *mine ? *mine : fa__tblock_new(b, mine);
+}
 
 /* ---- cwd_cache.c ---- */
 struct fa__cwdv {

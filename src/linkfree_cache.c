@@ -43,8 +43,13 @@ struct entry {
 	char path[KEPT_PATH];
 };
 
-static __thread struct entry paths[NPATHS], dirs[NDIRS];
-static __thread unsigned next[2];
+/* The thread's entries, in a block of its own (thread_block.c). */
+struct kept {
+	struct entry paths[NPATHS], dirs[NDIRS];
+	unsigned next[2];
+};
+static struct fa__tblock blocks = FA__TBLOCK(struct kept);
+static __thread void *my_kept;
 
 void fa_trust_moves(uint64_t (*moves)(void))
 {
@@ -58,10 +63,14 @@ uint64_t fa__linkfree_gen(void)
 	return fn ? fn() : 0;
 }
 
-static struct entry *table(enum fa__kept t, unsigned *n)
+/* The thread's table t (its length in *n), or NULL when it has none. */
+static struct entry *table(enum fa__kept t, unsigned *n, struct kept **k)
 {
+	*k = fa__tblock(&blocks, &my_kept);
 	*n = t == FA_KEPT_DIR ? NDIRS : NPATHS;
-	return t == FA_KEPT_DIR ? dirs : paths;
+	if (!*k)
+		return NULL;
+	return t == FA_KEPT_DIR ? (*k)->dirs : (*k)->paths;
 }
 
 static int same_key(const struct entry *e, const fa_policy *p, const char *path, size_t len,
@@ -75,8 +84,11 @@ int fa__linkfree_known(enum fa__kept t, const fa_policy *p, const char *path, si
 		       size_t rootlen, unsigned how, uint64_t gen)
 {
 	unsigned i, n;
-	const struct entry *e = table(t, &n);
+	struct kept *k;
+	const struct entry *e;
 
+	if (!gen || !(e = table(t, &n, &k)))
+		return 0;
 	for (i = 0; i < n; i++)
 		if (e[i].gen == gen && same_key(&e[i], p, path, len, rootlen, how))
 			return 1;
@@ -88,14 +100,15 @@ void fa__linkfree_keep(enum fa__kept t, const fa_policy *p, const char *path, si
 		       size_t rootlen, unsigned how, uint64_t gen)
 {
 	unsigned i, n;
-	struct entry *e = table(t, &n);
+	struct kept *k;
+	struct entry *e;
 
-	if (!gen || len >= KEPT_PATH)
+	if (!gen || len >= KEPT_PATH || !(e = table(t, &n, &k)))
 		return;
 	for (i = 0; i < n && !same_key(&e[i], p, path, len, rootlen, how); i++)
 		;
 	if (i == n)
-		i = next[t]++ % n;
+		i = k->next[t]++ % n;
 	e[i].p = p;
 	e[i].gen = gen;
 	e[i].how = how;

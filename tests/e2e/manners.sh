@@ -60,6 +60,26 @@ run "wordexp: the substitution's shell confined after clearenv" ok FA_EXEC=allow
 run "_IO_popen: refused under exec deny" ok FA_EXEC=deny -- _IO_popen "$ROOT" "$OUT"
 run "_IO_popen: its shell confined after unsetenv LD_PRELOAD" ok FA_EXEC=allow -- _IO_popen "$ROOT" "$OUT"
 
+# LD_AUDIT modules leave little of the static TLS block glibc sizes for the
+# libraries loaded with the program: the shim's own TLS must fit what is
+# left, or every program fails to load.
+audited() {	# audited LABEL [WRAPPER...]: a write inside and one outside, under LD_AUDIT
+	local label=$1 got
+	shift
+	rm -f "$ROOT/aud"
+	got=$(LD_AUDIT=${AUDIT:-/nonexistent.so} timeout 60 env LD_PRELOAD="$PRELOAD" \
+		FA_POLICY="root $ROOT" FA_QUIET=1 "$@" sh -c \
+		'echo in >"$1/aud" && { echo out >"$2/aud"; } 2>/dev/null; echo $?' sh "$ROOT" "$OUT" 2>/dev/null)
+	check "$label: loads, writes inside, refused outside" "2" "$got"
+	check "$label: the write inside" "in" "$(cat "$ROOT/aud" 2>/dev/null)"
+}
+if [ -z "$FA_SANITIZERS" ]; then
+	audited "LD_AUDIT of a missing module"
+	if command -v sotruss >/dev/null 2>&1; then
+		audited "sotruss (an LD_AUDIT module)" sotruss -o "$T/sotruss" --
+	fi
+fi
+
 [ "$(cat "$OUT/f")" = keep ] && pass || fail "the outside file changed"
 [ "$(ls "$OUT")" = f ] && pass || fail "entries appeared outside: $(ls "$OUT")"
 
