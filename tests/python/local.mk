@@ -12,6 +12,7 @@ python_suites = \
 	%D%/test_exec_search.py \
 	%D%/test_denials.py \
 	%D%/test_explain.py \
+	%D%/test_audit_denied.py \
 	%D%/test_symlinks.py \
 	%D%/test_bridge_abi.py \
 	%D%/test_hook_reentry.py \
