@@ -25,9 +25,11 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 fastaudit_PYTHON = \
 	%D%/fastaudit/__init__.py \
 	%D%/fastaudit/__main__.py \
+	%D%/fastaudit/_kernelspec.py \
 	%D%/fastaudit/_shim.py \
 	%D%/fastaudit/core.py \
-	%D%/fastaudit/hooks.py
+	%D%/fastaudit/hooks.py \
+	%D%/fastaudit/ipython.py
 # PEP 561: the package is typed; the stubs describe the two extensions.
 dist_fastaudit_DATA = \
 	%D%/fastaudit/py.typed \
