@@ -19,3 +19,5 @@ from ._fastaudit import AuditDenied  # noqa: E402
 
 __all__ = list(__all__) + ['AuditDenied', 'Workspace', 'WorkspaceEscapeError', 'safe_open',
                            'shim_path']
+# %load_ext fastaudit: IPython looks for these on the package itself.
+from .ipython import load_ipython_extension, unload_ipython_extension  # noqa: E402,F401
