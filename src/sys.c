@@ -143,6 +143,15 @@ void *fa__sys_mmap(size_t len, int prot)
 	return (void *)r;
 }
 
+void *fa__sys_mmap_shared(int fd, size_t len, int prot)
+{
+	long r = S6(SYS_mmap, 0, len, prot, MAP_SHARED, fd, 0);
+
+	if (r < 0 && r > -4096)
+		return NULL;
+	return (void *)r;
+}
+
 int fa__sys_munmap(void *addr, size_t len)
 {
 	return (int)S6(SYS_munmap, addr, len, 0, 0, 0, 0);

@@ -85,7 +85,10 @@ int fa__sys_dup3(int oldfd, int newfd, int flags);
 int fa__sys_getpid(void);
 int fa__sys_fstatfs_magic(int fd, long *magic);
 int fa__sys_nofile_limit(unsigned long *soft);
+/* Anonymous private memory, or NULL. */
 void *fa__sys_mmap(size_t len, int prot);
+/* fd's first len bytes mapped shared, or NULL. */
+void *fa__sys_mmap_shared(int fd, size_t len, int prot);
 int fa__sys_munmap(void *addr, size_t len);
 int fa__sys_mprotect(void *addr, size_t len, int prot);
 

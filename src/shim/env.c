@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "wrap.h"
 #include "run/landlock.h"
 
@@ -95,8 +96,10 @@ void *fa_arena_alloc(size_t n)
 	n = (n + 15) & ~(size_t)15;
 	if (n > arena_left) {
 		size_t sz = n > 65536 ? n : 65536;
-		char *a = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED)
+		/* The system call, not mmap(): the program may have its own. */
+		char *a = fa__sys_mmap(sz, PROT_READ | PROT_WRITE);
+
+		if (!a)
 			return NULL;
 		arena = a;
 		arena_left = sz;
@@ -239,12 +242,12 @@ static void read_counts(void)
 	if (fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size < (off_t)sizeof(struct fa_counts))
 		return;
-	m = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	if (m == MAP_FAILED)
+	m = fa__sys_mmap_shared((int)fd, sizeof(*c), PROT_READ | PROT_WRITE);
+	if (!m)
 		return;
 	c = m;
 	if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != FA_COUNTS_MAGIC) {
-		munmap(m, sizeof(*c));
+		fa__sys_munmap(m, sizeof(*c));
 		return;
 	}
 	fa_proc.counts = c;

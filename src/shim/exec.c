@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "path_search.h"
+#include "sys.h"
 #include "wrap.h"
 
 extern char **environ;
@@ -401,9 +402,8 @@ out:
 		void *fa_mem = fa_stack; \
 		char **newenv; \
 		if (fa_sz > ENV_STACK) { \
-			fa_mem = mmap(NULL, fa_sz, PROT_READ | PROT_WRITE, \
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); \
-			if (fa_mem == MAP_FAILED) { \
+			fa_mem = fa__sys_mmap(fa_sz, PROT_READ | PROT_WRITE); \
+			if (!fa_mem) { \
 				errno = ENOMEM; \
 				return -1; \
 			} \
@@ -412,7 +412,7 @@ out:
 		body; \
 		if (fa_mem != fa_stack) { \
 			int fa_e = errno; \
-			munmap(fa_mem, fa_sz); \
+			fa__sys_munmap(fa_mem, fa_sz); \
 			errno = fa_e; \
 		} \
 	} while (0)

@@ -33,6 +33,7 @@
 
 #include "denial.h"
 #include "learn_record.h"
+#include "sys.h"
 #include "wrap.h"
 
 /*
@@ -257,8 +258,8 @@ static int emit(int fd, render_fn *render, const struct fa_denial_view *v)
 	fa_putc(&b, '\n');
 	if (!fa_buf_fits(&b)) {
 		mlen = b.len + 1;
-		map = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (map == MAP_FAILED)
+		map = fa__sys_mmap(mlen, PROT_READ | PROT_WRITE);
+		if (!map)
 			return -ENOMEM;
 		b = (struct fa_buf){ map, 0, mlen };
 		render(&b, v);
@@ -266,7 +267,7 @@ static int emit(int fd, render_fn *render, const struct fa_denial_view *v)
 	}
 	rc = write_all(fd, b.p, b.len);
 	if (map)
-		munmap(map, mlen);
+		fa__sys_munmap(map, mlen);
 	return rc;
 }
 
@@ -380,10 +381,10 @@ static void write_learn(const char *to, const struct fa_denial_view *v)
 	} else if ((size_t)st.st_size + b.len <= FA_LEARN_MAX) {
 		(void)write_all(fd, b.p, b.len);
 	} else {
-		lost = mmap(NULL, FA_LEARN_HEADER, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (lost != MAP_FAILED) {
+		lost = fa__sys_mmap_shared(fd, FA_LEARN_HEADER, PROT_READ | PROT_WRITE);
+		if (lost) {
 			__atomic_add_fetch(lost, 1, __ATOMIC_RELAXED);
-			munmap(lost, FA_LEARN_HEADER);
+			fa__sys_munmap(lost, FA_LEARN_HEADER);
 		}
 	}
 	FA_REAL(close)(fd);

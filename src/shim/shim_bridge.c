@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "wrap.h"
 
 __thread struct fa_tls fa_tls __attribute__((tls_model("initial-exec")));
@@ -107,8 +108,8 @@ static struct reader *reader_get(void)
 		for (i = 0; i < NREADERS; i++)
 			if (!__atomic_load_n(&c->r[i].used, __ATOMIC_RELAXED) && take_reader(&c->r[i]))
 				goto got;
-	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
+	c = fa__sys_mmap(sizeof(*c), PROT_READ | PROT_WRITE);
+	if (!c)
 		return NULL;
 	c->r[0].used = 1;
 	my_reader = &c->r[0];
@@ -618,8 +619,8 @@ static struct handover *handover_get(void)
 			return &pool[i];
 		}
 	}
-	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (h == MAP_FAILED)
+	h = fa__sys_mmap(sizeof(*h), PROT_READ | PROT_WRITE);
+	if (!h)
 		return NULL;
 	h->mapped = 1;
 	return h;
@@ -628,7 +629,7 @@ static struct handover *handover_get(void)
 static void handover_put(struct handover *h)
 {
 	if (h->mapped)
-		munmap(h, sizeof(*h));
+		fa__sys_munmap(h, sizeof(*h));
 	else
 		__atomic_store_n(&h->used, 0, __ATOMIC_RELEASE);
 }

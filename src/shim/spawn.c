@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "path_search.h"
+#include "sys.h"
 #include "wrap.h"
 
 extern char **environ;
@@ -35,8 +36,8 @@ static int child_env(char *const envp[], void *stack, size_t stacklen, void **me
 	*sz = fa_child_env_size(envp);
 	*mem = stack;
 	if (*sz > stacklen) {
-		*mem = mmap(NULL, *sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (*mem == MAP_FAILED)
+		*mem = fa__sys_mmap(*sz, PROT_READ | PROT_WRITE);
+		if (!*mem)
 			return ENOMEM;
 	}
 	*newenv = fa_child_env(envp, *mem, *sz);
@@ -45,8 +46,8 @@ static int child_env(char *const envp[], void *stack, size_t stacklen, void **me
 
 static void child_env_free(void *stack, void *mem, size_t sz)
 {
-	if (mem != stack && mem != MAP_FAILED)
-		munmap(mem, sz);
+	if (mem != stack && mem)
+		fa__sys_munmap(mem, sz);
 }
 
 /*

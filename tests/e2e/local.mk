@@ -1,7 +1,7 @@
 # End-to-end tests of libfashim.so and fa-run: small C programs run under
 # the shim by the .sh scripts (exit status; 77 = skip).
 
-check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache %D%/exact
+check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache %D%/exact %D%/ownmem
 # -O2 so that fortify.c really goes through the fortified headers.
 %C%_calltest_SOURCES = %D%/calltest.c %D%/fortify.c %D%/calltest.h
 %C%_calltest_CFLAGS = $(AM_CFLAGS) -O2
@@ -11,6 +11,7 @@ check_PROGRAMS += %D%/calltest %D%/racer %D%/manners %D%/fdcache %D%/exact
 %C%_manners_LDADD = -lpthread
 %C%_fdcache_SOURCES = %D%/fdcache.c
 %C%_exact_SOURCES = %D%/exact.c
+%C%_ownmem_SOURCES = %D%/ownmem.c
 
 E2E_TESTS += \
 	%D%/calls.sh \
