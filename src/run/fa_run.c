@@ -310,6 +310,7 @@ static struct fa_counts *make_counts(void)
 static void allow_program(char **allow, size_t *allowlen, const char *name, const char *what)
 {
 	char found[PATH_MAX], canon[PATH_MAX], *na;
+	struct stat st;
 	int r;
 
 	r = find_program(name, found, sizeof(found));
@@ -317,6 +318,9 @@ static void allow_program(char **allow, size_t *allowlen, const char *name, cons
 		die(EXIT_FAIL, "%s %s: %s", what, name, strerror(-r));
 	if (!realpath(found, canon))
 		die(EXIT_FAIL, "%s %s: %s", what, name, strerror(errno));
+	/* A directory or a file nobody may run is a mistake in the list, not a program. */
+	if (stat(canon, &st) < 0 || !S_ISREG(st.st_mode) || access(canon, X_OK) < 0)
+		die(EXIT_FAIL, "%s %s: not an executable file", what, name);
 	na = realloc(*allow, *allowlen + strlen(canon) + 2);
 	if (!na)
 		die(EXIT_FAIL, "out of memory");

@@ -191,6 +191,16 @@ far --exec=deny --allow-exec "$sh_path" --allow-exec "$ls_path" -- sh -c 'ls >/d
 status "--exec=deny --allow-exec ls" 0
 far --allow-exec "$sh_path" --exec=deny -- sh -c 'cat /dev/null'
 status "--allow-exec sh --exec=deny, cat not listed" 126
+# A directory, or a file that cannot be run, is not a program: a usage error.
+mkdir -p "$T/notaprog"
+echo 'echo x' >"$T/noexec.sh"
+chmod 644 "$T/noexec.sh"
+for bad in "$T/notaprog" "$T/noexec.sh"; do
+	far --exec=deny --allow-exec "$bad" --allow-exec "$sh_path" -- touch "$P/badlist"
+	status "--allow-exec $bad" 125
+	says "--allow-exec $bad" "not an executable file"
+	[ ! -e "$P/badlist" ] && pass || fail "--allow-exec $bad: the command ran"
+done
 far --exec=allow --allow-exec "$sh_path" -- touch "$P/contradiction"
 status "--exec=allow with --allow-exec" 125
 says "--exec=allow with --allow-exec" "contradicts"
