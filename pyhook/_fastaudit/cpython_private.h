@@ -19,6 +19,12 @@
  *   read on every write the shim asks about.
  * - Whether this thread holds the GIL: PyThreadState_GetUnchecked() from
  *   3.13, the underscore name before.
+ * - A weak reference's referent, read without the GIL by the native
+ *   bridge (PyWeakref_GetRef() would take a reference): the
+ *   PyWeakReference member, which CPython sets to None when the referent
+ *   dies.
+ * - A frame's last instruction, which the native bridge compares: 3.11
+ *   added PyFrame_GetLasti(); 3.10 has the frame struct.
  */
 #ifndef FA_CPYTHON_PRIVATE_H
 #define FA_CPYTHON_PRIVATE_H
@@ -98,6 +104,24 @@ fa_py_ts_unchecked(void)
     return PyThreadState_GetUnchecked();
 #else
     return _PyThreadState_UncheckedGet();
+#endif
+}
+
+/* The referent of a weak reference (None once it died), borrowed. */
+static inline PyObject *
+fa_py_weakref_target(PyObject *ref)
+{
+    return ((PyWeakReference *)ref)->wr_object;
+}
+
+/* The index of the frame's last instruction. */
+static inline int
+fa_py_frame_lasti(PyFrameObject *f)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyFrame_GetLasti(f);
+#else
+    return f->f_lasti;
 #endif
 }
 

@@ -283,11 +283,10 @@ capture_chain(void)
 static PyObject *str_asyncio, *str_threading, *get_running_loop,
     *current_task_fn, *current_thread_fn;
 
-static void *
-current_task(void)
+PyObject *
+fa_current_task(void)
 {
     PyObject *aio, *loop, *task = NULL;
-    void *id = NULL;
 
     if (!get_running_loop) {
         aio = PyImport_GetModule(str_asyncio);
@@ -309,13 +308,22 @@ current_task(void)
     if (loop && loop != Py_None) {
         task = PyObject_CallOneArg(current_task_fn, loop);
     }
-    if (task && task != Py_None) {
-        id = task;
-    }
-    Py_XDECREF(task);
     Py_XDECREF(loop);
     PyErr_Clear();
-    return id;
+    if (task == Py_None) {
+        Py_CLEAR(task);
+    }
+    return task;
+}
+
+static void *
+current_task(void)
+{
+    PyObject *task = fa_current_task();
+
+    /* the identity alone is kept */
+    Py_XDECREF(task);
+    return task;
 }
 
 /*

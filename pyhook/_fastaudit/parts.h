@@ -180,6 +180,8 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny,
                      int monitor_calls);
 PyObject *fa_mods_union(PyObject *a, PyObject *b);
 PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
+/* The running asyncio task, a new reference, or NULL (no exception). */
+PyObject *fa_current_task(void);
 PyObject *fa_chain_string(PyObject *extra);
 void fa_text_chain(struct fa_text *t, PyObject *extra);
 PyObject *fa_origin_note(FaEntryObject *e);

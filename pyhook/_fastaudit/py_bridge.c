@@ -51,8 +51,14 @@ struct tcache {
 static __thread struct tcache tc;
 
 /*
- * Contexts this thread was seen running, with the answer then. A strong
- * reference keeps each address from being reused by another Context.
+ * Contexts this thread was seen running, with the answer then. Each is
+ * held by a weak reference: a row must not keep a finished task's Context,
+ * and with it the entry it holds, alive (an entry alive anywhere keeps the
+ * checks on for native workers, and the hook's fast path off). A row
+ * whose Context died is dead too: its referent was cleared before the
+ * address could be given to another Context, and the thread asking holds
+ * its own current Context, so an address match with a live referent is
+ * that very Context.
  * Entering or leaving an audit context (the only writes to the ContextVar)
  * changes the answer of the Context current at that moment, wherever else
  * it was seen: the change is stamped in a small table hashed by Context
@@ -61,7 +67,8 @@ static __thread struct tcache tc;
  */
 #define NSEEN 16
 struct seen {
-    PyObject *ctx;
+    PyObject *ctx;          /* identity only */
+    PyObject *ref;          /* a weak reference to ctx, or NULL */
     unsigned long gen;
     unsigned long used;
     struct fa_thread_ctx ans;
@@ -97,48 +104,74 @@ fa_bridge_changed(void)
     tc.valid = 0;
 }
 
+static int
+row_alive(const struct seen *r)
+{
+    return r->ref && fa_py_weakref_target(r->ref) == r->ctx;
+}
+
 /*
- * GIL held. may_drop: this is a point where dropping a reference (and so
- * running finalizers) is safe; inside an interposed libc call it is not,
- * and only a free row is taken.
+ * GIL held. may_drop: this is a point where dropping a reference and
+ * allocating (which may collect garbage, and so run finalizers) are safe;
+ * inside an interposed libc call they are not, and only a row already
+ * holding ctx is updated. Rows whose Context died are emptied here.
  */
-static void
+static int
 remember(PyObject *ctx, const struct fa_thread_ctx *ans, int may_drop)
 {
-    struct seen *slot = NULL, *old = &seen[0], *free_row = NULL;
-    int i;
+    struct seen *slot = NULL, *old = NULL, *free_row = NULL;
+    PyObject *ref;
+    int i, made = 0;
 
     if (!ctx) {
-        return;
+        return 0;
     }
-    for (i = 0; i < NSEEN && !slot; i++) {
+    for (i = 0; i < NSEEN; i++) {
+        if (seen[i].ref && !row_alive(&seen[i])) {
+            if (!may_drop) {
+                continue;
+            }
+            Py_CLEAR(seen[i].ref);
+            seen[i].ctx = NULL;
+        }
         if (seen[i].ctx == ctx) {
             slot = &seen[i];
-        } else if (!seen[i].ctx && !free_row) {
-            free_row = &seen[i];
-        } else if (seen[i].used < old->used) {
+        } else if (!seen[i].ctx) {
+            free_row = free_row ? free_row : &seen[i];
+        } else if (!old || seen[i].used < old->used) {
             old = &seen[i];
         }
     }
     if (!slot) {
-        slot = free_row ? free_row : may_drop ? old : NULL;
-        if (!slot) {
-            return;
+        if (!may_drop) {
+            return 0;
         }
-        Py_XSETREF(slot->ctx, Py_NewRef(ctx));
+        ref = PyWeakref_NewRef(ctx, NULL);
+        if (!ref) {
+            PyErr_Clear();
+            return 0;
+        }
+        slot = free_row ? free_row : old;
+        Py_XSETREF(slot->ref, ref);
+        slot->ctx = ctx;
+        made = 1;
     }
     slot->gen = fa_gen;
     slot->used = ++seen_tick;
     slot->ans = *ans;
+    return made;
 }
 
+/* Without the GIL too: see struct seen. */
 static const struct fa_thread_ctx *
 recall(PyObject *ctx)
 {
     int i;
 
     for (i = 0; i < NSEEN; i++) {
-        if (seen[i].ctx == ctx && seen[i].gen >= *stamp_of(ctx)) {
+        if (seen[i].ctx == ctx && row_alive(&seen[i])
+            && seen[i].gen >= *stamp_of(ctx))
+        {
             return &seen[i].ans;
         }
     }
@@ -231,6 +264,95 @@ answer_for(PyObject *entry, struct fa_thread_ctx *ans)
     }
 }
 
+/*
+ * A finished asyncio task runs nothing more in its Context, yet the Task
+ * (and so its Context, and the entry in it) may live on: in a gather()'s
+ * result, a list of the host's, a kernel's history. While it lives the
+ * entry counts as alive, and native workers are judged under its policy
+ * outside any context. So a task seen running in a Context that holds an
+ * entry gets a done callback, run in that Context, that sets the
+ * ContextVar there to None: the entry then dies with the last Context
+ * still able to run code under it. Only a Context no one else holds is
+ * changed: the Task's own reference, the callback's handle, the bound
+ * Context.run and the thread running it are all there is (a Context
+ * passed to several tasks, or kept by the host, may run again). Tasks
+ * say which Context is theirs from 3.12 (Task.get_context()).
+ */
+#define TASK_CONTEXT_REFS 4
+static PyObject *followed;      /* weakref.WeakSet of the tasks followed */
+static PyObject *release_cb_obj;
+
+static PyObject *
+release_task_context(PyObject *self, PyObject *task)
+{
+    PyObject *ctx = fa_py_ts_context(PyThreadState_Get()), *entry, *tok;
+
+    (void)self;
+    (void)task;
+    if (!ctx || Py_REFCNT(ctx) != TASK_CONTEXT_REFS) {
+        Py_RETURN_NONE;
+    }
+    entry = fa_current_entry();
+    if (!entry) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_DECREF(entry);
+    tok = PyContextVar_Set(fa_st.var, Py_None);
+    if (!tok) {
+        return NULL;
+    }
+    fa_bridge_changed();
+    Py_DECREF(tok);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef release_def = {
+    "_release_task_context", release_task_context, METH_O,
+    "Done callback: the finished task's Context no longer holds its entry."};
+
+static void
+follow_task(PyObject *ctx)
+{
+    PyObject *task = fa_current_task(), *own = NULL, *r = NULL, *kw = NULL,
+        *add = NULL, *args = NULL;
+
+    if (!task) {
+        return;
+    }
+    if (!followed) {
+        PyObject *wr = PyImport_ImportModule("weakref");
+
+        followed = wr ? PyObject_CallMethod(wr, "WeakSet", NULL) : NULL;
+        Py_XDECREF(wr);
+        release_cb_obj = followed ? PyCFunction_New(&release_def, NULL) : NULL;
+        if (!release_cb_obj) {
+            Py_CLEAR(followed);
+            goto out;
+        }
+    }
+    own = PyObject_CallMethod(task, "get_context", NULL);
+    if (own != ctx || PySequence_Contains(followed, task) != 0) {
+        goto out;
+    }
+    add = PyObject_GetAttrString(task, "add_done_callback");
+    args = add ? PyTuple_Pack(1, release_cb_obj) : NULL;
+    kw = args ? Py_BuildValue("{s:O}", "context", ctx) : NULL;
+    r = kw ? PyObject_Call(add, args, kw) : NULL;
+    if (r) {
+        Py_DECREF(r);
+        r = PyObject_CallMethod(followed, "add", "O", task);
+    }
+out:
+    PyErr_Clear();
+    Py_XDECREF(r);
+    Py_XDECREF(kw);
+    Py_XDECREF(args);
+    Py_XDECREF(add);
+    Py_XDECREF(own);
+    Py_XDECREF(task);
+}
+
 /* Called with the GIL held, with the thread's current entry (or NULL). */
 void
 fa_bridge_publish(PyObject *entry)
@@ -249,7 +371,9 @@ fa_bridge_publish(PyObject *entry)
     }
     answer_for(entry, &tc.ans);
     tc_keep(ts);
-    remember(tc.ctx, &tc.ans, 1);
+    if (remember(tc.ctx, &tc.ans, 1) && entry) {
+        follow_task(tc.ctx);
+    }
     if (!tc.published || tc.pub_policy != tc.ans.policy) {
         br->set_thread(&tc.ans);
         tc.published = 1;
@@ -793,10 +917,14 @@ out:
     Py_XDECREF(dirs);
 }
 
-/* the newest denial whose note reached an OSError */
-static __thread uint64_t noted_seq;
+/* the newest denial whose note was given on this thread */
+static __thread uint64_t given_seq;
+/* an OSError has given_seq's note: only an exception linked to it gets it */
+static __thread int given_closed;
 /* the newest denial found to be another thread's */
 static __thread uint64_t passed_seq;
+/* the exception the RAISE before this one carried (identity only) */
+static __thread void *last_raised;
 
 /*
  * A bridge record rendered by the shim's own renderer (denial.h) into a
@@ -848,25 +976,106 @@ append_note(PyObject *exc, PyObject *text)
 }
 
 /*
- * The note last given on this thread, owned by the thread's state dict so
- * that it goes with the thread. An exception holding this very object in
- * its __notes__ is the noted one: the noted exception's own address says
+ * What the last note given on this thread was given with, in the thread's
+ * state dict so that it goes with the thread: (note, rule or None, fix or
+ * None, frames, offsets). An exception holding this very note object in
+ * its __notes__ is a noted one: a noted exception's own address says
  * nothing once it is freed, as the next exception is often made there.
+ * frames and offsets are the stack the first noted exception was raised
+ * on, innermost first, and where each frame was; None once closed.
  */
-static PyObject *
-last_note(void)
-{
-    PyObject *d = PyThreadState_GetDict();
+#define NOTE_KEY "fastaudit.native_note"
+#define ANCHOR_MAX 32
 
-    return d ? PyDict_GetItemString(d, "fastaudit.native_note") : NULL;
+static PyObject *
+last_given(void)
+{
+    PyObject *d = PyThreadState_GetDict(), *t;
+
+    t = d ? PyDict_GetItemString(d, NOTE_KEY) : NULL;
+    return t && PyTuple_Check(t) && PyTuple_GET_SIZE(t) == 5 ? t : NULL;
 }
 
-static int
-set_last_note(PyObject *text)
+/* The running stack as (frames, offsets), innermost first; NULL on failure. */
+static PyObject *
+anchor_here(void)
 {
-    PyObject *d = PyThreadState_GetDict();
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    PyObject *frames = PyList_New(0), *offs = PyList_New(0), *o, *r = NULL;
+    int n = 0;
 
-    return d ? PyDict_SetItemString(d, "fastaudit.native_note", text) : -1;
+    Py_XINCREF(f);
+    while (f && frames && offs && n++ < ANCHOR_MAX) {
+        o = PyLong_FromLong(fa_py_frame_lasti(f));
+        if (!o || PyList_Append(frames, (PyObject *)f) < 0
+            || PyList_Append(offs, o) < 0)
+        {
+            Py_XDECREF(o);
+            goto out;
+        }
+        Py_DECREF(o);
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    if (frames && offs) {
+        r = Py_BuildValue("(NN)", PyList_AsTuple(frames), PyList_AsTuple(offs));
+    }
+out:
+    Py_XDECREF(f);
+    Py_XDECREF(frames);
+    Py_XDECREF(offs);
+    return r;
+}
+
+/*
+ * The running frame is one the first noted exception passed on its way
+ * out of the refused call (not the frame it was raised in), and it is
+ * still at the same instruction: the call is the one that was refused.
+ */
+static int
+inside_anchor(PyObject *given)
+{
+    PyObject *frames = PyTuple_GET_ITEM(given, 3),
+        *offs = PyTuple_GET_ITEM(given, 4);
+    PyFrameObject *f = PyEval_GetFrame();
+    Py_ssize_t i;
+
+    if (!f || !PyTuple_Check(frames) || !PyTuple_Check(offs)) {
+        return 0;
+    }
+    for (i = 1; i < PyTuple_GET_SIZE(frames); i++) {
+        if (PyTuple_GET_ITEM(frames, i) == (PyObject *)f) {
+            return PyLong_AsLong(PyTuple_GET_ITEM(offs, i))
+                   == fa_py_frame_lasti(f);
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+str_or_none(const char *s)
+{
+    return s && *s ? PyUnicode_FromString(s) : Py_NewRef(Py_None);
+}
+
+/* Give exc the note, and the guard's attribute: 0, or -1 with an exception. */
+static int
+give(PyObject *exc, PyObject *note, PyObject *rule, PyObject *fix)
+{
+    PyObject *libc;
+    const char *r = rule != Py_None ? PyUnicode_AsUTF8(rule) : NULL,
+        *x = fix != Py_None ? PyUnicode_AsUTF8(fix) : NULL;
+    int rc;
+
+    if (PyErr_Occurred() || append_note(exc, note) < 0) {
+        return -1;
+    }
+    /* the guard's attribute says who refused, whatever the library raised */
+    libc = PyUnicode_InternFromString("libc");
+    rc = libc ? fa_set_guard_attr(exc, libc, r, x) : -1;
+    Py_XDECREF(libc);
+    return rc;
 }
 
 static int
@@ -907,15 +1116,18 @@ linked_to_noted(PyObject *exc, PyObject *note)
 }
 
 /*
- * An exception raised on this thread after the shim refused one of its
- * calls (or one of a native worker's, made on its behalf as far as anyone
- * can tell) gets a note: the shim's own line for that denial. Native
- * libraries report EACCES in their own words, and run code of their own
- * between the refusal and the error they finally raise (h5py parses its
- * error stack with re, raising and catching KeyError and IndexError), so
- * every exception gets the note until an OSError has it; after that, an
- * exception raised while handling the noted one (a library re-raising in
- * its own type) gets it too.
+ * The first exception raised on this thread after the shim refused one of
+ * its calls (or one of a native worker's, made on its behalf as far as
+ * anyone can tell) gets a note: the shim's own line for that denial.
+ * Native libraries report EACCES in their own words, and may run code of
+ * their own between the refusal and the error they finally raise (h5py
+ * raises and catches errors of its own while it reads its error stack), so
+ * the note is given again, until an OSError has it, to an exception first
+ * raised (not passed on) in a frame the first noted one passed on its way
+ * out while that frame is still at the same instruction: raised for the
+ * call that was refused. An exception raised while handling a noted one
+ * (a library re-raising in its own type) gets it too. Any other exception
+ * gets nothing: a later int('x'), a refusal of another context.
  *
  * The newest record is not always the one: the shim numbers a denial
  * before its record is readable, so a worker refused a moment later (a
@@ -925,37 +1137,21 @@ linked_to_noted(PyObject *exc, PyObject *note)
  * taken instead.
  */
 #define NLOOK 4
-int
-fa_bridge_note(PyObject *exc)
+
+static int
+give_new(PyObject *exc, uint64_t n)
 {
     struct fa_denial *d, *pick = NULL;
-    PyObject *text, *libc, *note;
-    uint64_t n, seq, lower;
-    int rc, i, got;
+    PyObject *text = NULL, *rule = NULL, *fix = NULL, *anchor = NULL,
+        *given = NULL, *dict;
+    int i, got, closed, rc = -1;
 
-    if (!br || !exc) {
-        return 0;
-    }
-    n = br->denial_count();
-    if (n == 0 || n == passed_seq || n < noted_seq) {
-        return 0;
-    }
-    note = last_note();
-    if (holds(exc, note)) {
-        return 0;
-    }
-    if (n == noted_seq && !linked_to_noted(exc, note)) {
-        return 0;
-    }
-    /* the noted denial again (a re-raise), or only newer ones */
-    lower = n == noted_seq ? noted_seq : noted_seq + 1;
     d = PyMem_Malloc(NLOOK * sizeof *d);
     if (!d) {
-        PyErr_Clear();
-        return 0;
+        return -1;
     }
     got = br->recent_denials(d, NLOOK);
-    for (i = got - 1; i >= 0 && d[i].seq >= lower && !pick; i--) {
+    for (i = got - 1; i >= 0 && d[i].seq > given_seq && !pick; i--) {
         if (d[i].tid == (int)gettid()
             || (d[i].from_context && is_worker(d[i].tid)))
         {
@@ -970,28 +1166,92 @@ fa_bridge_note(PyObject *exc)
         PyMem_Free(d);
         return 0;
     }
-    seq = pick->seq;
+    closed = PyErr_GivenExceptionMatches(exc, PyExc_OSError);
     text = denial_text(pick);
-    rc = text ? append_note(exc, text) : -1;
-    if (rc == 0) {
-        rc = set_last_note(text);
+    rule = text ? str_or_none(pick->why) : NULL;
+    fix = rule ? str_or_none(pick->fix) : NULL;
+    anchor = fix && !closed ? anchor_here() : NULL;
+    if (fix && (closed || anchor)) {
+        given = Py_BuildValue("(OOOOO)", text, rule, fix,
+                              anchor ? PyTuple_GET_ITEM(anchor, 0) : Py_None,
+                              anchor ? PyTuple_GET_ITEM(anchor, 1) : Py_None);
     }
-    Py_XDECREF(text);
-    /* the guard's attribute says who refused, whatever the library raised */
-    libc = rc < 0 ? NULL : PyUnicode_InternFromString("libc");
-    if (!libc || fa_set_guard_attr(exc, libc, pick->why[0] ? pick->why : NULL,
-                                   pick->fix[0] ? pick->fix : NULL) < 0)
+    dict = PyThreadState_GetDict();
+    if (given && dict && PyDict_SetItemString(dict, NOTE_KEY, given) == 0
+        && give(exc, text, rule, fix) == 0)
     {
-        rc = -1;
+        given_seq = pick->seq;
+        given_closed = closed;
+        rc = 1;
     }
-    Py_XDECREF(libc);
+    Py_XDECREF(given);
+    Py_XDECREF(anchor);
+    Py_XDECREF(fix);
+    Py_XDECREF(rule);
+    Py_XDECREF(text);
     PyMem_Free(d);
+    return rc;
+}
+
+int
+fa_bridge_note(PyObject *exc)
+{
+    PyObject *given, *note, *dict, *closed;
+    void *before = last_raised;
+    uint64_t n;
+    int rc;
+
+    if (!br || !exc) {
+        return 0;
+    }
+    last_raised = exc;
+    n = br->denial_count();
+    if (n == 0) {
+        return 0;
+    }
+    given = last_given();
+    note = given ? PyTuple_GET_ITEM(given, 0) : NULL;
+    if (holds(exc, note)) {
+        return 0;
+    }
+    if (n > given_seq && n != passed_seq) {
+        rc = give_new(exc, n);
+        if (rc != 0) {
+            if (rc < 0) {
+                PyErr_Clear();
+            }
+            return rc > 0;
+        }
+    }
+    if (!note) {
+        return 0;
+    }
+    if (!linked_to_noted(exc, note)
+        && (given_closed || exc == before || !inside_anchor(given)))
+    {
+        return 0;
+    }
+    Py_INCREF(given);
+    rc = give(exc, note, PyTuple_GET_ITEM(given, 1), PyTuple_GET_ITEM(given, 2));
+    if (rc == 0 && !given_closed
+        && PyErr_GivenExceptionMatches(exc, PyExc_OSError))
+    {
+        /* closed: the frames are let go */
+        given_closed = 1;
+        dict = PyThreadState_GetDict();
+        closed = Py_BuildValue("(OOOOO)", note, PyTuple_GET_ITEM(given, 1),
+                               PyTuple_GET_ITEM(given, 2), Py_None, Py_None);
+        if (!closed || !dict
+            || PyDict_SetItemString(dict, NOTE_KEY, closed) < 0)
+        {
+            rc = -1;
+        }
+        Py_XDECREF(closed);
+    }
+    Py_DECREF(given);
     if (rc < 0) {
         PyErr_Clear();
         return 0;
-    }
-    if (PyErr_GivenExceptionMatches(exc, PyExc_OSError) && seq > noted_seq) {
-        noted_seq = seq;
     }
     return 1;
 }

@@ -21,6 +21,7 @@ python_suites = \
 	%D%/test_hook_proofs.py \
 	%D%/test_learn.py \
 	%D%/test_children.py \
+	%D%/test_native_outcomes.py \
 	%D%/test_notebook.py \
 	%D%/test_reference_suite.py
 if WITH_PYTHON
