@@ -33,7 +33,7 @@ import sys
 import threading
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-from ._fastaudit import audit_state, mk_audit, recent_denials
+from ._fastaudit import AuditDenied, audit_state, mk_audit, recent_denials
 
 __all__ = ['load_ipython_extension', 'unload_ipython_extension', 'ExecRefused']
 
@@ -55,9 +55,21 @@ _INSTALLERS = frozenset(('pip', 'conda', 'mamba', 'micromamba', 'uv'))
 _SX = frozenset(('sx', 'system', '!'))
 
 
-class ExecRefused(PermissionError):
-    """A process start from a cell under ``%fastaudit on``, refused before it
-    forked; IPython shows it as its one line."""
+class ExecRefused(AuditDenied):  # type: ignore[misc]
+    """A process start from a cell under ``%fastaudit on`` (``!cmd``,
+    ``%%bash``, ...), refused before IPython forked: an AuditDenied whose
+    event is ``ipython.<method or magic>``, rule ``blocked-event``. IPython
+    shows it as its one line, which ends with the fix."""
+
+    def __init__(self, msg: str, *, event: str, fix: Optional[str],
+                 roots: Sequence[str]) -> None:
+        super().__init__(msg)
+        self.event, self.fix, self.rule, self.roots = event, fix, 'blocked-event', tuple(roots)
+        self.path = self.resolved = self.op = None
+        self.fastaudit = {'layer': 'ipython', 'rule': 'blocked-event', 'fix': fix}
+        self.add_note(f'fastaudit: {event} refused: a cell under %fastaudit on starts no '
+                      f'process unless --allow-exec names its program (blocked-event)'
+                      + (f'; to allow: {fix}' if fix else ''))
 
     def _render_traceback_(self) -> List[str]:
         return [f'{type(self).__name__}: {self}']
@@ -393,7 +405,8 @@ class _ExecCheck:
             elif name in _INSTALLERS:
                 raise ExecRefused(
                     f'fastaudit: {what}: process starts are refused in the audit context, '
-                    f'and installing writes outside its roots: run it after %fastaudit off')
+                    f'and installing writes outside its roots: run it after %fastaudit off',
+                    event=f'ipython.%{name}', fix='%fastaudit off', roots=s.roots)
             else:
                 return arg
         elif kind == 'run_cell_magic':
@@ -413,12 +426,15 @@ class _ExecCheck:
             return arg
         if _allowed(prog, s.allow_exec):
             return arg
+        event = f'ipython.{kind}' + (f'({name})' if name else '')
         if prog:
-            raise ExecRefused(
-                f'fastaudit: {what}: starting {prog} is refused in the audit context; '
-                f'to allow it: {s.command(os.path.basename(prog))}')
+            fix = s.command(os.path.basename(prog))
+            raise ExecRefused(f'fastaudit: {what}: starting {prog} is refused in the audit '
+                              f'context; to allow it: {fix}', event=event, fix=fix,
+                              roots=s.roots)
         raise ExecRefused(f'fastaudit: {what}: process starts are refused in the audit '
-                          f'context; to allow one: %fastaudit on ... --allow-exec PROG')
+                          f'context; to allow one: %fastaudit on ... --allow-exec PROG',
+                          event=event, fix=None, roots=s.roots)
 
 
 def _script_program(line: Any) -> Optional[str]:

@@ -188,6 +188,13 @@ def test_bang_and_bash_fail_with_one_line(kernel, work):
         assert 'refused in the audit context' in text
         assert f'to allow it: %fastaudit on {w} --allow-exec {prog}' in text
     assert not (outside / 't').exists()
+    # the same refusal, caught as what it is
+    text = kernel.ok('import fastaudit\n'
+                     'try:\n'
+                     '    get_ipython().system("ls")\n'
+                     'except fastaudit.AuditDenied as e:\n'
+                     '    print(e.rule, e.event, e.fix)\n')
+    assert text.strip() == f'blocked-event ipython.system %fastaudit on {w} --allow-exec ls'
 
 
 def test_allowed_program_starts_confined_to_the_roots(kernel, work):
@@ -251,3 +258,14 @@ def test_bad_cli_arguments(args, says):
     r = fastaudit_cmd(*args)
     assert r.returncode == 2
     assert says in r.stderr
+
+
+def test_unload_leaves_cells_unaudited(kernel, tmp_path):
+    kernel.ok(f'%fastaudit on {tmp_path}')
+    kernel.ok('%unload_ext fastaudit')
+    kernel.ok(f'open({str(tmp_path.parent / "unloaded.txt")!r}, "w")')
+    assert kernel.value('__import__("fastaudit").audit_state()["active"]') is False
+    status, ename, text = kernel.run('%fastaudit')
+    assert status == 'error' and '%fastaudit' in text and 'not found' in text
+    kernel.ok('%load_ext fastaudit')
+    assert kernel.ok('%fastaudit').startswith('fastaudit: off:')
