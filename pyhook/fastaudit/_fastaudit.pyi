@@ -30,6 +30,24 @@ class Unconfined:
 
 UNCONFINED: Final[Unconfined]
 
+@type_check_only
+class DenialInfo(TypedDict):
+    """AuditDenied.fastaudit, and the same keys on an OSError of a call libfashim.so refused."""
+    layer: Literal['hook', 'libc']
+    rule: str | None
+    fix: str | None
+
+class AuditDenied(PermissionError):
+    """A refusal of fastaudit's audit hook or call monitor; str() is the seed's message."""
+    event: str | None
+    fix: str | None
+    fastaudit: DenialInfo | None
+    path: str | bytes | int | None
+    resolved: str | None
+    rule: str | None
+    op: str | None
+    roots: tuple[str, ...] | None
+
 @final
 @type_check_only
 class audit_context:
@@ -85,6 +103,7 @@ def mk_audit(
 ) -> audit_perms:
     """With no roots, the roots of the policy file."""
 
+@type_check_only
 class NativeDenial(TypedDict):
     """A write or process start libfashim.so refused: the keys of its log line."""
     time: str
@@ -108,10 +127,12 @@ class NativeDenial(TypedDict):
     fix: str | None
     approved_by: str | None
 
+@type_check_only
 class LibcDenial(NativeDenial):
     """A record of recent_denials() from libfashim.so."""
     layer: Literal['libc']
 
+@type_check_only
 class HookDenial(TypedDict):
     """A record of recent_denials() from the audit hook or the call monitor."""
     layer: Literal['hook']
@@ -120,13 +141,14 @@ class HookDenial(TypedDict):
     tid: int
     event: str
     message: str
-    path: object  # as the refused call was given it
+    path: str | bytes | int | None  # as the refused call was given it
     rule: str
     op: str | None
     fix: str | None
 
 Denial: TypeAlias = HookDenial | LibcDenial
 
+@type_check_only
 class _AuditStateBase(TypedDict):
     safe_native: tuple[str, ...]
     monitoring: bool
@@ -143,6 +165,7 @@ class _AuditStateBase(TypedDict):
     native_denials: list[NativeDenial]
     denials: list[Denial]
 
+@type_check_only
 class AuditState(_AuditStateBase, total=False):
     """audit_state()'s snapshot; suggested_roots only inside a learning context."""
     suggested_roots: list[tuple[str, str | None]]
