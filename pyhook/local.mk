@@ -42,6 +42,8 @@ nodist_fastaudit_PYTHON = %D%/fastaudit/_version.py
 fastauditcmddir = $(pyexecdir)
 fastauditcmd_PYTHON = %D%/_fastaudit_cmd.py
 EXTRA_DIST += %D%/fastaudit/_version.py.in
+# %load_ext fastaudit and python -m fastaudit kernel install.
+EXTRA_DIST += doc/notebooks.md
 
 # The package reaches the shim and the two programs through lib/ and bin/
 # inside itself, wherever it is: links here, in the build tree and after
