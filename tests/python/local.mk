@@ -23,6 +23,7 @@ python_suites = \
 	%D%/test_children.py \
 	%D%/test_native_outcomes.py \
 	%D%/test_notebook.py \
+	%D%/test_typing.py \
 	%D%/test_reference_suite.py
 if WITH_PYTHON
 if HAVE_PYTEST
@@ -41,3 +42,5 @@ reference-suite-clean:
 endif
 .PHONY: reference-suite-clean
 EXTRA_DIST += %D%/conftest.py %D%/requirements.txt $(python_suites)
+# test_typing.py's typed host, and the misuses mypy must reject.
+EXTRA_DIST += examples/typed_host.py %D%/typed_host_bad.py
