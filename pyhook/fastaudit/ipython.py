@@ -126,7 +126,9 @@ def _allowed(prog: Optional[str], allow: Sequence[str]) -> bool:
 
 def _task_context() -> Any:
     """The Context of the running asyncio task (3.12+), else None."""
-    import asyncio
+    asyncio = sys.modules.get('asyncio')   # no task runs before asyncio is imported
+    if asyncio is None:
+        return None
     try:
         task = asyncio.current_task()
     except RuntimeError:
@@ -197,13 +199,14 @@ class _Session:
 
     def enter(self, run: _Run) -> None:
         run.error = None
+        ctx = _task_context()
         try:
             cm = self.audit()
             cm.__enter__()
         except Exception as e:  # the gate refuses the cell
             run.error = f'{type(e).__name__}: {e}'
             raise
-        run.cm, run.ctx = cm, _task_context()
+        run.cm, run.ctx = cm, ctx
 
     @staticmethod
     def leave(run: _Run) -> None:

@@ -269,3 +269,34 @@ def test_unload_leaves_cells_unaudited(kernel, tmp_path):
     assert status == 'error' and '%fastaudit' in text and 'not found' in text
     kernel.ok('%load_ext fastaudit')
     assert kernel.ok('%fastaudit').startswith('fastaudit: off:')
+
+
+def test_plain_ipython_shell(tmp_path):
+    """No kernel: IPython's own shell, where asyncio may not be imported yet
+    when the first context is entered."""
+    w = tmp_path / 'w'
+    w.mkdir()
+    inside, outside = repr(str(w / 'in.txt')), repr(str(tmp_path / 'out.txt'))
+    cells = ['%load_ext fastaudit', f'%fastaudit on {w}', f'open({inside}, "w")',
+             f'open({outside}, "w")', '!ls', '', '%fastaudit off', None,
+             f'open({outside}, "w")']
+    script = """
+import json, sys
+from IPython.core.interactiveshell import InteractiveShell
+import fastaudit
+sh = InteractiveShell.instance(ipython_dir=sys.argv[2])
+for code in json.loads(sys.argv[1]):
+    if code is None:
+        print('LIVE', fastaudit.audit_state()['live_entries'], flush=True)
+        continue
+    r = sh.run_cell(code)
+    err = r.error_in_exec or r.error_before_exec
+    print('CELL', 'ok' if r.success else type(err).__name__, flush=True)
+"""
+    r = subprocess.run([sys.executable, '-c', script, json.dumps(cells),
+                        str(tmp_path / 'ipython')],
+                       capture_output=True, text=True, timeout=REPLY_TIMEOUT)
+    got = [line for line in r.stdout.splitlines() if line.startswith(('CELL', 'LIVE'))]
+    assert got == ['CELL ok', 'CELL ok', 'CELL ok', 'CELL AuditDenied', 'CELL ExecRefused',
+                   'CELL ok', 'CELL ok', 'LIVE 0', 'CELL ok'], r.stdout + r.stderr
+    assert (w / 'in.txt').exists()
