@@ -118,7 +118,7 @@ class NativeDenial(TypedDict):
     resolved2: str | None
     flags: str | None
     mode: str | None
-    rule: str
+    rule: str | None
     reason: str | None
     policy: str | None
     enforced: bool
@@ -142,7 +142,7 @@ class HookDenial(TypedDict):
     event: str
     message: str
     path: str | bytes | int | None  # as the refused call was given it
-    rule: str
+    rule: str | None
     op: str | None
     fix: str | None
 
