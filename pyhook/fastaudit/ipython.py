@@ -55,7 +55,7 @@ _INSTALLERS = frozenset(('pip', 'conda', 'mamba', 'micromamba', 'uv'))
 _SX = frozenset(('sx', 'system', '!'))
 
 
-class ExecRefused(AuditDenied):  # type: ignore[misc]
+class ExecRefused(AuditDenied):
     """A process start from a cell under ``%fastaudit on`` (``!cmd``,
     ``%%bash``, ...), refused before IPython forked: an AuditDenied whose
     event is ``ipython.<method or magic>``, rule ``blocked-event``. IPython
@@ -66,7 +66,8 @@ class ExecRefused(AuditDenied):  # type: ignore[misc]
         super().__init__(msg)
         self.event, self.fix, self.rule, self.roots = event, fix, 'blocked-event', tuple(roots)
         self.path = self.resolved = self.op = None
-        self.fastaudit = {'layer': 'ipython', 'rule': 'blocked-event', 'fix': fix}
+        # the layer refusals made in Python report
+        self.fastaudit = {'layer': 'hook', 'rule': 'blocked-event', 'fix': fix}
         self.add_note(f'fastaudit: {event} refused: a cell under %fastaudit on starts no '
                       f'process unless --allow-exec names its program (blocked-event)'
                       + (f'; to allow: {fix}' if fix else ''))
@@ -362,7 +363,7 @@ def _denials_since(base: dict[str, int]) -> Tuple[int, Optional[str]]:
     for d in recent_denials():
         if d.get('seq', 0) > base.get(d.get('layer', ''), 0) and d.get('time', '') >= last_time:
             last_time = d.get('time', '')
-            what = d.get('message') or (f"{d.get('call')} {d.get('path')}: {d.get('reason')}")
+            what = d.get('message') or (f"{d.get('call')} {d.get('path')!r}: {d.get('reason')}")
             last = str(what).splitlines()[0]
             if d.get('fix'):
                 last += f"; to allow: {d['fix']}"
@@ -504,27 +505,34 @@ def _gate_class() -> Any:
 
 
 def _magics_class(session: _Session) -> Any:
-    from IPython.core.magic import Magics, line_magic, magics_class
-    from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+    # IPython has no type hints: its decorators are used through Any
+    from IPython.core import magic as _magic, magic_arguments as _margs
+    m: Any = _magic
+    a: Any = _margs
+    argument = a.argument
 
-    @magics_class
-    class FastauditMagics(Magics):  # type: ignore[misc]
-        @magic_arguments()  # type: ignore[misc]
-        @argument('action', nargs='?', choices=('on', 'off'),
+    @m.magics_class
+    class FastauditMagics(m.Magics):  # type: ignore[misc]
+        @a.magic_arguments()  # type: ignore[untyped-decorator]
+        @argument(  # type: ignore[untyped-decorator]
+                  'action', nargs='?', choices=('on', 'off'),
                   help='on: audit every cell from here on; off: stop; none: print the state')
-        @argument('dirs', nargs='*', metavar='DIR',
+        @argument('dirs', nargs='*', metavar='DIR',  # type: ignore[untyped-decorator]
                   help='the roots: where cells may write (on needs at least one)')
-        @argument('--strict', action='store_true',
+        @argument('--strict', action='store_true',  # type: ignore[untyped-decorator]
                   help="the seed's strict defaults: calls into undeclared native code and "
                        'thread starts refused, instead of the host mode')
-        @argument('--allow-exec', action='append', default=[], metavar='PROG',
+        @argument(  # type: ignore[untyped-decorator]
+                  '--allow-exec', action='append', default=[], metavar='PROG',
                   help='let cells start PROG (a name, or a path), with !PROG, %%%%bash for '
                        'bash, subprocess; it runs confined to the roots. Repeatable')
-        @argument('--allow-imports', action='append', default=[], metavar='PKG',
+        @argument(  # type: ignore[untyped-decorator]
+                  '--allow-imports', action='append', default=[], metavar='PKG',
                   help='trust PKG while it imports (mk_audit allow_imports). Repeatable')
-        @argument('--require-native', action='store_true',
+        @argument(  # type: ignore[untyped-decorator]
+                  '--require-native', action='store_true',
                   help='refuse to turn on unless native checks are on (libfashim.so loaded)')
-        @line_magic  # type: ignore[misc]
+        @m.line_magic  # type: ignore[untyped-decorator]
         def fastaudit(self, line: str = '') -> None:
             """Run every cell in a fastaudit audit context.
 
@@ -540,7 +548,7 @@ def _magics_class(session: _Session) -> Any:
             (libfashim.so loaded) native writes are judged too. Alone, it
             prints the state: roots, native checks on or off, denials since on.
             """
-            args = parse_argstring(self.fastaudit, line)
+            args = a.parse_argstring(self.fastaudit, line)
             opts = args.strict or args.allow_exec or args.allow_imports or args.require_native
             if args.action is None:
                 if args.dirs or opts:
