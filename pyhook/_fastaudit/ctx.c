@@ -431,9 +431,23 @@ fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny, PyObject *on_call,
     c->import_allow = Py_NewRef(import_allow);
     c->monitor_calls = monitor_calls;
     c->libc_calls = 0;
+    c->preset = 0;
+    c->threads_follow = 0;
+    c->trust_installed = 0;
     c->learner = NULL;
     c->learn_fd = -1;
     return (PyObject *)c;
+}
+
+void
+fa_cfg_copy_modes(FaCfgObject *n, const FaCfgObject *cfg)
+{
+    n->libc_calls = cfg->libc_calls;
+    n->preset = cfg->preset;
+    n->threads_follow = cfg->threads_follow;
+    n->trust_installed = cfg->trust_installed;
+    n->learner = Py_XNewRef(cfg->learner);
+    n->learn_fd = cfg->learn_fd;
 }
 
 /* sorted(set(a) | set(clean(b))): b may be one name or an iterable of names */
@@ -679,9 +693,7 @@ replace_cfg(FaPermsObject *self, PyObject *data, PyObject *imports)
     if (!n) {
         return -1;
     }
-    ((FaCfgObject *)n)->libc_calls = o->libc_calls;
-    ((FaCfgObject *)n)->learner = Py_XNewRef(o->learner);
-    ((FaCfgObject *)n)->learn_fd = o->learn_fd;
+    fa_cfg_copy_modes((FaCfgObject *)n, o);
     Py_SETREF(self->cfg, (FaCfgObject *)n);
     return 0;
 }
@@ -826,32 +838,44 @@ static PyTypeObject FaWork_Type = {
 
 static PyObject *pool_submit;   /* ThreadPoolExecutor.submit as it was */
 
-/* submit(self, fn, /, *args, **kwargs) */
+/* fn, to be run in a copy of the current Context */
+static FaWorkObject *
+work_new(PyObject *fn)
+{
+    FaWorkObject *w = PyObject_New(FaWorkObject, &FaWork_Type);
+
+    if (!w) {
+        return NULL;
+    }
+    w->fn = Py_NewRef(fn);
+    w->ctx = PyContext_CopyCurrent();
+    if (!w->ctx) {
+        Py_DECREF(w);
+        return NULL;
+    }
+    return w;
+}
+
+/*
+ * submit(self, fn, /, *args, **kwargs). While any entry lives, work runs
+ * in a copy of the submitter's Context whether or not it holds one: a
+ * pool thread started inside a context of threads_follow may run in a
+ * copy of that context, and work the host submits later must not.
+ */
 static PyObject *
 submit_in_context(PyObject *mod, PyObject *const *args, Py_ssize_t n,
                   PyObject *kwnames)
 {
-    PyObject *entry, *r, *small[8], **a = small;
+    PyObject *r, *small[8], **a = small;
     FaWorkObject *w;
     Py_ssize_t total = n + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
 
     (void)mod;
-    entry = n >= 2 && fa_st.live_entries ? fa_current_entry() : NULL;
-    if (!entry) {
-        if (PyErr_Occurred()) {
-            return NULL;
-        }
+    if (n < 2 || !fa_st.live_entries) {
         return PyObject_Vectorcall(pool_submit, args, (size_t)n, kwnames);
     }
-    Py_DECREF(entry);
-    w = PyObject_New(FaWorkObject, &FaWork_Type);
+    w = work_new(args[1]);
     if (!w) {
-        return NULL;
-    }
-    w->fn = Py_NewRef(args[1]);
-    w->ctx = PyContext_CopyCurrent();
-    if (!w->ctx) {
-        Py_DECREF(w);
         return NULL;
     }
     if (total > (Py_ssize_t)(sizeof small / sizeof small[0])
@@ -917,6 +941,144 @@ out:
     Py_XDECREF(meth);
 }
 
+/* ---- threads that carry the context ----------------------------------- */
+
+static PyObject *str_target, *str_args, *str_self_;
+
+/*
+ * A ThreadPoolExecutor's worker thread (3.10 to 3.13: target
+ * concurrent.futures.thread._worker, args (ref, queue, initializer,
+ * initargs)) with no initializer runs nothing but the work handed to it,
+ * each item in its submitter's Context (submit_in_context): it carries
+ * no context of its own, so that a pool created in a context and kept
+ * (asyncio's default executor) does not run the host's later work under
+ * it. Any other shape carries the context.
+ */
+static int
+bare_pool_worker(PyObject *fn)
+{
+    PyObject *t, *target = NULL, *a = NULL;
+    int r = 0;
+
+    t = PyObject_GetAttr(fn, str_self_);
+    if (t) {
+        target = PyObject_GetAttr(t, str_target);
+        a = PyObject_GetAttr(t, str_args);
+    }
+    if (target && a && PyFunction_Check(target) && PyTuple_Check(a)
+        && PyTuple_GET_SIZE(a) == 4 && PyTuple_GET_ITEM(a, 2) == Py_None)
+    {
+        PyObject *m = PyFunction_GetModule(target);
+        PyObject *q = ((PyFunctionObject *)target)->func_qualname;
+
+        r = m && PyUnicode_Check(m) && q && PyUnicode_Check(q)
+            && !PyUnicode_CompareWithASCIIString(m, "concurrent.futures.thread")
+            && !PyUnicode_CompareWithASCIIString(q, "_worker");
+    }
+    PyErr_Clear();
+    Py_XDECREF(t);
+    Py_XDECREF(target);
+    Py_XDECREF(a);
+    return r;
+}
+
+int
+fa_thread_start_follows(PyObject *args)
+{
+    PyObject *fn;
+
+    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1) {
+        return 0;
+    }
+    fn = PyTuple_GET_ITEM(args, 0);
+    return Py_IS_TYPE(fn, &FaWork_Type) || bare_pool_worker(fn);
+}
+
+/*
+ * _thread.start_new_thread / start_joinable_thread (and threading's
+ * names for them): inside a context of threads_follow, the thread's
+ * function runs in a copy of the starter's Context; self is the function
+ * replaced.
+ */
+static PyObject *
+start_in_context(PyObject *orig, PyObject *const *args, Py_ssize_t n,
+                 PyObject *kwnames)
+{
+    Py_ssize_t total = n + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *entry, *r, *a[8];
+    FaWorkObject *w;
+    int follow;
+
+    entry = n >= 1 && fa_st.live_entries ? fa_current_entry() : NULL;
+    if (!entry && PyErr_Occurred()) {
+        return NULL;
+    }
+    follow = entry && ((FaEntryObject *)entry)->cfg->threads_follow
+             && total <= (Py_ssize_t)(sizeof a / sizeof a[0])
+             && !bare_pool_worker(args[0]);
+    Py_XDECREF(entry);
+    if (!follow) {
+        return PyObject_Vectorcall(orig, args, (size_t)n, kwnames);
+    }
+    w = work_new(args[0]);
+    if (!w) {
+        return NULL;
+    }
+    memcpy(a, args, (size_t)total * sizeof *a);
+    a[0] = (PyObject *)w;
+    r = PyObject_Vectorcall(orig, a, (size_t)n, kwnames);
+    Py_DECREF(w);
+    return r;
+}
+
+static PyMethodDef start_def = {
+    "start_new_thread", (PyCFunction)(void (*)(void))start_in_context,
+    METH_FASTCALL | METH_KEYWORDS,
+    "Start a thread; inside an audit context that lets threads start, it "
+    "runs in a copy of the starter's Context."};
+
+static void
+replace_starter(const char *modname, const char *attr)
+{
+    PyObject *m = PyImport_ImportModule(modname), *orig = NULL, *fn = NULL;
+
+    orig = m ? PyObject_GetAttrString(m, attr) : NULL;
+    /* once: a starter already ours stays */
+    if (orig && !(PyCFunction_Check(orig)
+                  && PyCFunction_GET_FUNCTION(orig)
+                     == (PyCFunction)(void (*)(void))start_in_context))
+    {
+        fn = PyCFunction_NewEx(&start_def, orig, NULL);
+        if (fn) {
+            PyObject_SetAttrString(m, attr, fn);
+        }
+    }
+    PyErr_Clear();
+    Py_XDECREF(m);
+    Py_XDECREF(orig);
+    Py_XDECREF(fn);
+}
+
+/* Once, at the first entry into a context of threads_follow. */
+static void
+threads_follow_contexts(void)
+{
+    static int done;
+
+    if (done) {
+        return;
+    }
+    done = 1;
+    if (PyType_Ready(&FaWork_Type) < 0) {
+        PyErr_Clear();
+        return;
+    }
+    replace_starter("threading", "_start_new_thread");
+    replace_starter("threading", "_start_joinable_thread");
+    replace_starter("_thread", "start_new_thread");
+    replace_starter("_thread", "start_joinable_thread");
+}
+
 static void
 cm_dealloc(FaCMObject *self)
 {
@@ -947,6 +1109,9 @@ cm_enter(FaCMObject *self, PyObject *unused)
     }
     cfg = (FaCfgObject *)Py_NewRef((PyObject *)self->perms->cfg);
     pools_follow_contexts();
+    if (cfg->threads_follow) {
+        threads_follow_contexts();
+    }
     cur = fa_current_entry();
     if (!cur && PyErr_Occurred()) {
         goto done;
@@ -1078,7 +1243,12 @@ fa_ctx_init(void)
     str_name = PyUnicode_InternFromString("__name__");
     str_asyncio = PyUnicode_InternFromString("asyncio");
     str_threading = PyUnicode_InternFromString("threading");
-    if (!str_name || !str_asyncio || !str_threading) {
+    str_target = PyUnicode_InternFromString("_target");
+    str_args = PyUnicode_InternFromString("_args");
+    str_self_ = PyUnicode_InternFromString("__self__");
+    if (!str_name || !str_asyncio || !str_threading || !str_target
+        || !str_args || !str_self_)
+    {
         return -1;
     }
     if (cname_index < 0) {

@@ -14,8 +14,38 @@
 static char *mk_audit_kw[] = {
     "roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls",
     "allow_imports", "native", "allow_outside_symlinks", "native_calls",
-    "policy", "learn", "symlinks", NULL,
+    "policy", "learn", "symlinks", "preset", "threads", "trust_imports", NULL,
 };
+
+/*
+ * One of choices (NULL-terminated) or NULL (None or left out): its index,
+ * the default's (-1 for NULL) when left out, or -2 with ValueError.
+ */
+static int
+choice(const char *kw, const char *given, const char *const *choices,
+       int dflt)
+{
+    int i;
+
+    if (!given) {
+        return dflt;
+    }
+    for (i = 0; choices[i]; i++) {
+        if (!strcmp(given, choices[i])) {
+            return i;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "%s must be '%s'%s%s%s%s, not '%s'", kw,
+                 choices[0], choices[1] ? " or '" : "",
+                 choices[1] ? choices[1] : "", choices[1] ? "'" : "",
+                 dflt < 0 ? " or None" : "", given);
+    return -2;
+}
+
+static const char *const presets[] = {"data", NULL};
+static const char *const native_calls_modes[] = {"audit", "libc", NULL};
+static const char *const threads_modes[] = {"deny", "context", NULL};
+static const char *const trust_modes[] = {"named", "installed", NULL};
 
 static PyObject *
 mk_audit(PyObject *self, PyObject *args, PyObject *kw)
@@ -24,23 +54,53 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
         *before_deny = Py_None, *on_call = Py_None, *data = Py_None;
     PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL,
         *r = NULL;
-    PyObject *symlinks_arg = NULL;
+    PyObject *symlinks_arg = NULL, *monitor_arg = NULL, *preset_arg = Py_None;
     enum fa_symlinks mode;
     int symlinks = -1;
-    const char *native = "auto", *native_calls = "audit";
-    int tool_id = 3, monitor_calls = 1, outside_symlinks = 0, learn = 0, on;
-    int record = -1;
+    const char *native = "auto", *native_calls = NULL, *threads = NULL,
+        *trust_imports = NULL;
+    int tool_id = 3, monitor_calls, outside_symlinks = 0, learn = 0, on;
+    int record = -1, preset = -1, libc_calls, follow, trust;
 
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOipO$spsOpO:mk_audit",
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOiOO$spzOpOOzz:mk_audit",
                                      mk_audit_kw, &roots,
                                      &before_deny, &on_call, &data, &tool_id,
-                                     &monitor_calls,
+                                     &monitor_arg,
                                      &allow_imports, &native,
                                      &outside_symlinks, &native_calls,
-                                     &policy, &learn, &symlinks_arg))
+                                     &policy, &learn, &symlinks_arg,
+                                     &preset_arg, &threads, &trust_imports))
     {
         return NULL;
+    }
+    /* preset='data': the host mode; each keyword given still decides */
+    if (preset_arg != Py_None) {
+        if (!PyUnicode_Check(preset_arg)) {
+            PyErr_Format(PyExc_ValueError,
+                         "preset must be 'data' or None, not %R", preset_arg);
+            return NULL;
+        }
+        preset = choice("preset", PyUnicode_AsUTF8(preset_arg), presets, -1);
+        if (preset < -1 || PyErr_Occurred()) {
+            return NULL;
+        }
+    }
+    libc_calls = choice("native_calls", native_calls, native_calls_modes,
+                        preset >= 0);
+    follow = choice("threads", threads, threads_modes, preset >= 0);
+    trust = choice("trust_imports", trust_imports, trust_modes, preset >= 0);
+    if (libc_calls < 0 || follow < 0 || trust < 0) {
+        return NULL;
+    }
+    if (monitor_arg) {
+        monitor_calls = PyObject_IsTrue(monitor_arg);
+        if (monitor_calls < 0) {
+            return NULL;
+        }
+    } else {
+        /* the preset monitors native calls where Python can */
+        monitor_calls = preset >= 0 ? FA_HAVE_MONITORING : 1;
     }
     if (symlinks_arg && symlinks_arg != Py_None) {
         if (fa_py_symlinks(symlinks_arg, FA_SYM_TRUST, &mode) < 0) {
@@ -58,12 +118,6 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError,
                         "mk_audit(learn=True) approves every refusal itself: "
                         "a before_deny would never be asked");
-        return NULL;
-    }
-    if (strcmp(native_calls, "audit") && strcmp(native_calls, "libc")) {
-        PyErr_Format(PyExc_ValueError,
-                     "native_calls must be 'audit' or 'libc', not '%s'",
-                     native_calls);
         return NULL;
     }
     if (strcmp(native, "auto") && strcmp(native, "require")) {
@@ -116,6 +170,9 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     fa_notes_install();
+    if (trust && fa_trust_init() < 0) {
+        return NULL;
+    }
     pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn);
     if (!pol) {
         return NULL;
@@ -134,7 +191,10 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
                          on ? on_call : Py_None, data, imports, monitor_calls);
     }
     if (cfg) {
-        ((FaCfgObject *)cfg)->libc_calls = !strcmp(native_calls, "libc");
+        ((FaCfgObject *)cfg)->libc_calls = libc_calls;
+        ((FaCfgObject *)cfg)->preset = preset >= 0;
+        ((FaCfgObject *)cfg)->threads_follow = follow;
+        ((FaCfgObject *)cfg)->trust_installed = trust;
         ((FaCfgObject *)cfg)->learner = Py_XNewRef(learner);
         ((FaCfgObject *)cfg)->learn_fd = learner ? record : -1;
         r = fa_perms_new((FaCfgObject *)cfg);
@@ -185,6 +245,52 @@ audit_state(PyObject *self, PyObject *unused)
                       "native_denial_count", fa_native_denial_count(),
                       "native_denials", fa_native_denials(),
                       "denials", fa_all_denials());
+    /*
+     * A context of preset='data' (or of its modes) says how its native calls
+     * are judged: at libc, by the call monitor, or not at all, and why.
+     */
+    if (d && cfg
+        && (cfg->preset || cfg->libc_calls || cfg->threads_follow
+            || cfg->trust_installed))
+    {
+        const char *how, *why;
+        PyObject *extra;
+
+        if (cfg->libc_calls && fa_native_on()) {
+            how = "libc";
+            why = "judged at libc by libfashim.so against the context's roots";
+        } else if (cfg->monitor_calls) {
+            how = "audit";
+            why = cfg->libc_calls
+                ? "audited by the call monitor (fail closed): libfashim.so "
+                  "is not loaded; run under fa-run or with "
+                  "LD_PRELOAD=libfashim.so to judge them at libc"
+                : "audited by the call monitor (native_calls='audit')";
+        } else {
+            how = "unchecked";
+            why = FA_HAVE_MONITORING
+                ? "neither monitored (monitor_calls=False) nor judged at libc "
+                  "(libfashim.so is not loaded, or native_calls='audit')"
+                : "no call monitor before Python 3.12, and libfashim.so is "
+                  "not loaded: run under fa-run or with "
+                  "LD_PRELOAD=libfashim.so";
+        }
+        extra = Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}",
+                              "preset", cfg->preset ? "data" : "",
+                              "native_calls", how,
+                              "native_calls_why", why,
+                              "threads",
+                              cfg->threads_follow ? "context" : "deny",
+                              "trust_imports",
+                              cfg->trust_installed ? "installed" : "named");
+        if (extra && !cfg->preset) {
+            PyDict_SetItemString(extra, "preset", Py_None);
+        }
+        if (!extra || PyDict_Update(d, extra) < 0) {
+            Py_CLEAR(d);
+        }
+        Py_XDECREF(extra);
+    }
     /*
      * Only in a learning context, so that every other snapshot keeps the
      * reference's keys.

@@ -10,7 +10,14 @@
 #include "parts.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 struct fa_state fa_st = {.tool_id = -1};
 
@@ -72,24 +79,273 @@ spec_initializing(PyObject *spec)
     return r;
 }
 
-static int
-importing_allowed_module(PyObject *allowed)
-{
-    PyFrameObject *f, *b;
-    PyObject *g, *spec, *name;
-    int hit = 0;
+/* ---- installed code, trusted while it initialises ---------------------- */
 
-    if (!PyTuple_GET_SIZE(allowed)) {
+/*
+ * mk_audit(preset='data') trusts the modules of the standard library and
+ * of installed distributions while they initialise, as allow_imports does
+ * for the packages it names: a module whose file lies beneath the
+ * interpreter's library or site directories, was not written since the
+ * process started (its mtime and ctime are older, by a second's margin),
+ * and is not beneath one of the context's roots. built-in and frozen
+ * modules are the interpreter's own.
+ */
+static PyObject *trusted_dirs;    /* tuple of resolved directories (bytes) */
+static PyObject *trusted_files;   /* origin -> resolved path (bytes) or False */
+static PyObject *str_origin;
+static double proc_start;
+
+static double
+process_start(void)
+{
+    char buf[1024], *p;
+    FILE *f;
+    unsigned long long ticks = 0, btime = 0;
+    ssize_t n;
+    int fd, i;
+
+    fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (n <= 0) {
+        return 0;
+    }
+    buf[n] = 0;
+    /* the command name may hold anything: fields count from its ')' */
+    p = strrchr(buf, ')');
+    for (i = 0; p && i < 20; i++) {
+        p = strchr(p + 1, ' ');
+    }
+    if (!p || sscanf(p + 1, "%llu", &ticks) != 1) {
+        return 0;
+    }
+    f = fopen("/proc/stat", "re");
+    while (f && fgets(buf, sizeof buf, f)) {
+        if (sscanf(buf, "btime %llu", &btime) == 1) {
+            break;
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    if (!btime) {
+        return 0;
+    }
+    return (double)btime + (double)ticks / (double)sysconf(_SC_CLK_TCK);
+}
+
+int
+fa_trust_init(void)
+{
+    PyObject *g, *r;
+
+    if (trusted_dirs) {
+        return 0;
+    }
+    str_origin = PyUnicode_InternFromString("origin");
+    trusted_files = PyDict_New();
+    g = PyDict_New();
+    if (!str_origin || !trusted_files || !g) {
+        Py_XDECREF(g);
+        return -1;
+    }
+    r = PyRun_String(
+        "import os, site, sysconfig\n"
+        "p = sysconfig.get_paths()\n"
+        "d = [p.get(k) for k in ('stdlib', 'platstdlib', 'purelib', "
+        "'platlib')]\n"
+        "try:\n"
+        "    d += site.getsitepackages() + [site.getusersitepackages()]\n"
+        "except Exception:\n"
+        "    pass\n"
+        "dirs = tuple(sorted({os.fsencode(os.path.realpath(x)) for x in d "
+        "if x}))\n", Py_file_input, g, g);
+    Py_XDECREF(r);
+    if (r) {
+        trusted_dirs = PyDict_GetItemString(g, "dirs");
+        Py_XINCREF(trusted_dirs);
+    }
+    Py_DECREF(g);
+    if (!trusted_dirs) {
+        return -1;
+    }
+    proc_start = process_start();
+    if (!proc_start) {
+        /* no /proc: what exists now counts as installed */
+        proc_start = (double)time(NULL);
+    }
+    return 0;
+}
+
+static int
+under(const char *path, const char *dir, Py_ssize_t n)
+{
+    return !strncmp(path, dir, (size_t)n)
+        && (path[n] == '/' || path[n] == 0 || (n == 1 && dir[0] == '/'));
+}
+
+/* origin's resolved path when installed code lies there, or NULL */
+static const char *
+installed_file(PyObject *origin)
+{
+    PyObject *v = PyDict_GetItemWithError(trusted_files, origin), *b = NULL;
+    char real[PATH_MAX];
+    struct stat st;
+    const char *res = NULL;
+    Py_ssize_t i, n;
+
+    if (v) {
+        return PyBytes_Check(v) ? PyBytes_AS_STRING(v) : NULL;
+    }
+    if (PyErr_Occurred() || !PyUnicode_FSConverter(origin, &b)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (realpath(PyBytes_AS_STRING(b), real) && stat(real, &st) == 0
+        && (double)st.st_mtime < proc_start - 1
+        && (double)st.st_ctime < proc_start - 1)
+    {
+        for (i = 0; i < PyTuple_GET_SIZE(trusted_dirs) && !res; i++) {
+            PyObject *d = PyTuple_GET_ITEM(trusted_dirs, i);
+
+            n = PyBytes_GET_SIZE(d);
+            if (under(real, PyBytes_AS_STRING(d), n)) {
+                res = real;
+            }
+        }
+    }
+    Py_DECREF(b);
+    v = res ? PyBytes_FromString(res) : Py_NewRef(Py_False);
+    if (!v || PyDict_SetItem(trusted_files, origin, v) < 0) {
+        PyErr_Clear();
+        Py_XDECREF(v);
+        return NULL;
+    }
+    Py_DECREF(v);
+    return res ? PyBytes_AS_STRING(v) : NULL;
+}
+
+/* The module whose spec dict this is: installed code the policy cannot write. */
+static int
+spec_trusted(PyObject *specdict, const fa_policy *pol)
+{
+    PyObject *origin = PyDict_GetItemWithError(specdict, str_origin);
+    const char *path;
+    struct fa_decision d;
+
+    if (!origin || !PyUnicode_Check(origin)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (!PyUnicode_CompareWithASCIIString(origin, "built-in")
+        || !PyUnicode_CompareWithASCIIString(origin, "frozen"))
+    {
+        return 1;
+    }
+    path = installed_file(origin);
+    return path && (fa_policy_unrestricted(pol)
+                    || fa_check(pol, FA_OP_WRITE, AT_FDCWD, path, &d)
+                       != FA_ALLOW);
+}
+
+/* The spec's __dict__, a new reference, or NULL (no exception). */
+static PyObject *
+spec_dict(PyObject *spec)
+{
+    PyObject *d;
+
+    if (!spec || spec == Py_None) {
+        return NULL;
+    }
+    /* generic lookup: a spec class's own __getattr__ must not run here */
+    d = PyObject_GenericGetAttr(spec, str_dict);
+    if (d && !PyDict_Check(d)) {
+        Py_CLEAR(d);
+    }
+    PyErr_Clear();
+    return d;
+}
+
+/*
+ * Some module is initialising on this stack: the body of a module being
+ * imported is always there while any of its code runs. Looks at code
+ * names first, globals only for module bodies: what every event of a
+ * context pays where imports are allowed.
+ */
+static int
+module_initialising(void)
+{
+    PyFrameObject *f = PyEval_GetFrame(), *b;
+    PyObject *g, *spec;
+    PyCodeObject *c;
+    int hit = 0, body;
+
+    Py_XINCREF(f);
+    while (f && !hit) {
+        c = PyFrame_GetCode(f);
+        body = PyUnicode_Check(fa_py_code_name(c))
+               && PyUnicode_CompareWithASCIIString(fa_py_code_name(c),
+                                                   "<module>") == 0;
+        Py_DECREF(c);
+        if (body && (g = fa_py_frame_globals(f))) {
+            if (PyDict_Check(g)) {
+                spec = PyDict_GetItemWithError(g, str_spec);
+                hit = spec_initializing(spec);
+            }
+            Py_DECREF(g);
+        }
+        PyErr_Clear();
+        b = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = b;
+    }
+    Py_XDECREF(f);
+    return hit;
+}
+
+/*
+ * The event comes from a module initialising that the context trusts:
+ * one allow_imports names (any frame of it on the stack), or, with
+ * trust_installed, installed code, reached from the innermost frame
+ * through installed code alone (a module of the snippet's, a finder it
+ * installed, code run with globals of its own: none of these lends the
+ * trust of an import further out).
+ */
+static int
+importing_allowed_module(FaCfgObject *cfg)
+{
+    PyObject *allowed = cfg->import_allow;
+    PyFrameObject *f, *b;
+    PyObject *g, *spec, *name, *sd;
+    int hit = 0, trust = cfg->trust_installed && trusted_dirs, init;
+
+    if (!PyTuple_GET_SIZE(allowed) && !trust) {
+        return 0;
+    }
+    if (!module_initialising()) {
         return 0;
     }
     f = PyEval_GetFrame();
     Py_XINCREF(f);
     while (f && !hit) {
         g = fa_py_frame_globals(f);
+        spec = name = NULL;
         if (g && PyDict_Check(g)) {
             spec = PyDict_GetItemWithError(g, str_spec);
             name = PyDict_GetItemWithError(g, str_name);
-            hit = spec_initializing(spec) && module_allowed(name, allowed);
+        }
+        init = spec_initializing(spec);
+        hit = init && module_allowed(name, allowed);
+        if (!hit && trust) {
+            sd = spec_dict(spec);
+            if (sd && spec_trusted(sd, cfg->pol->policy)) {
+                hit = init;
+            } else {
+                trust = 0;
+            }
+            Py_XDECREF(sd);
         }
         PyErr_Clear();
         Py_XDECREF(g);
@@ -522,7 +778,9 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
         fa_st.imports_seen = 1;
         return 0;
     case FA_EV_THREAD:
-        if (executor_thread(args)) {
+        if (executor_thread(args)
+            || (e->cfg->threads_follow && fa_thread_start_follows(args)))
+        {
             return 0;
         }
         break;
@@ -548,7 +806,7 @@ check_event(FaEntryObject *e, const char *event, PyObject *args)
     default:
         break;
     }
-    if (importing_allowed_module(e->cfg->import_allow)) {
+    if (importing_allowed_module(e->cfg)) {
         /*
          * the shim honours the allowance too (import-time writes, process
          * starts)

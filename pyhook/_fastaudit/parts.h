@@ -153,6 +153,12 @@ typedef struct {
     int monitor_calls;
     /* native calls go on to the shim's checks when it is loaded */
     int libc_calls;
+    /* mk_audit(preset='data') */
+    int preset;
+    /* threads started inside run in a copy of the context */
+    int threads_follow;
+    /* modules of the stdlib and installed distributions may initialise */
+    int trust_installed;
     /* mk_audit(learn=True): records refusals and approves them, or NULL */
     PyObject *learner;
     /* the learner's record, which the shim appends to, or -1 */
@@ -190,6 +196,13 @@ int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);
 PyObject *fa_frame_name(PyFrameObject *f);
 int fa_ctx_init(void);
 int fa_module_allowed(PyObject *mod, PyObject *allowed);
+/*
+ * A _thread start (the event's args) of a context of threads_follow that
+ * carries its work into a Context of its own: 1 or 0.
+ */
+int fa_thread_start_follows(PyObject *args);
+/* Copy cfg's settings beyond those fa_cfg_new() takes into n. */
+void fa_cfg_copy_modes(FaCfgObject *n, const FaCfgObject *cfg);
 
 /* ---- hook.c ------------------------------------------------------------ */
 
@@ -222,6 +235,8 @@ struct fa_state {
 extern struct fa_state fa_st;
 
 int fa_install(void);
+/* Where installed code lives, read once (mk_audit, outside contexts). */
+int fa_trust_init(void);
 /*
  * Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed,
  * -1 raised.
