@@ -756,13 +756,14 @@ perms_learned(FaPermsObject *self, PyObject *unused)
 
 static PyMethodDef perms_methods[] = {
     {"set_data", (PyCFunction)perms_set_data, METH_O,
-     "set_data(d): host data passed to before_deny and on_call from the next "
-     "entry on."},
+     "set_data($self, d, /)\n--\n\n"
+     "Host data passed to before_deny and on_call from the next entry on."},
     {"add_imports", (PyCFunction)perms_add_imports, METH_VARARGS,
-     "add_imports(*mods): module prefixes whose import-time events are "
-     "allowed."},
+     "add_imports($self, /, *mods)\n--\n\n"
+     "Module prefixes whose import-time events are allowed."},
     {"learned", (PyCFunction)perms_learned, METH_NOARGS,
-     "learned(): the Learner of mk_audit(..., learn=True): its records and "
+     "learned($self, /)\n--\n\n"
+     "The Learner of mk_audit(..., learn=True): its records and "
      "suggested_roots()."},
     {NULL},
 };

@@ -326,9 +326,12 @@ recent_denials(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"native_denials", native_denials, METH_NOARGS,
+     "native_denials($module, /)\n--\n\n"
      "Recent writes and process starts refused by libfashim.so, oldest "
-     "first."},
+     "first,\nas dicts with the fields of the shim's log line (an empty "
+     "list without it)."},
     {"recent_denials", recent_denials, METH_NOARGS,
+     "recent_denials($module, /)\n--\n\n"
      "Recent denials of every layer, oldest first: the audit hook's and the "
      "call monitor's\n"
      "(layer 'hook') and libfashim.so's (layer 'libc'), also those a library "
@@ -336,18 +339,62 @@ static PyMethodDef methods[] = {
     {"mk_audit", (PyCFunction)(void (*)(void))mk_audit,
      METH_VARARGS | METH_KEYWORDS,
      "mk_audit(roots, before_deny=None, on_call=None, data=None, tool_id=3,\n"
-     "         monitor_calls=True, allow_imports=())\n--\n\n"
+     "         monitor_calls=True, allow_imports=(), *, native='auto',\n"
+     "         allow_outside_symlinks=False, native_calls=None, policy=None,\n"
+     "         learn=False, symlinks=None, preset=None, threads=None,\n"
+     "         trust_imports=None)\n--\n\n"
      "Install the audit hook (once) and return an audit_perms context "
-     "factory.\n"
-     "Keyword-only: native, allow_outside_symlinks, native_calls, policy (a "
-     "policy\n"
-     "file; roots then add to its roots), learn (refuse nothing, record what "
-     "would\n"
-     "have been refused: audit_perms.learned())."},
+     "factory:\n"
+     "inside `with audit_perms():` writes outside roots, process starts, "
+     "thread\n"
+     "starts and other sensitive events raise PermissionError.\n\n"
+     "roots: directories writes may go to (None: anywhere; may be left out "
+     "when a\n"
+     "policy file gives them). before_deny(event, args, frame, msg, data, "
+     "calls)\n"
+     "may allow what would be refused; on_call sees calls into native code "
+     "the\n"
+     "call monitor (monitor_calls, Python 3.12+, sys.monitoring tool_id) "
+     "audits;\n"
+     "data goes to both; allow_imports names packages whose import-time "
+     "events\n"
+     "are allowed.\n\n"
+     "Keyword-only:\n"
+     "  native: 'auto', or 'require' (RuntimeError unless libfashim.so is "
+     "loaded).\n"
+     "  allow_outside_symlinks: symlinks may be made whatever their "
+     "target.\n"
+     "  native_calls: 'audit' (the call monitor refuses undeclared native "
+     "calls)\n"
+     "    or 'libc' (with libfashim.so loaded, their writes are judged at "
+     "libc).\n"
+     "  policy: a policy file; roots then add to its roots.\n"
+     "  learn: refuse nothing, record what would have been refused\n"
+     "    (audit_perms.learned()).\n"
+     "  symlinks: 'trust', 'beneath' or 'nofollow'.\n"
+     "  threads: 'deny' (thread starts are refused) or 'context' (a thread "
+     "started\n"
+     "    inside runs in a copy of the context).\n"
+     "  trust_imports: 'named' (allow_imports only) or 'installed' (also "
+     "modules of\n"
+     "    the standard library and installed distributions, while they "
+     "initialise;\n"
+     "    never a file beneath a root or written since the process "
+     "started).\n"
+     "  preset: None (the strict default) or 'data', the host mode: "
+     "native_calls=\n"
+     "    'libc', threads='context', trust_imports='installed', and "
+     "monitor_calls\n"
+     "    where the Python has it. Keywords given still decide."},
     {"_learn_read", fa_learn_read_py, METH_VARARGS,
-     "_learn_read(fd, at): a Learner's new records, its offset, and the count lost."},
+     "_learn_read(fd, at, /)\n--\n\n"
+     "A Learner's new records, its offset, and the count lost."},
     {"audit_state", audit_state, METH_NOARGS,
-     "A debug snapshot of the audit state."},
+     "audit_state($module, /)\n--\n\n"
+     "A debug snapshot of the audit state, as a dict: the active context's "
+     "roots\n"
+     "and settings, whether native checks are on (and why not), recent "
+     "denials."},
     {"suggest_roots", (PyCFunction)(void (*)(void))fa_suggest_roots_py,
      METH_VARARGS | METH_KEYWORDS,
      "suggest_roots(paths, project=None)\n--\n\n"
@@ -355,7 +402,7 @@ static PyMethodDef methods[] = {
      "[(root, why_sensitive_or_None)]: fa-run --learn's rule."},
     {"lxml_monitor", (PyCFunction)(void (*)(void))fa_lxml_monitor,
      METH_FASTCALL,
-     "lxml_monitor(caller, callee, fn, code, off, data, calls)\n--\n\n"
+     "lxml_monitor(caller, callee, fn, code, off, data, calls, /)\n--\n\n"
      "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep "
      "file writers audited."},
     {NULL},
