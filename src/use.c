@@ -266,9 +266,30 @@ static int open_device(int dirfd, const char *path, int flags, struct fa_decisio
 }
 
 /*
+ * /dev/fd/N and friends naming a descriptor of this process that is no
+ * file in a directory (a pipe, a socket, an anonymous inode): writing it,
+ * or changing its times or mode, changes no directory entry. n: the
+ * descriptor, when the caller has it (-1: from abs).
+ */
+static int alias_of_unnamed(const char *abs, int n)
+{
+	char link[32] = "/proc/self/fd/", named[16];
+
+	if (n < 0)
+		n = fa__fd_alias(abs, fa__alias_pid(abs));
+	if (n < 0)
+		return 0;
+	fa__utoa((unsigned long)n, link + 14);
+	/* "pipe:[N]", "socket:[N]", "anon_inode:..."; the start is enough. */
+	return fa__sys_readlinkat(AT_FDCWD, link, named, sizeof named) > 0 && named[0] != '/';
+}
+
+/*
  * /dev/fd/N and friends: a descriptor already open for writing may be
- * reopened; a read-only one is judged as a write to what it names.
- * Returns an fd, -errno, or 1 when path is no such alias.
+ * reopened, and so may one that names no file in a directory (a pipe's
+ * read end: /dev/stdin in a pipeline); another read-only one is judged as
+ * a write to what it names. Returns an fd, -errno, or 1 when path is no
+ * such alias.
  */
 static int open_alias(struct fa__jctx *c, int dirfd, const char *path, const char *abs,
 		      int flags, mode_t mode, struct fa_decision *d)
@@ -285,7 +306,7 @@ static int open_alias(struct fa__jctx *c, int dirfd, const char *path, const cha
 		fa__decide(d, FA_REJECT, FA_WHY_BAD_FD, -1, ENOENT);
 		return -ENOENT;
 	}
-	if ((fl & O_ACCMODE) != O_RDONLY && !(fl & O_PATH)) {
+	if (((fl & O_ACCMODE) != O_RDONLY && !(fl & O_PATH)) || alias_of_unnamed(abs, n)) {
 		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 		return fa__sys_openat(dirfd, path, flags, mode);
 	}
@@ -690,6 +711,13 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 	if (fa__judge_abs(&c, abs, &rule, d, &kept) != FA_ALLOW) {
 		if (kept.owned)
 			fa__parent_release(kept.fd);
+		if (d->verdict == FA_DENY && rule.follow && !(how & FA_HOW_STRICT) &&
+		    alias_of_unnamed(abs, -1)) {
+			/* utimensat("/dev/stdin") in a pipeline: the pipe itself. */
+			fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+			pin->fd = dirfd;
+			return 0;
+		}
 		if (d->verdict == FA_DENY && op == FA_OP_WRITE && !(how & FA_HOW_STRICT)) {
 			/* truncate("/dev/null") and the like: devices and writable fds. */
 			struct fa_decision alt;

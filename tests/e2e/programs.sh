@@ -43,6 +43,18 @@ done
 # Writing to devices is what every script does.
 far -- sh -c 'echo x >/dev/null && echo y 2>/dev/null'
 status "sh >/dev/null" 0
+# /dev/stdin in a pipeline names a pipe's read end: opening it for writing,
+# or setting its times, changes no directory entry (the pipe itself).
+fa_run_in "$P" -- sh -c 'echo | touch /dev/stdin && echo | touch -d @1000000000 /dev/stdin && echo ok'
+status "touch /dev/stdin on a pipe" 0
+check "touch /dev/stdin on a pipe: no refusal" "" "$(cat "$T/e")"
+fa_run_in "$P" -- sh -c 'touch /dev/stdout | cat && echo ok'
+status "touch /dev/stdout into a pipe" 0
+# /dev/stdin read-only from a file outside: reopening it to write is that file.
+fa_run_in "$P" -- sh -c 'touch /dev/stdin' <"$O/f"
+status "touch /dev/stdin read from a file outside" 1
+says "touch /dev/stdin read from a file outside" "$O/f: not under any allowed root"
+untouched "touch /dev/stdin from outside"
 
 # ---- cp, mv, rm, install ----
 far -- cp "$O/f" "$P/copied"
