@@ -318,7 +318,11 @@ path_fix(const struct fa_deny_detail *dd)
     return fix;
 }
 
-/* The fix for an event a context blocks outright: only the host can allow it. */
+/*
+ * The fix for an event a context blocks outright: the host approves it; a
+ * thread start and an undeclared native call also have a mode of
+ * mk_audit() that allows them, named first.
+ */
 static PyObject *
 blocked_fix(PyObject *event)
 {
@@ -326,14 +330,29 @@ blocked_fix(PyObject *event)
     static PyObject *last_event, *last_fix;
     struct fa_text t;
     PyObject *fix;
+    const char *name;
 
     if (event == last_event) {
         return Py_NewRef(last_fix);
     }
+    name = PyUnicode_AsUTF8(event);
+    if (!name) {
+        return NULL;
+    }
     fa_text_init(&t);
     fa_text_lit(&t, "the audit context blocks ");
     fa_text_u(&t, event);
-    fa_text_lit(&t, ": approve it from the host (before_deny returning True, "
+    fa_text_lit(&t, ": ");
+    if (fa_event_lookup(name)->cls == FA_EV_THREAD) {
+        fa_text_lit(&t, "pass threads='context' to mk_audit() to run the "
+                    "thread in a copy of the context, or ");
+    } else if (!strcmp(name, "fastaudit.call")) {
+        fa_text_lit(&t, "declare the module safe (a fastaudit_safe_native "
+                    "entry point), return False from on_call for it, pass "
+                    "native_calls='libc' to mk_audit() with libfashim.so "
+                    "loaded, or ");
+    }
+    fa_text_lit(&t, "approve it from the host (before_deny returning True, "
                 "or a tool started through track_call)");
     fix = fa_text_done(&t);
     if (fix) {

@@ -29,6 +29,13 @@ EVENT_FIELDS = ['event', 'fix', 'fastaudit', 'rule', '__notes__']
 FIELDS = ('event', 'fix', 'fastaudit', 'path', 'resolved', 'rule', 'op', 'roots')
 HOST_FIX = ('the audit context blocks %s: approve it from the host '
             '(before_deny returning True, or a tool started through track_call)')
+THREAD_FIX = ("the audit context blocks %s: pass threads='context' to mk_audit() to run the "
+              "thread in a copy of the context, or approve it from the host (before_deny "
+              "returning True, or a tool started through track_call)")
+CALL_FIX = ("the audit context blocks fastaudit.call: declare the module safe (a "
+            "fastaudit_safe_native entry point), return False from on_call for it, pass "
+            "native_calls='libc' to mk_audit() with libfashim.so loaded, or approve it from "
+            "the host (before_deny returning True, or a tool started through track_call)")
 
 
 def refusal(fn, *a):
@@ -139,11 +146,19 @@ def test_each_layer_explains_itself(mk, root, what, fn, event, args, why):
     explains_itself(e)
     seed_message(e, event, args)
     assert list(vars(e)) == EVENT_FIELDS
-    assert (e.event, e.rule, e.fix) == (event, 'blocked-event', HOST_FIX % event)
+    fix = (THREAD_FIX if what == 'thread' else HOST_FIX) % event
+    assert (e.event, e.rule, e.fix) == (event, 'blocked-event', fix)
     assert e.__notes__[0].startswith('fastaudit: %s refused: %s' % (event, why))
     assert (e.path, e.resolved, e.op, e.roots) == (None, None, None, None)
     assert fastaudit.recent_denials()[-1]['fix'] == e.fix
     assert os.environ['PATH'] == path
+    if what == 'thread':    # the mode the fix names, passed, allows the start
+        done = []
+        with mk([str(root)], threads='context')():
+            t = threading.Thread(target=done.append, args=(1,))
+            t.start()
+            t.join()
+        assert done == [1]
 
 
 @pytest.mark.skipif(not MON, reason='the call monitor is 3.12+')
@@ -154,8 +169,7 @@ def test_call_monitor_explains_itself(mk, root, native_mods, outside):
     explains_itself(e)
     seed_message(e, 'fastaudit.call')
     assert list(vars(e)) == EVENT_FIELDS
-    assert (e.event, e.rule, e.fix) == ('fastaudit.call', 'blocked-event',
-                                        HOST_FIX % 'fastaudit.call')
+    assert (e.event, e.rule, e.fix) == ('fastaudit.call', 'blocked-event', CALL_FIX)
     assert e.__notes__[0].startswith(
         'fastaudit: fastaudit.call refused: a call into native code that is not declared safe')
     assert os.listdir(outside) == []
