@@ -138,6 +138,17 @@ def _task_context() -> Any:
     return get() if get is not None else None
 
 
+def _kernel_transport(caller: Any, callee: Any, fn: Any, code: Any, off: Any, data: Any,
+                      calls: Any) -> Optional[bool]:
+    """on_call of a strict context: the kernel's own messages (a print, a
+    result, a traceback) go out through pyzmq's native sockets while the
+    cell runs; they write no file. Binding a socket (an ipc:// path) is
+    still refused."""
+    if isinstance(callee, str) and callee.startswith('zmq.') and not callee.endswith('.bind'):
+        return False
+    return None
+
+
 def _make_audit(roots: Sequence[str], *, strict: bool, allow_imports: Sequence[str],
                 require_native: bool, before_deny: Any) -> Any:
     """The one place that says what a notebook's context is.
@@ -151,6 +162,8 @@ def _make_audit(roots: Sequence[str], *, strict: bool, allow_imports: Sequence[s
         kw['allow_imports'] = tuple(allow_imports)
     if not strict:
         kw['native_calls'] = 'libc'
+    elif sys.version_info >= (3, 12):
+        kw['on_call'] = _kernel_transport
     return mk_audit(list(roots), **kw)
 
 

@@ -219,6 +219,20 @@ def test_off_then_the_same_write_works(kernel, work):
     kernel.ok('!true')
 
 
+def test_strict_mode_keeps_the_kernel_talking(kernel, work):
+    """--strict refuses calls into undeclared native code; the kernel's own
+    messages (pyzmq) from inside the cell still go out."""
+    w, outside = work
+    kernel.ok(f'%fastaudit on {w} --strict')
+    assert kernel.ok('print("hello")') == 'hello\n'
+    assert kernel.ok('6 * 7').strip() == '42'
+    assert kernel.ok('import asyncio\nawait asyncio.sleep(0)\nprint("async")') == 'async\n'
+    status, ename, text = kernel.run(f'open({str(outside / "s.txt")!r}, "w")')
+    assert status == 'error' and ename == 'AuditDenied'
+    assert not (outside / 's.txt').exists()
+    assert "strict (the seed's defaults)" in kernel.ok('%fastaudit')
+
+
 def test_status(kernel, work):
     w, outside = work
     text = kernel.ok('%fastaudit')
