@@ -314,6 +314,11 @@ struct fa__rule {
 	int self;		/* the target itself must be inside (else: its parent) */
 	int follow;		/* a final symlink is followed (per the mode) */
 	int protect;		/* the target may not be a deny dir or hold one */
+	/*
+	 * A link's target: a chain of links that never ends (the kernel's
+	 * ELOOP) reaches nothing, and is judged by every place it names.
+	 */
+	int loops;
 	enum fa_why outside;	/* the reason given when outside every root */
 };
 

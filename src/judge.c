@@ -423,7 +423,7 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 	struct fa__res r;
 	const char *name;
 	size_t nlen;
-	int links = 0, first = 1;
+	int links = 0, first = 1, hop_refused = 0;
 	enum fa_verdict v;
 
 	r.path = pbuf;
@@ -493,6 +493,23 @@ enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct 
 				fa__decide(d, FA_DENY, FA_WHY_SYMLINK, -1, 0);
 				fa__res_close(&r);
 				return FA_DENY;
+			}
+			/*
+			 * A link's target: each link on the chain is judged where
+			 * it lies, for a chain that turns out to have no end.
+			 */
+			if (rule->loops && !hop_refused &&
+			    verdict(c, target, strlen(target), target, strlen(target), rule->protect,
+				    rule->outside, d) != FA_ALLOW)
+				hop_refused = 1;
+			if (n > 0 && links == FA__MAX_LINKS && rule->loops) {
+				/*
+				 * It never ends (the kernel's ELOOP): a link made to it
+				 * reaches nothing but these places, allowed or not as
+				 * they are. Followed, the kernel fails it itself.
+				 */
+				fa__res_close(&r);
+				return d->verdict;
 			}
 			if (n == 0 || ++links > FA__MAX_LINKS) {
 				set_path(d, target);
@@ -587,8 +604,15 @@ void fa__rule_for(enum fa_op op, struct fa__rule *rule)
 		rule->follow = 1;
 		break;
 	case FA_OP_LINK:
+		/*
+		 * A hard link's source, a symlink's target: where it leads must
+		 * lie inside. A hard link to a symlink is that symlink once
+		 * more, and leads where its chain does: a chain with no end
+		 * leads nowhere, and is judged by the places it names.
+		 */
 		rule->self = 1;
 		rule->follow = 1;
+		rule->loops = 1;
 		rule->outside = FA_WHY_LINK_TARGET;
 		break;
 	default:
