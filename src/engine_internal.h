@@ -250,8 +250,10 @@ ssize_t fa__realpath_prefix(const char *abs, char *out, size_t len, int *missing
 
 /* What a call needs of its path before the kernel asks for permission. */
 enum fa__must {
-	FA__MUST_BE_NEW,		/* mkdir, mknod, link, symlink: EEXIST if it is there */
-	FA__MUST_EXIST,			/* unlink, rmdir, rename's source, lchown */
+	FA__MUST_BE_NEW,		/* mkdir, mknod: EEXIST if it is there */
+	FA__MUST_BE_NEW_FILE,		/* link, symlink: the same, and no "name/" */
+	FA__MUST_EXIST,			/* unlink, rename's source, lchown */
+	FA__MUST_EXIST_PLAIN,		/* rmdir, remove: the same, by a name other than "." or ".." */
 	FA__MUST_EXIST_FOLLOWED,	/* chmod, chown, truncate: a final link followed */
 	FA__MUST_BE_DIR,		/* O_TMPFILE, chdir: the directory itself */
 	FA__MUST_HAVE_PARENT,		/* rename's destination: created or replaced */

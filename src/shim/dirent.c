@@ -156,7 +156,11 @@ int fa_do_linkat(void *ra, const char *call, int fromfd, const char *from,
 	return rc;
 }
 
-/* A new symlink: its parent is created into, its target must stay inside. */
+/*
+ * A new symlink: its parent is created into, its target must stay inside.
+ * The kernel reads the target's text before it looks at anything else:
+ * an empty or overlong one fails whatever the new name is.
+ */
 int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 		    const char *path)
 {
@@ -164,6 +168,11 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 	int rc;
 
 	fa_call_approve(FA_OP_SYMLINK, path);
+	if (target && (!*target || strnlen(target, PATH_MAX) == PATH_MAX)) {
+		fa_call_done();
+		errno = *target ? ENAMETOOLONG : ENOENT;
+		return -1;
+	}
 	rc = fa_pin_call(call, FA_OP_CREATE, dirfd, path, target, &s, ra);
 	if (rc == 0 && s.pinned && fa_symlink_target_call(call, target, path, &s, ra) < 0) {
 		fa_unpin_call(&s);

@@ -161,8 +161,12 @@ static int pin_call(const char *call, enum fa_op op, int dirfd, const char *path
 		pin_event(&ev, call, op, path, shown1, ra);
 		return deny(&ev, first, &d, first == pp.ctx) ? -EACCES : 0;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		/* An error on this path; the whole call may fail on another first. */
+		if (fa_tls.call_whole && (e = kernel_first(op, dirfd, path)))
+			return -e;
 		return rc;
+	}
 	spin_use_pin(s, path);
 	if (second) {
 		d.verdict = FA_ALLOW;
@@ -458,10 +462,17 @@ static int check2_call(const char *call, enum fa_op op, int dirfd1, const char *
 		if (ENGINE(fa_check2(pol[i], op, dirfd1, path1, dirfd2, path2, &d1, &d2)) == FA_ALLOW)
 			continue;
 		bad = d1.verdict != FA_ALLOW ? &d1 : &d2;
+		/*
+		 * The kernel's answer first: after a refusal, or an error on one
+		 * path where the whole call may fail on the other first.
+		 */
+		e = 0;
+		if (bad->why != FA_WHY_ERROR || fa_tls.call_whole)
+			e = bad == &d2 ? kernel_first(op, dirfd2, path2) : kernel_first(op, dirfd1, path1);
+		if (e)
+			return -e;
 		if (bad->why == FA_WHY_ERROR && bad->err > 0)
 			return -bad->err;
-		if ((e = bad == &d2 ? kernel_first(op, dirfd2, path2) : kernel_first(op, dirfd1, path1)))
-			return -e;
 		ev.second = bad == &d2;
 		if (deny(&ev, pol[i], bad, i == 1))
 			return -EACCES;
@@ -517,7 +528,7 @@ int fa_symlink_target_call(const char *call, const char *target, const char *pat
 	struct fa_decision d;
 	struct fa_event ev;
 	const fa_policy *pol[2];
-	int i, saved = errno;
+	int i, e, saved = errno;
 
 	fa_pols_get(&pp, FA_OP_SYMLINK, path);
 	pol[0] = pp.proc;
@@ -528,6 +539,9 @@ int fa_symlink_target_call(const char *call, const char *target, const char *pat
 		d.verdict = FA_ALLOW;
 		if (ENGINE(fa_check_symlink_target(pol[i], &s->pin, target, &d)) == FA_ALLOW)
 			continue;
+		/* The kernel looks the new name up before anything asks about the target. */
+		if ((e = ENGINE(fa_kernel_first(FA_OP_SYMLINK, s->fd, s->name))))
+			return done(saved, -e);
 		event_init(&ev, call, FA_OP_SYMLINK, target, path, ra);
 		if (deny(&ev, pol[i], &d, i == 1))
 			return done(saved, -EACCES);
