@@ -22,6 +22,7 @@ python_suites = \
 	%D%/test_learn.py \
 	%D%/test_children.py \
 	%D%/test_native_outcomes.py \
+	%D%/test_preset.py \
 	%D%/test_notebook.py \
 	%D%/test_typing.py \
 	%D%/test_reference_suite.py
