@@ -153,15 +153,16 @@ def _make_audit(roots: Sequence[str], *, strict: bool, allow_imports: Sequence[s
                 require_native: bool, before_deny: Any) -> Any:
     """The one place that says what a notebook's context is.
 
-    Host mode unless strict: native calls judged at libc when the shim is
-    loaded (without it the call monitor's refusals stay).
+    The host mode unless strict: preset='data' (native calls judged at libc
+    when the shim is loaded, threads carrying the context, installed
+    modules trusted while they import).
     """
     kw: dict[str, Any] = {'before_deny': before_deny,
                           'native': 'require' if require_native else 'auto'}
     if allow_imports:
         kw['allow_imports'] = tuple(allow_imports)
     if not strict:
-        kw['native_calls'] = 'libc'
+        kw['preset'] = 'data'
     elif sys.version_info >= (3, 12):
         kw['on_call'] = _kernel_transport
     return mk_audit(list(roots), **kw)
@@ -343,7 +344,7 @@ class _Session:
                     'to audit them\n'
                     f'  native checks: {native}')
         mode = ("strict (the seed's defaults)" if self.strict
-                else 'host (native calls judged at libc)')
+                else "host mode (preset='data')")
         count, last = _denials_since(self.base)
         lines = [
             f'fastaudit: on: every cell runs in an audit context, {mode}',

@@ -205,6 +205,15 @@ def test_allowed_program_starts_confined_to_the_roots(kernel, work):
     assert not (outside / 't2').exists()
     status, ename, text = kernel.run('!ls')
     assert status == 'error' and ename == 'ExecRefused'
+    # %%bash runs on a thread IPython starts in the cell: it carries the context
+    kernel.ok(f'%fastaudit on {w} --allow-exec bash')
+    text = kernel.ok(f'%%bash\necho hi > {w / "b.txt"}\ntouch {outside / "b2"} || echo refused\n')
+    assert 'refused' in text
+    assert (w / 'b.txt').read_text() == 'hi\n'
+    assert not (outside / 'b2').exists()
+    kernel.ok('%fastaudit off')
+    kernel.ok(f'%%bash\ntouch {outside / "b3"}\n')
+    assert (outside / 'b3').exists()
 
 
 def test_off_then_the_same_write_works(kernel, work):
