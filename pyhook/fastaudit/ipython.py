@@ -68,9 +68,10 @@ class ExecRefused(AuditDenied):
         self.path = self.resolved = self.op = None
         # the layer refusals made in Python report
         self.fastaudit = {'layer': 'hook', 'rule': 'blocked-event', 'fix': fix}
-        self.add_note(f'fastaudit: {event} refused: a cell under %fastaudit on starts no '
-                      f'process unless --allow-exec names its program (blocked-event)'
-                      + (f'; to allow: {fix}' if fix else ''))
+        note = (f'fastaudit: {event} refused: a cell under %fastaudit on starts no process '
+                f'unless --allow-exec names its program (blocked-event)'
+                + (f'; to allow: {fix}' if fix else ''))
+        self.__notes__ = [note]   # PEP 678, also before 3.11's add_note
 
     def _render_traceback_(self) -> List[str]:
         return [f'{type(self).__name__}: {self}']

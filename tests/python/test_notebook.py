@@ -155,10 +155,14 @@ def test_async_cell_runs_in_the_context(kernel, work):
     assert kernel.ok('await asyncio.sleep(0); 6 * 7').strip() == '42'
 
 
-def test_interrupted_cell_then_the_next_cells(kernel, work):
+@pytest.mark.parametrize('loop, ename', [
+    ('import time\nwhile True: time.sleep(0.05)', 'KeyboardInterrupt'),
+    # ipykernel cancels an async cell's task on SIGINT
+    ('import asyncio\nwhile True: await asyncio.sleep(0.05)', 'CancelledError'),
+])
+def test_interrupted_cell_then_the_next_cells(kernel, work, loop, ename):
     w, outside = work
-    kernel.kc.execute('print("started", flush=True)\nimport time\nwhile True: time.sleep(0.05)',
-                     stop_on_error=False)
+    kernel.kc.execute('print("started", flush=True)\n' + loop, stop_on_error=False)
     while True:   # the cell is running once it has printed
         try:
             msg = kernel.kc.get_iopub_msg(timeout=REPLY_TIMEOUT)
@@ -172,10 +176,13 @@ def test_interrupted_cell_then_the_next_cells(kernel, work):
     except queue.Empty:
         pytest.fail('no reply after the interrupt')
     assert reply['content']['status'] == 'error'
-    assert reply['content']['ename'] == 'KeyboardInterrupt'
+    assert reply['content']['ename'] == ename
     status, ename, text = kernel.run(f'open({str(outside / "after.txt")!r}, "w")')
     assert status == 'error' and ename == 'AuditDenied'
     kernel.ok(f'open({str(w / "after.txt")!r}, "w")')
+    kernel.ok('%fastaudit off')
+    assert kernel.value('__import__("fastaudit").audit_state()["active"]') is False
+    kernel.ok(f'open({str(outside / "after.txt")!r}, "w")')
 
 
 def test_bang_and_bash_fail_with_one_line(kernel, work):
