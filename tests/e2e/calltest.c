@@ -9,7 +9,8 @@
  * shim but no policy can be compared line for line.
  *
  * Arguments: DIR is a directory path opened O_PATH to serve as a dirfd, or
- * "." for AT_FDCWD, or "-" for AT_FDCWD too. FLAGS are '|'-separated names
+ * "." for AT_FDCWD, or "-" for AT_FDCWD too; "gone:PATH" is the directory
+ * PATH opened, then removed, its descriptor kept. FLAGS are '|'-separated names
  * (WRONLY|CREAT|TRUNC ...). Exec cases run PROG with the single argument
  * "ok", so /bin/echo makes a successful exec print "ok" as well.
  */
@@ -145,12 +146,14 @@ int parse_flags(const char *s)
 /* Dirfds are opened O_PATH, which is a read and never judged. */
 static int dir_fd(const char *s)
 {
-	int fd;
+	int fd, gone = !strncmp(s, "gone:", 5);
 
 	if (!strcmp(s, ".") || !strcmp(s, "-"))
 		return AT_FDCWD;
+	if (gone)
+		s += 5;
 	fd = open(s, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0 || (gone && rmdir(s))) {
 		fprintf(stderr, "calltest: cannot open dirfd %s: %s\n", s, strerror(errno));
 		exit(2);
 	}
@@ -1421,6 +1424,32 @@ CASE(nftw64)
 }
 
 
+static int run_case(int argc, char **argv);
+
+/*
+ * removed DIR FUNC ARG...: FUNC run in DIR after another process removed
+ * it. The program moves to DIR and makes a relative call there, says "?"
+ * and waits for a line on its stdin, which comes once DIR is gone; what
+ * the program was told of its directory is then out of date.
+ */
+CASE(removed)
+{
+	char line[16];
+	int argc = 0;
+
+	if (chdir(A(0)))
+		return say_err(errno);
+	unlink("calltest-none");
+	puts("?");
+	fflush(stdout);
+	if (!fgets(line, sizeof line, stdin))
+		return say_err(EPIPE);
+	while (argv[argc + 1])
+		argc++;
+	/* run_case() takes argv[0] as the program and argv[1] as FUNC */
+	return run_case(argc + 1, argv);
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 #define ENTRY(fn, nargs) { #fn, nargs, c_##fn }
@@ -1472,6 +1501,7 @@ static const struct {
 	ENTRY(futimes, 1), ENTRY(futimesat, 2), ENTRY(utime, 1),
 	ENTRY(shm_unlink, 1), ENTRY(sem_unlink, 1), ENTRY(mq_open, 1), ENTRY(mq_unlink, 1),
 	ENTRY(sig_freopen, 1), ENTRY(sig_open, 2),
+	ENTRY(removed, 2),
 };
 
 int main(int argc, char **argv)
@@ -1489,6 +1519,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: calltest FUNC ARG... | --list | --fortified\n");
 		return 2;
 	}
+	return run_case(argc, argv);
+}
+
+/* argv[1] is FUNC, its arguments follow. */
+static int run_case(int argc, char **argv)
+{
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		if (strcmp(cases[i].name, argv[1]))
 			continue;
