@@ -557,11 +557,13 @@ def _magics_class(session: _Session) -> Any:
             %fastaudit
 
             With on, every later cell (and the rest of this one) runs in
-            mk_audit([DIR...])'s context: writes outside the roots and process
-            starts are refused with a PermissionError whose note names the fix.
-            With the kernel from 'python -m fastaudit kernel install'
-            (libfashim.so loaded) native writes are judged too. Alone, it
-            prints the state: roots, native checks on or off, denials since on.
+            mk_audit([DIR...], preset='data')'s context (--strict: the seed's
+            defaults): writes outside the roots are refused with an AuditDenied
+            whose note names the fix; !cmd, %%bash and the like fail with one
+            line naming --allow-exec. With the kernel from 'python -m fastaudit
+            kernel install' (libfashim.so loaded) native writes are judged too.
+            Alone, it prints the state: roots, native checks on or off, denials
+            since on. See doc/notebooks.md.
             """
             args = a.parse_argstring(self.fastaudit, line)
             opts = args.strict or args.allow_exec or args.allow_imports or args.require_native
