@@ -126,7 +126,7 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
  * is the program started: the first entry holding an executable regular
  * file, which is where libc's search would stop too. A search that finds
  * none fails as libc's does: EACCES if some candidate existed but could
- * not be executed, ENOENT otherwise.
+ * not be executed, ENOENT otherwise, in errno too.
  */
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
@@ -152,8 +152,12 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 			got_eacces = 1;
 		}
 	}
-	errno = saved;
-	return got_eacces ? EACCES : ENOENT;
+	/*
+	 * libc's child tried each candidate on the parent's memory, errno
+	 * included: its last answer is left there, as the result.
+	 */
+	errno = got_eacces ? EACCES : ENOENT;
+	return errno;
 }
 
 /*

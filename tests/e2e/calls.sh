@@ -656,6 +656,19 @@ for fn in execvp execvpe execlp posix_spawnp; do
 	plain $fn echo
 done
 plain execveat /bin echo
+# A PATH search that finds nothing leaves errno as libc's does, under a policy too.
+mkdir -p "$T/pathdir/adir"
+echo 'echo x' >"$T/pathdir/noexec"
+kept_pol=$POL
+for name in no-such-command-here noexec adir; do
+	fresh
+	want=$(PATH=$T/pathdir:$PATH ct bare posix_spawnp_errno "$name")
+	policy "root $IN"
+	fresh
+	check "posix_spawnp of $name under a policy, as libc" "$want" \
+		"$(PATH=$T/pathdir:$PATH ct shim posix_spawnp_errno "$name")"
+done
+POL=$kept_pol
 plain system "echo ok"
 plain popen "echo ok"
 

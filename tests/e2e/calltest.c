@@ -577,6 +577,21 @@ CASE(posix_spawnp)
 	return wait_ok(pid);
 }
 
+/* A search that finds nothing: the result, and what errno is left as. */
+CASE(posix_spawnp_errno)
+{
+	pid_t pid = 0;
+	int rc;
+
+	errno = SENTINEL;
+	rc = posix_spawnp(&pid, A(0), NULL, NULL, args_for(A(0)), environ);
+	if (!rc)
+		return wait_ok(pid);
+	printf("err %s, errno %s, pid %s\n", errno_name(rc), errno_name(errno),
+	       pid ? "set" : "untouched");
+	return 0;
+}
+
 CASE(system)
 {
 	int st;
@@ -1484,7 +1499,7 @@ static const struct {
 	ENTRY(sem_open, 1), ENTRY(shm_open, 1), ENTRY(bind, 1),
 	ENTRY(execve, 1), ENTRY(execv, 1), ENTRY(execvp, 1), ENTRY(execvpe, 1),
 	ENTRY(execl, 1), ENTRY(execlp, 1), ENTRY(execle, 1), ENTRY(fexecve, 1),
-	ENTRY(execveat, 2), ENTRY(posix_spawn, 1), ENTRY(posix_spawnp, 1),
+	ENTRY(execveat, 2), ENTRY(posix_spawn, 1), ENTRY(posix_spawnp, 1), ENTRY(posix_spawnp_errno, 1),
 	ENTRY(system, 1), ENTRY(popen, 1),
 	ENTRY(spawn_noenv, 2), ENTRY(execle_noenv, 2), ENTRY(clearenv_exec, 2),
 	ENTRY(syscall, 2),
