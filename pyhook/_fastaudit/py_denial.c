@@ -166,6 +166,10 @@ fa_audit_denied(void)
     return audit_denied;
 }
 
+/*
+ * The record of a denial; its rule is "blocked-event" for an event refused
+ * outright, as the exception's is.
+ */
 static void
 remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
          PyObject *fix)
@@ -183,7 +187,7 @@ remember(PyObject *event, PyObject *msg, const struct fa_deny_detail *dd,
     r->event = Py_NewRef(event);
     r->msg = Py_NewRef(msg);
     r->path = dd && dd->path ? Py_NewRef(dd->path) : NULL;
-    r->rule = dd ? dd->rule : NULL;
+    r->rule = dd ? dd->rule : "blocked-event";
     r->op = dd ? dd->op : NULL;
 }
 

@@ -150,7 +150,8 @@ def test_each_layer_explains_itself(mk, root, what, fn, event, args, why):
     assert (e.event, e.rule, e.fix) == (event, 'blocked-event', fix)
     assert e.__notes__[0].startswith('fastaudit: %s refused: %s' % (event, why))
     assert (e.path, e.resolved, e.op, e.roots) == (None, None, None, None)
-    assert fastaudit.recent_denials()[-1]['fix'] == e.fix
+    last = fastaudit.recent_denials()[-1]
+    assert (last['event'], last['rule'], last['fix']) == (e.event, e.rule, e.fix)
     assert os.environ['PATH'] == path
     if what == 'thread':    # the mode the fix names, passed, allows the start
         done = []
