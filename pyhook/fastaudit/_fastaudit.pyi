@@ -72,16 +72,18 @@ def mk_audit(
     on_call: OnCall | None = None,
     data: Any = None,
     tool_id: int = 3,
-    monitor_calls: bool = True,
+    monitor_calls: bool = ...,  # True; with preset, where the Python has a call monitor
     allow_imports: Iterable[str] = (),
     *,
     native: Literal['auto', 'require'] = 'auto',
     allow_outside_symlinks: bool = False,
-    native_calls: Literal['audit', 'libc'] = 'audit',
+    native_calls: Literal['audit', 'libc'] | None = None,
     policy: _AnyPath | None = None,
     learn: bool = False,
     symlinks: Symlinks | None = None,
     preset: Literal['data'] | None = None,
+    threads: Literal['deny', 'context'] | None = None,
+    trust_imports: Literal['named', 'installed'] | None = None,
 ) -> audit_perms:
     """Install the audit hook (once) and return an audit_perms context factory."""
 @overload
@@ -91,15 +93,17 @@ def mk_audit(
     on_call: OnCall | None = None,
     data: Any = None,
     tool_id: int = 3,
-    monitor_calls: bool = True,
+    monitor_calls: bool = ...,  # True; with preset, where the Python has a call monitor
     allow_imports: Iterable[str] = (),
     native: Literal['auto', 'require'] = 'auto',
     allow_outside_symlinks: bool = False,
-    native_calls: Literal['audit', 'libc'] = 'audit',
+    native_calls: Literal['audit', 'libc'] | None = None,
     policy: _AnyPath,
     learn: bool = False,
     symlinks: Symlinks | None = None,
     preset: Literal['data'] | None = None,
+    threads: Literal['deny', 'context'] | None = None,
+    trust_imports: Literal['named', 'installed'] | None = None,
 ) -> audit_perms:
     """With no roots, the roots of the policy file."""
 
@@ -167,7 +171,14 @@ class _AuditStateBase(TypedDict):
 
 @type_check_only
 class AuditState(_AuditStateBase, total=False):
-    """audit_state()'s snapshot; suggested_roots only inside a learning context."""
+    """audit_state()'s snapshot. Inside a context of preset='data' (or of one of
+    its modes): how its native calls are judged and why, its thread and import
+    modes; inside a learning context: suggested_roots."""
+    preset: Literal['data'] | None
+    native_calls: Literal['libc', 'audit', 'unchecked']
+    native_calls_why: str
+    threads: Literal['deny', 'context']
+    trust_imports: Literal['named', 'installed']
     suggested_roots: list[tuple[str, str | None]]
 
 def audit_state() -> AuditState:
