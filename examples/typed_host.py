@@ -1,7 +1,8 @@
 """A typed agent runner: model-written steps run in an audit context.
 
-Each step is code a model wrote; it runs inside ``mk_audit([workdir])``, so
-it may write beneath the workdir and nowhere else. The host's one trusted
+Each step is code a model wrote; it runs inside
+``mk_audit([workdir], preset='data')``, so it may write beneath the workdir
+and nowhere else (natively too, with libfashim.so loaded). The host's one trusted
 tool, ``save_report``, writes reports to a directory of the host's own:
 ``track_call`` marks its calls, and the host's ``before_deny`` approves the
 writes made while one of them runs. The host reads results back with
@@ -71,14 +72,17 @@ async def main() -> int:
     workdir = tempfile.mkdtemp(prefix='typed-host-work-')
     reports = tempfile.mkdtemp(prefix='typed-host-reports-')
     outside = tempfile.mkdtemp(prefix='typed-host-outside-')
-    perms = mk_audit([workdir], before_deny=host_policy, data=TRUSTED_TOOLS,
-                     monitor_calls=sys.version_info >= (3, 12))
+    perms = mk_audit([workdir], before_deny=host_policy, data=TRUSTED_TOOLS, preset='data')
     env: dict[str, object] = {'WORKDIR': workdir, 'OUTSIDE': outside, 'REPORTS': reports}
     for name, code in STEPS.items():
         print(f'{name}: {await run_step(perms, name, code, env)}')
 
     state = audit_state()
     print(f"active={state['active']} native={state['native']} ({state['native_reason']})")
+    with perms():
+        mode = audit_state()
+        print(f"in a context: threads={mode.get('threads')} "
+              f"native calls={mode.get('native_calls')}: {mode.get('native_calls_why')}")
     for d in recent_denials():
         print(describe(d))
 

@@ -30,10 +30,8 @@ MODULES = (fastaudit, fastaudit.workspace, fastaudit.hooks)
 # no text signature yet. The test fails when one gains one, so that it
 # leaves this list.
 NO_SIGNATURE_YET = frozenset({
-    'fastaudit.audit_state', 'fastaudit.recent_denials',   # _fastaudit/fastaudit_module.c
-    'fastaudit.AuditDenied',                               # _fastaudit/py_denial.c
-    'audit_perms', 'audit_perms.set_data', 'audit_perms.add_imports',
-    'audit_perms.learned',                                 # _fastaudit/ctx.c
+    'fastaudit.AuditDenied',   # _fastaudit/py_denial.c: its class doc has none
+    'audit_perms',             # _fastaudit/ctx.c: a C object with tp_call, no __signature__
 })
 
 # Names the package's __init__.py re-exports in a form type checkers do not
@@ -133,12 +131,9 @@ _STUB_DIFFERENCES_OK = frozenset({
 })
 
 # Functions whose text signatures (in C files outside this suite's reach)
-# disagree with what they accept: mk_audit's names no keyword-only
-# parameter, lxml_monitor's does not say that its parameters are
-# positional-only. The test fails when one is fixed, so that it leaves.
-RUNTIME_SIGNATURE_GAPS = frozenset({
-    'fastaudit._fastaudit.mk_audit', 'fastaudit._fastaudit.lxml_monitor',
-})
+# disagree with what they accept, if any. The test fails when one is
+# fixed, so that it leaves.
+RUNTIME_SIGNATURE_GAPS = frozenset()
 
 
 def test_stubs_match_the_extensions(tmp_path):

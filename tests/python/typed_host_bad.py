@@ -18,6 +18,7 @@ mk_audit(['/srv/work'], native_calls='ctypes')  # expect: call-overload
 mk_audit(['/srv/work'], symlinks='follow')  # expect: call-overload
 mk_audit(['/srv/work'], before_deny=deny_all)  # expect: arg-type
 mk_audit(['/srv/work'], preset='notebook')  # expect: call-overload
+mk_audit(['/srv/work'], preset='data', threads='spawn')  # expect: call-overload
 perms = mk_audit(['/srv/work'], preset='data')
 perms.add_imports(['pyparsing'])  # expect: arg-type
 perms().__enter__(1)  # expect: call-arg
