@@ -765,7 +765,7 @@ static PyMethodDef perms_methods[] = {
      "learned($self, /)\n--\n\n"
      "The Learner of mk_audit(..., learn=True): its records and "
      "suggested_roots()."},
-    {NULL},
+    {NULL, NULL, 0, NULL},
 };
 
 PyTypeObject FaPerms_Type = {
@@ -1225,7 +1225,7 @@ cm_exit(FaCMObject *self, PyObject *const *args, Py_ssize_t n)
 static PyMethodDef cm_methods[] = {
     {"__enter__", (PyCFunction)cm_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)(void (*)(void))cm_exit, METH_FASTCALL, NULL},
-    {NULL},
+    {NULL, NULL, 0, NULL},
 };
 
 PyTypeObject FaCM_Type = {

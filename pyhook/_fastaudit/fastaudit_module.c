@@ -405,7 +405,7 @@ static PyMethodDef methods[] = {
      "lxml_monitor(caller, callee, fn, code, off, data, calls, /)\n--\n\n"
      "The bundled monitor hook for lxml: DISABLE ordinary lxml calls, keep "
      "file writers audited."},
-    {NULL},
+    {NULL, NULL, 0, NULL},
 };
 
 static int

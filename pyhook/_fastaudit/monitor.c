@@ -1067,7 +1067,7 @@ fa_monitor_exit(void)
 
 #else /* no sys.monitoring before 3.12 */
 
-PyMethodDef fa_monitor_cb_def = {NULL};
+PyMethodDef fa_monitor_cb_def = {NULL, NULL, 0, NULL};
 
 int
 fa_monitor_install(int tool_id)

@@ -52,9 +52,10 @@ static __thread struct tcache tc;
 
 /*
  * Contexts this thread was seen running, with the answer then. Each is
- * held by a weak reference: a row must not keep a finished task's Context,
- * and with it the entry it holds, alive (an entry alive anywhere keeps the
- * checks on for native workers, and the hook's fast path off). A row
+ * held by a weak reference (strongly, from a row made inside a libc call
+ * until the thread next publishes): a row must not keep a finished task's
+ * Context, and with it the entry it holds, alive (an entry alive anywhere
+ * keeps the checks on for native workers, and the hook's fast path off). A row
  * whose Context died is dead too: its referent was cleared before the
  * address could be given to another Context, and the thread asking holds
  * its own current Context, so an address match with a live referent is
@@ -67,8 +68,9 @@ static __thread struct tcache tc;
  */
 #define NSEEN 16
 struct seen {
-    PyObject *ctx;          /* identity only */
+    PyObject *ctx;          /* identity only, unless strong */
     PyObject *ref;          /* a weak reference to ctx, or NULL */
+    int strong;             /* ctx is a strong reference (see remember()) */
     unsigned long gen;
     unsigned long used;
     struct fa_thread_ctx ans;
@@ -107,58 +109,85 @@ fa_bridge_changed(void)
 static int
 row_alive(const struct seen *r)
 {
-    return r->ref && fa_py_weakref_target(r->ref) == r->ctx;
+    return r->strong || (r->ref && fa_py_weakref_target(r->ref) == r->ctx);
 }
 
 /*
  * GIL held. may_drop: this is a point where dropping a reference and
- * allocating (which may collect garbage, and so run finalizers) are safe;
- * inside an interposed libc call they are not, and only a row already
- * holding ctx is updated. Rows whose Context died are emptied here.
+ * allocating (which may collect garbage, and so run finalizers) are safe.
+ * Inside an interposed libc call they are not: a new row there holds its
+ * Context strongly, in a free row only, until the next point where it
+ * may be held weakly. Rows whose Context died are emptied here.
  */
 static int
 remember(PyObject *ctx, const struct fa_thread_ctx *ans, int may_drop)
 {
-    struct seen *slot = NULL, *old = NULL, *free_row = NULL;
-    PyObject *ref;
-    int i, made = 0;
+    struct seen *slot = NULL, *old = NULL, *free_row = NULL, *r;
+    PyObject *drop[NSEEN], *ref, *c;
+    int i, ndrop = 0, made = 0;
 
     if (!ctx) {
         return 0;
     }
     for (i = 0; i < NSEEN; i++) {
-        if (seen[i].ref && !row_alive(&seen[i])) {
+        r = &seen[i];
+        if (may_drop && r->strong) {
+            /*
+             * the row is consistent before anything can run: a collection
+             * the allocation starts may come back here
+             */
+            c = r->ctx;
+            r->strong = 0;
+            drop[ndrop++] = c;
+            ref = PyWeakref_NewRef(c, NULL);
+            if (!ref) {
+                PyErr_Clear();
+            }
+            if (r->ctx == c && !r->ref && !r->strong) {
+                r->ref = ref;
+            } else {
+                Py_XDECREF(ref);
+            }
+        }
+        if (r->ctx && !row_alive(r)) {
             if (!may_drop) {
                 continue;
             }
-            Py_CLEAR(seen[i].ref);
-            seen[i].ctx = NULL;
+            Py_CLEAR(r->ref);
+            r->ctx = NULL;
         }
-        if (seen[i].ctx == ctx) {
-            slot = &seen[i];
-        } else if (!seen[i].ctx) {
-            free_row = free_row ? free_row : &seen[i];
-        } else if (!old || seen[i].used < old->used) {
-            old = &seen[i];
+        if (r->ctx == ctx) {
+            slot = r;
+        } else if (!r->ctx) {
+            free_row = free_row ? free_row : r;
+        } else if (!old || r->used < old->used) {
+            old = r;
         }
     }
-    if (!slot) {
-        if (!may_drop) {
-            return 0;
-        }
+    if (!slot && !may_drop && free_row) {
+        slot = free_row;
+        slot->ctx = Py_NewRef(ctx);
+        slot->strong = 1;
+    } else if (!slot && may_drop) {
         ref = PyWeakref_NewRef(ctx, NULL);
-        if (!ref) {
+        if (ref) {
+            slot = free_row ? free_row : old;
+            /* the evicted row's Context (if held strongly) was moved above */
+            Py_XSETREF(slot->ref, ref);
+            slot->ctx = ctx;
+            made = 1;
+        } else {
             PyErr_Clear();
-            return 0;
         }
-        slot = free_row ? free_row : old;
-        Py_XSETREF(slot->ref, ref);
-        slot->ctx = ctx;
-        made = 1;
     }
-    slot->gen = fa_gen;
-    slot->used = ++seen_tick;
-    slot->ans = *ans;
+    if (slot) {
+        slot->gen = fa_gen;
+        slot->used = ++seen_tick;
+        slot->ans = *ans;
+    }
+    for (i = 0; i < ndrop; i++) {
+        Py_DECREF(drop[i]);
+    }
     return made;
 }
 
