@@ -19,8 +19,14 @@ def test_names_exported_from_package_and_core():
 def test_mk_audit_signature_and_defaults():
     import inspect
     sig = inspect.signature(mk_audit)
-    assert list(sig.parameters) == ['roots', 'before_deny', 'on_call', 'data', 'tool_id',
-                                    'monitor_calls', 'allow_imports']
+    P = inspect.Parameter
+    # The seed's parameters, in its order; what this package adds is keyword-only.
+    assert [n for n, p in sig.parameters.items() if p.kind is P.POSITIONAL_OR_KEYWORD] == [
+        'roots', 'before_deny', 'on_call', 'data', 'tool_id', 'monitor_calls', 'allow_imports']
+    kwonly = [n for n, p in sig.parameters.items() if p.kind is P.KEYWORD_ONLY]
+    for name in ('native', 'native_calls', 'policy', 'learn', 'symlinks', 'preset'):
+        assert name in kwonly
+    assert sig.parameters['preset'].default is None
     assert sig.parameters['tool_id'].default == 3
     assert sig.parameters['monitor_calls'].default is True
     assert sig.parameters['allow_imports'].default == ()
