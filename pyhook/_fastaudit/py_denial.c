@@ -113,49 +113,62 @@ static const char *const denied_fields[] = {
     "event", "fix", "fastaudit", "path", "resolved", "rule", "op", "roots",
 };
 
-PyDoc_STRVAR(audit_denied_doc,
-"A refusal of fastaudit's audit hook or call monitor.\n"
-"\n"
-"A PermissionError: except PermissionError catches it. str() is the seed's\n"
-"message, unchanged (\"open '/p' not in ('/r',)\", \"Audit: subprocess.Popen\n"
-"blocked in sandbox with args: ...\"), followed by where the context was\n"
-"entered when the refusal came from another thread or task. Every refusal\n"
-"carries one note (__notes__): what was judged and why, ending\n"
-"\"; to allow: FIX\" when a change of policy allows it.\n"
-"\n"
-"Fields (None where they do not apply):\n"
-"\n"
-"event      the audit event refused: 'open', 'os.remove', 'subprocess.Popen',\n"
-"           'fastaudit.call' (the call monitor), ...\n"
-"fix        the smallest change that would allow it, as text; None when no\n"
-"           change of policy does\n"
-"fastaudit  {'layer': 'hook', 'rule': rule, 'fix': fix}: the keys the\n"
-"           OSError of a call libfashim.so refused carries too (layer 'libc')\n"
-"rule       the rule that refused: 'outside-roots', 'root-itself',\n"
-"           'link-target', 'symlink', 'deny-subtree', 'not-a-path', ...;\n"
-"           'blocked-event' for an event the context refuses outright\n"
-"path       the path argument as given (str, bytes or int)\n"
-"resolved   the path the engine judged, as a str\n"
-"op         the operation judged: 'write', 'create', 'remove', 'dir', ...\n"
-"roots      the context's roots, as given to mk_audit()\n"
-"\n"
-"A refusal raised while a module initialises (its first import) suggests\n"
-"allow_imports=(PKG,) for that module's top-level package.");
+#define AUDIT_DENIED_DOC \
+"A refusal of fastaudit's audit hook or call monitor.\n" \
+"\n" \
+"A PermissionError: except PermissionError catches it. str() is the\n" \
+"fastaudit API's message, unchanged (\"open '/p' not in ('/r',)\",\n" \
+"\"Audit: subprocess.Popen blocked in sandbox with args: ...\"), followed\n" \
+"by where the context was\n" \
+"entered when the refusal came from another thread or task. Every refusal\n" \
+"carries one note (__notes__): what was judged and why, ending\n" \
+"\"; to allow: FIX\" when a change of policy allows it.\n" \
+"\n" \
+"Fields (None where they do not apply):\n" \
+"\n" \
+"event      the audit event refused: 'open', 'os.remove', 'subprocess.Popen',\n" \
+"           'fastaudit.call' (the call monitor), ...\n" \
+"fix        the smallest change that would allow it, as text; None when no\n" \
+"           change of policy does\n" \
+"fastaudit  {'layer': 'hook', 'rule': rule, 'fix': fix}: the keys the\n" \
+"           OSError of a call libfashim.so refused carries too (layer 'libc')\n" \
+"rule       the rule that refused: 'outside-roots', 'root-itself',\n" \
+"           'link-target', 'symlink', 'deny-subtree', 'not-a-path', ...;\n" \
+"           'blocked-event' for an event the context refuses outright\n" \
+"path       the path argument as given (str, bytes or int)\n" \
+"resolved   the path the engine judged, as a str\n" \
+"op         the operation judged: 'write', 'create', 'remove', 'dir', ...\n" \
+"roots      the context's roots, as given to mk_audit()\n" \
+"\n" \
+"A refusal raised while a module initialises (its first import) suggests\n" \
+"allow_imports=(PKG,) for that module's top-level package."
 
 PyObject *
 fa_audit_denied(void)
 {
-    PyObject *t;
+    PyObject *t, *doc;
     size_t i;
 
     if (audit_denied) {
         return audit_denied;
     }
-    t = PyErr_NewExceptionWithDoc("fastaudit.AuditDenied", audit_denied_doc,
-                                  PyExc_PermissionError, NULL);
-    if (!t) {
+    /*
+     * The text signature goes in tp_doc, where __text_signature__ (and so
+     * inspect.signature) reads it; __doc__ is the text alone.
+     */
+    doc = PyUnicode_FromString(AUDIT_DENIED_DOC);
+    if (!doc) {
         return NULL;
     }
+    t = PyErr_NewExceptionWithDoc("fastaudit.AuditDenied",
+                                  "AuditDenied(*args)\n--\n\n" AUDIT_DENIED_DOC,
+                                  PyExc_PermissionError, NULL);
+    if (!t || PyObject_SetAttrString(t, "__doc__", doc) < 0) {
+        Py_XDECREF(t);
+        Py_DECREF(doc);
+        return NULL;
+    }
+    Py_DECREF(doc);
     for (i = 0; i < sizeof denied_fields / sizeof denied_fields[0]; i++) {
         if (PyObject_SetAttrString(t, denied_fields[i], Py_None) < 0) {
             Py_DECREF(t);

@@ -344,7 +344,7 @@ class _Session:
             return ('fastaudit: off: cells run unaudited; %fastaudit on DIR [DIR...] '
                     'to audit them\n'
                     f'  native checks: {native}')
-        mode = ("strict (the seed's defaults)" if self.strict
+        mode = ("strict (mk_audit's defaults)" if self.strict
                 else "host mode (preset='data')")
         count, last = _denials_since(self.base)
         lines = [
@@ -535,7 +535,7 @@ def _magics_class(session: _Session) -> Any:
         @argument('dirs', nargs='*', metavar='DIR',  # type: ignore[untyped-decorator]
                   help='the roots: where cells may write (on needs at least one)')
         @argument('--strict', action='store_true',  # type: ignore[untyped-decorator]
-                  help="the seed's strict defaults: calls into undeclared native code and "
+                  help="mk_audit's strict defaults: calls into undeclared native code and "
                        'thread starts refused, instead of the host mode')
         @argument(  # type: ignore[untyped-decorator]
                   '--allow-exec', action='append', default=[], metavar='PROG',
@@ -557,7 +557,7 @@ def _magics_class(session: _Session) -> Any:
             %fastaudit
 
             With on, every later cell (and the rest of this one) runs in
-            mk_audit([DIR...], preset='data')'s context (--strict: the seed's
+            mk_audit([DIR...], preset='data')'s context (--strict: mk_audit's
             defaults): writes outside the roots are refused with an AuditDenied
             whose note names the fix; !cmd, %%bash and the like fail with one
             line naming --allow-exec. With the kernel from 'python -m fastaudit

@@ -246,7 +246,7 @@ def test_strict_mode_keeps_the_kernel_talking(kernel, work):
     status, ename, text = kernel.run(f'open({str(outside / "s.txt")!r}, "w")')
     assert status == 'error' and ename == 'AuditDenied'
     assert not (outside / 's.txt').exists()
-    assert "strict (the seed's defaults)" in kernel.ok('%fastaudit')
+    assert "strict (mk_audit's defaults)" in kernel.ok('%fastaudit')
 
 
 def test_status(kernel, work):
