@@ -73,6 +73,37 @@ def test_workers_done_keep_no_entry_alive(native_mods, root, outside):
     assert os.listdir(outside) == ['h']
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason='create_task(context=) is 3.11+')
+def test_a_context_shared_by_tasks_stays_audited(native_mods, root, outside):
+    """A task that finishes gives up its entry only where its Context is its
+    own: another task running in the same Context stays audited."""
+    r = run(native_mods, root, outside, """
+        import contextvars
+        audit = mk_audit([root], monitor_calls=False)
+        async def quick():
+            return 1
+        async def slow(gate):
+            await gate.wait()
+            attempt('slow_out', lambda: open(out + '/x', 'w').close())
+            attempt('slow_native', fa_probe.write_file_nogil, out + '/n', 'x')
+        async def main():
+            with audit():
+                ctx = contextvars.copy_context()
+            loop = asyncio.get_running_loop()
+            gate = asyncio.Event()
+            first = loop.create_task(quick(), context=ctx)
+            second = loop.create_task(slow(gate), context=ctx)
+            del ctx
+            await first
+            await asyncio.sleep(0)
+            gate.set()
+            await second
+        asyncio.run(main())
+    """)
+    assert r == {'slow_out': 'PermissionError', 'slow_native': 'errno 13'}
+    assert os.listdir(outside) == []
+
+
 NOTES = '''
     import sqlite3
     def noted(e):
