@@ -1082,6 +1082,30 @@ inside_anchor(PyObject *given)
     return 0;
 }
 
+/*
+ * Frames of the anchor that finished and that nothing else holds can never
+ * run again: they are let go rather than kept, with their locals, until
+ * the next denial.
+ */
+static void
+prune_anchor(PyObject *given)
+{
+    PyObject *frames = PyTuple_GET_ITEM(given, 3), *f;
+    Py_ssize_t i;
+
+    if (!PyTuple_Check(frames) || Py_REFCNT(frames) != 1) {
+        return;
+    }
+    for (i = 0; i < PyTuple_GET_SIZE(frames); i++) {
+        f = PyTuple_GET_ITEM(frames, i);
+        if (f != Py_None && Py_REFCNT(f) == 1) {
+            /* the tuple is ours alone: replacing an item is safe */
+            PyTuple_SET_ITEM(frames, i, Py_NewRef(Py_None));
+            Py_DECREF(f);
+        }
+    }
+}
+
 static PyObject *
 str_or_none(const char *s)
 {
@@ -1254,6 +1278,9 @@ fa_bridge_note(PyObject *exc)
     }
     if (!note) {
         return 0;
+    }
+    if (!given_closed) {
+        prune_anchor(given);
     }
     if (!linked_to_noted(exc, note)
         && (given_closed || exc == before || !inside_anchor(given)))

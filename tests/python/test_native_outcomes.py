@@ -173,3 +173,29 @@ def test_native_note_reaches_a_library_reraise(native_mods, root, outside):
             attempt_noted('next', int, 'x')
     '''))
     assert r == {'reraised': ['LibError', 1], 'next': ['ValueError', 0]}
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_a_noted_call_keeps_no_frame_alive(native_mods, root, outside):
+    """Where the note was given is kept to know the refused call's later
+    exceptions, but not the locals of frames that returned since."""
+    r = run(native_mods, root, outside, dedent(NOTES) + dedent('''
+        import weakref
+        class Big:
+            pass
+        def copy_out():
+            big = Big()
+            try:
+                con.execute("VACUUM INTO '%s/copy.db'" % out)
+            except sqlite3.Error as e:
+                res['noted'] = noted(e)
+            return weakref.ref(big)
+        with audit():
+            ref = copy_out()
+            try:
+                int('x')
+            except ValueError as e:
+                res['int'] = noted(e)
+            res['freed'] = ref() is None
+    '''))
+    assert r == {'noted': 1, 'int': 0, 'freed': True}
