@@ -320,8 +320,9 @@ static int entry_type(int dirfd, const char *path)
 }
 
 /*
- * The real path of the entry dirfd/path names (not followed), or of its
- * parent: length, or -errno. Opened O_PATH, which changes nothing.
+ * The real path of the entry dirfd/path names (not followed), or of the
+ * directory it lies in (followed, as the kernel walks to it): length, or
+ * -errno. Opened O_PATH, which changes nothing.
  */
 static ssize_t real_path(int dirfd, const char *path, int parent, char *out, size_t len)
 {
@@ -331,7 +332,7 @@ static ssize_t real_path(int dirfd, const char *path, int parent, char *out, siz
 
 	if ((parent ? dir_part(path, name, sizeof name) : strip_slashes(path, name, sizeof name)) < 0)
 		return -ENAMETOOLONG;
-	fd = fa__sys_openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+	fd = fa__sys_openat(dirfd, name, O_PATH | O_CLOEXEC | (parent ? O_DIRECTORY : O_NOFOLLOW), 0);
 	if (fd < 0)
 		return fd;
 	n = fa__fd_path(fd, out, len);
