@@ -19,6 +19,7 @@ ln -s loop "$O/loop"
 ln -s none/x "$O/dnone"
 ln -s f/x "$O/dfile"
 ln -s made "$O/dangling"
+ln -s d "$O/ld"
 tree() { snapshot "$O"; snapshot "$R"; }
 outside=$(tree)
 
@@ -106,6 +107,7 @@ for m in "" fallback; do
 	kernel rename "$O/d/." "$R/x"
 	kernel rename "$R/f" "$O/d/.."
 	kernel rename "$O" "$O/d/x"
+	kernel rename "$O/d" "$O/ld/x"
 	kernel rename "$O/d" "$T"
 	kernel renameat2 . "$O/d" . "$T" EXCHANGE
 	kernel rmdir "$O/d/."
