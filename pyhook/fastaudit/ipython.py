@@ -166,6 +166,10 @@ def _make_audit(roots: Sequence[str], *, strict: bool, allow_imports: Sequence[s
         kw['preset'] = 'data'
     elif sys.version_info >= (3, 12):
         kw['on_call'] = _kernel_transport
+    else:
+        # No sys.monitoring before 3.12: the strict context without the
+        # call monitor, rather than mk_audit's RuntimeError.
+        kw['monitor_calls'] = False
     return mk_audit(list(roots), **kw)
 
 
