@@ -1,8 +1,9 @@
 # Fuzz targets for the path algebra, the policy text and fa-check's core,
 # each differential against the obvious model in model.c. Built with clang
 # from the engine's own source list; not part of `make check`:
-#   make fuzz-burst           a short run of each (the test command runs it)
-#   make fuzz FUZZ_SECONDS=N  a long run of each (default 600 s)
+#   make fuzz-burst           a short run of each, then of seqfuzz below
+#                             (the test command runs it)
+#   make fuzz FUZZ_SECONDS=N  a long run of each, seqfuzz too (default 600 s)
 FUZZ_SECONDS = 600
 FUZZ_BURST_SECONDS = 20
 EXTRA_DIST += %D%/run.sh %D%/model.h %D%/model.c %D%/fuzz_fold.c \
@@ -24,10 +25,12 @@ SEQFUZZ_RUN = TMPDIR='$(abs_top_builddir)/%D%' '$(abs_top_builddir)/%D%/seqfuzz$
 	--fa-run '$(abs_top_builddir)/fa-run$(EXEEXT)'
 SEQFUZZ_NEEDS = %D%/seqfuzz$(EXEEXT) fa-run$(EXEEXT) src/libfashim.la
 
-fuzz:
+fuzz: $(SEQFUZZ_NEEDS)
 	$(FUZZ_RUN) $(FUZZ_SECONDS) $(src_libfaengine_la_SOURCES)
-fuzz-burst:
+	$(SEQFUZZ_RUN) --seconds $(FUZZ_SECONDS)
+fuzz-burst: $(SEQFUZZ_NEEDS)
 	$(FUZZ_RUN) $(FUZZ_BURST_SECONDS) $(src_libfaengine_la_SOURCES)
+	$(SEQFUZZ_RUN) --seconds $(SEQFUZZ_SECONDS)
 fuzz-seq: $(SEQFUZZ_NEEDS)
 	$(SEQFUZZ_RUN) --seconds $(SEQFUZZ_SECONDS)
 .PHONY: fuzz fuzz-burst fuzz-seq
