@@ -33,7 +33,7 @@ static const struct fa_evinfo table[] = {
     ALLOW("os.fwalk"), ALLOW("os.getxattr"), ALLOW("os.listdir"),
     ALLOW("os.listdrives"), ALLOW("os.listmounts"), ALLOW("os.listvolumes"),
     ALLOW("os.listxattr"), ALLOW("os.lockf"), ALLOW("os.scandir"),
-    ALLOW("os.utime"), ALLOW("os.walk"), ALLOW("pathlib.Path.glob"),
+    ALLOW("os.walk"), ALLOW("pathlib.Path.glob"),
     ALLOW("pathlib.Path.rglob"), ALLOW("pathlib.Path.walk"), ALLOW("pdb.Pdb"),
     ALLOW("pickle.find_class"), ALLOW("resource.prlimit"),
     ALLOW("resource.setrlimit"), ALLOW("setopencodehook"),
@@ -73,6 +73,8 @@ static const struct fa_evinfo table[] = {
     PATH("os.removexattr", FA_EV_FIRST, FA_OP_ATTR, -1, -1),
     PATH("os.rmdir", FA_EV_FIRST, FA_OP_REMOVE, 1, -1),
     PATH("os.setxattr", FA_EV_FIRST, FA_OP_ATTR, -1, -1),
+    /* times are a change, as the shim judges utimensat: like os.chmod */
+    PATH("os.utime", FA_EV_FIRST, FA_OP_ATTR, 3, -1),
     PATH("shutil.chown", FA_EV_FIRST, FA_OP_ATTR, -1, -1),
     PATH("shutil.make_archive", FA_EV_FIRST, FA_OP_WRITE, -1, -1),
     PATH("shutil.rmtree", FA_EV_FIRST, FA_OP_REMOVE, 1, -1),

@@ -32,3 +32,28 @@ def test_inside_allowed_outside_refused_whatever_the_spelling(tmp_path, name):
             open(spell(out), 'w')
     assert e.value.rule == 'outside-roots'
     assert os.listdir(out) == []
+
+
+def test_times_are_judged_like_modes(tmp_path):
+    # os.utime changes a file as os.chmod does: one rule for the hook and the shim
+    root, out = tmp_path / 'root', tmp_path / 'out'
+    root.mkdir()
+    out.mkdir()
+    (root / 'f').write_text('x')
+    (out / 'f').write_text('x')
+    before = os.stat(out / 'f').st_mtime_ns
+    d = os.open(root, os.O_RDONLY)
+    fd = os.open(root / 'f', os.O_RDONLY)
+    try:
+        with mk_audit([str(root)], monitor_calls=False)():
+            os.utime(root / 'f', (1, 1))
+            os.utime('f', (2, 2), dir_fd=d)
+            os.utime(fd, (3, 3))
+            with pytest.raises(PermissionError) as e:
+                os.utime(out / 'f', (4, 4))
+    finally:
+        os.close(d)
+        os.close(fd)
+    assert e.value.event == 'os.utime' and e.value.rule == 'outside-roots'
+    assert os.stat(root / 'f').st_mtime == 3
+    assert os.stat(out / 'f').st_mtime_ns == before
