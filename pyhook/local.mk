@@ -16,7 +16,8 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 	%D%/_fastaudit/moves.c \
 	%D%/_fastaudit/py_bridge.c \
 	%D%/_fastaudit/py_denial.c \
-	%D%/_fastaudit/text.c
+	%D%/_fastaudit/text.c \
+	%D%/_fastaudit/unaudited.c
 %C%__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 %C%__fastaudit_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 %C%__fastaudit_la_LDFLAGS = -module -avoid-version -shared -shrext $(PYTHON_EXT_SUFFIX)

@@ -1017,6 +1017,9 @@ fa_install(void)
     if (PySys_AddAuditHook(audit_hook, NULL) < 0) {
         goto out;
     }
+    if (fa_unaudited_install() < 0) {
+        goto out;
+    }
     fa_st.installed = 1;
     fa_st.live_entries++;
     rc = PySys_Audit("fastaudit.probe", NULL);

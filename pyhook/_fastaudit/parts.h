@@ -235,6 +235,8 @@ struct fa_state {
 extern struct fa_state fa_st;
 
 int fa_install(void);
+/* os.mkfifo and os.mknod made to raise audit events (unaudited.c). */
+int fa_unaudited_install(void);
 /* Where installed code lives, read once (mk_audit, outside contexts). */
 int fa_trust_init(void);
 /*

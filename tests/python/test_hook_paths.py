@@ -57,3 +57,26 @@ def test_times_are_judged_like_modes(tmp_path):
     assert e.value.event == 'os.utime' and e.value.rule == 'outside-roots'
     assert os.stat(root / 'f').st_mtime == 3
     assert os.stat(out / 'f').st_mtime_ns == before
+
+
+@pytest.mark.parametrize('fn', ['mkfifo', 'mknod'])
+def test_entries_made_with_no_audit_event_of_cpython(tmp_path, fn):
+    # CPython raises no event for os.mkfifo and os.mknod: the hook adds one
+    import posix
+    root, out = tmp_path / 'root', tmp_path / 'out'
+    root.mkdir()
+    out.mkdir()
+    make = getattr(os, fn)
+    d = os.open(root, os.O_RDONLY)
+    try:
+        with mk_audit([str(root)], monitor_calls=False)():
+            make(str(root / 'a'))
+            make('b', dir_fd=d)
+            with pytest.raises(PermissionError) as e:
+                make(str(out / 'c'))
+            with pytest.raises(PermissionError):
+                getattr(posix, fn)(str(out / 'd'))
+    finally:
+        os.close(d)
+    assert e.value.event == 'os.' + fn and e.value.rule == 'outside-roots'
+    assert sorted(os.listdir(root)) == ['a', 'b'] and os.listdir(out) == []
