@@ -513,6 +513,88 @@ is_memory_db(PyObject *obj)
     return s && (!strcmp(s, ":memory:") || !*s);
 }
 
+static int
+hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* 1 if the query string q (after '?') has name=value among its pairs. */
+static int
+query_has(const char *q, const char *name, const char *value)
+{
+    size_t nl = strlen(name), vl = strlen(value);
+
+    while (q && *q && *q != '#') {
+        if (!strncmp(q, name, nl) && q[nl] == '='
+            && !strncmp(q + nl + 1, value, vl)
+            && (q[nl + 1 + vl] == '&' || q[nl + 1 + vl] == '#' || !q[nl + 1 + vl]))
+        {
+            return 1;
+        }
+        q = strchr(q, '&');
+        q = q ? q + 1 : NULL;
+    }
+    return 0;
+}
+
+/*
+ * sqlite3.connect(database, uri=True) opens the file a "file:" URI names,
+ * and the event does not say whether uri was given: a name that starts
+ * with "file:" is judged by the file its URI names (a literal file named
+ * so lies in the same directory as its URI's relative path, or the
+ * judgement is the stricter one). 1: a->path is that file; 0: nothing is
+ * written to a named file (in memory, read-only, a temporary database);
+ * -1: no URI sqlite would accept (an authority other than localhost, a
+ * bad escape).
+ */
+static int
+sqlite_uri(struct fa_arg *a)
+{
+    const char *s = a->path + 5, *q;
+    size_t o = 0;
+    int hi, lo;
+
+    if (s[0] == '/' && s[1] == '/') {
+        const char *end = strchr(s + 2, '/');
+        size_t alen = end ? (size_t)(end - (s + 2)) : strlen(s + 2);
+
+        if (alen && !(alen == 9 && !strncmp(s + 2, "localhost", 9))) {
+            return -1;
+        }
+        s += 2 + alen;
+    }
+    q = strpbrk(s, "?#");
+    if (q && *q == '?'
+        && (query_has(q + 1, "mode", "ro") || query_has(q + 1, "mode", "memory")
+            || query_has(q + 1, "immutable", "1") || query_has(q + 1, "vfs", "memdb")))
+    {
+        return 0;
+    }
+    for (; *s && *s != '?' && *s != '#'; s++) {
+        if (o + 1 >= sizeof a->fdpath) {
+            return -1;
+        }
+        if (*s == '%') {
+            if ((hi = hexval(s[1])) < 0 || (lo = hexval(s[2])) < 0 || !(hi | lo)) {
+                return -1;
+            }
+            a->fdpath[o++] = (char)(hi << 4 | lo);
+            s += 2;
+        } else {
+            a->fdpath[o++] = *s;
+        }
+    }
+    a->fdpath[o] = 0;
+    if (!o || !strcmp(a->fdpath, ":memory:")) {
+        return 0;
+    }
+    a->path = a->fdpath;
+    return 1;
+}
+
 int
 fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 {
@@ -584,6 +666,14 @@ fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
         }
         if (!arg_read(&a, o1, arg_dirfd(args, ev->dirfd_arg))) {
             return not_a_path(event, args, e, o1);
+        }
+        if (!strcmp(event, "sqlite3.connect") && !strncmp(a.path, "file:", 5)) {
+            int u = sqlite_uri(&a);
+
+            if (u <= 0) {
+                arg_done(&a);
+                return u == 0 ? 0 : not_a_path(event, args, e, o1);
+            }
         }
         rc = judge_one(event, args, e, &a, ev->op, 0);
         break;

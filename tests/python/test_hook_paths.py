@@ -80,3 +80,24 @@ def test_entries_made_with_no_audit_event_of_cpython(tmp_path, fn):
         os.close(d)
     assert e.value.event == 'os.' + fn and e.value.rule == 'outside-roots'
     assert sorted(os.listdir(root)) == ['a', 'b'] and os.listdir(out) == []
+
+
+def test_sqlite_uris_are_judged_by_the_file_they_name(tmp_path):
+    import sqlite3
+    root, out = tmp_path / 'root', tmp_path / 'out'
+    root.mkdir()
+    out.mkdir()
+    with mk_audit([str(root)], monitor_calls=False)():
+        sqlite3.connect(f'file:{root}/in.db?mode=rwc', uri=True).close()
+        sqlite3.connect('file::memory:', uri=True).close()
+        for uri in (f'file:{out}/a.db?mode=rwc', f'file://{out}/b.db',
+                    f'file://localhost{out}/c.db', 'file:' + str(out).replace('/', '%2F') + '/d.db'):
+            with pytest.raises(PermissionError) as e:
+                sqlite3.connect(uri, uri=True)
+            assert e.value.rule == 'outside-roots', uri
+        # what sqlite would not take as a URI of this machine is refused
+        for uri in ('file://elsewhere/x.db', f'file:{out}/bad%zz.db'):
+            with pytest.raises(PermissionError) as e:
+                sqlite3.connect(uri, uri=True)
+            assert e.value.rule == 'not-a-path', uri
+    assert os.listdir(root) == ['in.db'] and os.listdir(out) == []
