@@ -14,6 +14,7 @@ fa_check_SOURCES = %D%/fa_check.c
 include_HEADERS += %D%/fa_enums.h
 fa_check_LDADD = %D%/libfaengine.la
 dist_man_MANS += doc/fa-check.1
+dist_man_MANS += doc/fa-policy.5
 
 # fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
 FA_RUN_FLOOR_SOURCES = %D%/run/landlock.c %D%/run/landlock.h %D%/run/landlock_abi.h \
