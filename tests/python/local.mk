@@ -25,6 +25,7 @@ python_suites = \
 	%D%/test_preset.py \
 	%D%/test_notebook.py \
 	%D%/test_typing.py \
+	%D%/test_readme.py \
 	%D%/test_reference_suite.py
 if WITH_PYTHON
 if HAVE_PYTEST
