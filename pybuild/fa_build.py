@@ -41,7 +41,7 @@ except ImportError:  # Python 3.10: pyproject.toml's build requirements add toml
 # Keys of [project] this backend turns into metadata; any other key is an
 # error rather than something silently left out.
 _PROJECT_KEYS = {'name', 'description', 'readme', 'requires-python', 'keywords', 'classifiers',
-                 'urls', 'scripts', 'entry-points', 'dynamic'}
+                 'urls', 'scripts', 'entry-points', 'dynamic', 'license'}
 
 
 class BuildError(Exception):
@@ -85,6 +85,11 @@ def _metadata(src):
              f'Version: {_version(src)}']
     if 'description' in project:
         lines.append(f'Summary: {project["description"]}')
+    if 'license' in project:
+        # An SPDX expression (PEP 639); Metadata 2.1 carries it as License.
+        if not isinstance(project['license'], str):
+            raise BuildError('pyproject.toml: license must be an SPDX expression string')
+        lines.append(f'License: {project["license"]}')
     if 'keywords' in project:
         lines.append('Keywords: ' + ','.join(project['keywords']))
     for c in project.get('classifiers', ()):
