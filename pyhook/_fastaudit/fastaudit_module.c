@@ -25,6 +25,8 @@ static int
 choice(const char *kw, const char *given, const char *const *choices,
        int dflt)
 {
+    char list[128];
+    size_t o = 0;
     int i;
 
     if (!given) {
@@ -35,9 +37,13 @@ choice(const char *kw, const char *given, const char *const *choices,
             return i;
         }
     }
-    PyErr_Format(PyExc_ValueError, "%s must be '%s'%s%s%s%s, not '%s'", kw,
-                 choices[0], choices[1] ? " or '" : "",
-                 choices[1] ? choices[1] : "", choices[1] ? "'" : "",
+    /* 'a', 'b' or 'c' */
+    for (i = 0; choices[i] && o < sizeof list; i++) {
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s'",
+                              i == 0 ? "" : choices[i + 1] || dflt < 0 ? ", " : " or ",
+                              choices[i]);
+    }
+    PyErr_Format(PyExc_ValueError, "%s must be %s%s, not '%s'", kw, list,
                  dflt < 0 ? " or None" : "", given);
     return -2;
 }
@@ -45,7 +51,7 @@ choice(const char *kw, const char *given, const char *const *choices,
 static const char *const presets[] = {"data", NULL};
 static const char *const native_calls_modes[] = {"audit", "libc", NULL};
 static const char *const threads_modes[] = {"deny", "context", NULL};
-static const char *const trust_modes[] = {"named", "installed", NULL};
+static const char *const trust_modes[] = {"named", "stdlib", "installed", NULL};
 
 static PyObject *
 mk_audit(PyObject *self, PyObject *args, PyObject *kw)
@@ -89,7 +95,8 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     libc_calls = choice("native_calls", native_calls, native_calls_modes,
                         preset >= 0);
     follow = choice("threads", threads, threads_modes, preset >= 0);
-    trust = choice("trust_imports", trust_imports, trust_modes, preset >= 0);
+    /* The standard library is trusted while it initialises by default. */
+    trust = choice("trust_imports", trust_imports, trust_modes, preset >= 0 ? 2 : 1);
     if (libc_calls < 0 || follow < 0 || trust < 0) {
         return NULL;
     }
@@ -251,7 +258,7 @@ audit_state(PyObject *self, PyObject *unused)
      */
     if (d && cfg
         && (cfg->preset || cfg->libc_calls || cfg->threads_follow
-            || cfg->trust_installed))
+            || cfg->trust_installed == FA_TRUST_INSTALLED))
     {
         const char *how, *why;
         PyObject *extra;
@@ -282,7 +289,7 @@ audit_state(PyObject *self, PyObject *unused)
                               "threads",
                               cfg->threads_follow ? "context" : "deny",
                               "trust_imports",
-                              cfg->trust_installed ? "installed" : "named");
+                              trust_modes[cfg->trust_installed]);
         if (extra && !cfg->preset) {
             PyDict_SetItemString(extra, "preset", Py_None);
         }
@@ -377,12 +384,10 @@ static PyMethodDef methods[] = {
      "    raise no event) or 'context' (a thread started inside runs in a "
      "copy of\n"
      "    the context).\n"
-     "  trust_imports: 'named' (allow_imports only) or 'installed' (also "
-     "modules of\n"
-     "    the standard library and installed distributions, while they "
-     "initialise;\n"
-     "    never a file beneath a root or written since the process "
-     "started).\n"
+     "  trust_imports: modules trusted while they initialise, besides\n"
+     "    allow_imports: 'named' (none), 'stdlib' (the standard library's;\n"
+     "    the default) or 'installed' (also installed distributions'); never\n"
+     "    a file beneath a root or written since the process started.\n"
      "  preset: None (the strict default) or 'data', the host mode: "
      "native_calls=\n"
      "    'libc', threads='context', trust_imports='installed', and "

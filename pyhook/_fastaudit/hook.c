@@ -91,6 +91,7 @@ spec_initializing(PyObject *spec)
  * modules are the interpreter's own.
  */
 static PyObject *trusted_dirs;    /* tuple of resolved directories (bytes) */
+static PyObject *stdlib_dirs;     /* those of the standard library alone */
 static PyObject *trusted_files;   /* origin -> resolved path (bytes) or False */
 static PyObject *str_origin;
 static double proc_start;
@@ -161,14 +162,23 @@ fa_trust_init(void)
         "except Exception:\n"
         "    pass\n"
         "dirs = tuple(sorted({os.fsencode(os.path.realpath(x)) for x in d "
-        "if x}))\n", Py_file_input, g, g);
+        "if x}))\n"
+        "import sys\n"
+        "b = sysconfig.get_paths(vars={'base': sys.base_prefix, "
+        "'platbase': sys.base_exec_prefix, 'installed_base': sys.base_prefix, "
+        "'installed_platbase': sys.base_exec_prefix})\n"
+        "std = tuple(sorted({os.fsencode(os.path.realpath(b[k])) for k in "
+        "('stdlib', 'platstdlib') if b.get(k)}))\n", Py_file_input, g, g);
     Py_XDECREF(r);
     if (r) {
         trusted_dirs = PyDict_GetItemString(g, "dirs");
+        stdlib_dirs = PyDict_GetItemString(g, "std");
         Py_XINCREF(trusted_dirs);
+        Py_XINCREF(stdlib_dirs);
     }
     Py_DECREF(g);
-    if (!trusted_dirs) {
+    if (!trusted_dirs || !stdlib_dirs) {
+        Py_CLEAR(trusted_dirs);
         return -1;
     }
     proc_start = process_start();
@@ -227,9 +237,36 @@ installed_file(PyObject *origin)
     return res ? PyBytes_AS_STRING(v) : NULL;
 }
 
-/* The module whose spec dict this is: installed code the policy cannot write. */
+/*
+ * 1 if path (resolved) is the standard library's: beneath its directory,
+ * and not in the site-packages (or Debian's dist-packages) that an
+ * interpreter's own prefix holds there.
+ */
 static int
-spec_trusted(PyObject *specdict, const fa_policy *pol)
+stdlib_file(const char *path)
+{
+    Py_ssize_t i, n;
+
+    for (i = 0; i < PyTuple_GET_SIZE(stdlib_dirs); i++) {
+        PyObject *d = PyTuple_GET_ITEM(stdlib_dirs, i);
+
+        n = PyBytes_GET_SIZE(d);
+        if (under(path, PyBytes_AS_STRING(d), n) && path[n] == '/'
+            && strncmp(path + n + 1, "site-packages/", 14)
+            && strncmp(path + n + 1, "dist-packages/", 14))
+        {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The module whose spec dict this is: code the context trusts at this
+ * level (FA_TRUST_*) that the policy cannot write.
+ */
+static int
+spec_trusted(PyObject *specdict, const fa_policy *pol, int level)
 {
     PyObject *origin = PyDict_GetItemWithError(specdict, str_origin);
     const char *path;
@@ -245,6 +282,9 @@ spec_trusted(PyObject *specdict, const fa_policy *pol)
         return 1;
     }
     path = installed_file(origin);
+    if (path && level < FA_TRUST_INSTALLED && !stdlib_file(path)) {
+        path = NULL;
+    }
     return path && (fa_policy_unrestricted(pol)
                     || fa_check(pol, FA_OP_WRITE, AT_FDCWD, path, &d)
                        != FA_ALLOW);
@@ -319,7 +359,7 @@ importing_allowed_module(FaCfgObject *cfg)
     PyObject *allowed = cfg->import_allow;
     PyFrameObject *f, *b;
     PyObject *g, *spec, *name, *sd;
-    int hit = 0, trust = cfg->trust_installed && trusted_dirs, init;
+    int hit = 0, trust = trusted_dirs ? cfg->trust_installed : FA_TRUST_NAMED, init;
 
     if (!PyTuple_GET_SIZE(allowed) && !trust) {
         return 0;
@@ -340,7 +380,7 @@ importing_allowed_module(FaCfgObject *cfg)
         hit = init && module_allowed(name, allowed);
         if (!hit && trust) {
             sd = spec_dict(spec);
-            if (sd && spec_trusted(sd, cfg->pol->policy)) {
+            if (sd && spec_trusted(sd, cfg->pol->policy, trust)) {
                 hit = init;
             } else {
                 trust = 0;

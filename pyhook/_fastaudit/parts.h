@@ -157,8 +157,11 @@ typedef struct {
     int preset;
     /* threads started inside run in a copy of the context */
     int threads_follow;
-    /* modules of the stdlib and installed distributions may initialise */
-    int trust_installed;
+    /*
+     * modules trusted while they initialise, besides allow_imports: none,
+     * the standard library's, or also installed distributions'
+     */
+    int trust_installed;    /* FA_TRUST_* */
     /* mk_audit(learn=True): records refusals and approves them, or NULL */
     PyObject *learner;
     /* the learner's record, which the shim appends to, or -1 */
@@ -235,6 +238,7 @@ struct fa_state {
 extern struct fa_state fa_st;
 
 int fa_install(void);
+enum { FA_TRUST_NAMED, FA_TRUST_STDLIB, FA_TRUST_INSTALLED };
 /* os.mkfifo and os.mknod made to raise audit events (unaudited.c). */
 int fa_unaudited_install(void);
 /* Where installed code lives, read once (mk_audit, outside contexts). */

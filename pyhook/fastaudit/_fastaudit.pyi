@@ -83,7 +83,7 @@ def mk_audit(
     symlinks: Symlinks | None = None,
     preset: Literal['data'] | None = None,
     threads: Literal['deny', 'context'] | None = None,
-    trust_imports: Literal['named', 'installed'] | None = None,
+    trust_imports: Literal['named', 'stdlib', 'installed'] | None = None,
 ) -> audit_perms:
     """Install the audit hook (once) and return an audit_perms context factory."""
 @overload
@@ -103,7 +103,7 @@ def mk_audit(
     symlinks: Symlinks | None = None,
     preset: Literal['data'] | None = None,
     threads: Literal['deny', 'context'] | None = None,
-    trust_imports: Literal['named', 'installed'] | None = None,
+    trust_imports: Literal['named', 'stdlib', 'installed'] | None = None,
 ) -> audit_perms:
     """With no roots, the roots of the policy file."""
 
@@ -178,7 +178,7 @@ class AuditState(_AuditStateBase, total=False):
     native_calls: Literal['libc', 'audit', 'unchecked']
     native_calls_why: str
     threads: Literal['deny', 'context']
-    trust_imports: Literal['named', 'installed']
+    trust_imports: Literal['named', 'stdlib', 'installed']
     suggested_roots: list[tuple[str, str | None]]
 
 def audit_state() -> AuditState:
