@@ -1,6 +1,13 @@
 #!/bin/sh
-# doc/ARCHITECTURE.md stays true: every file it names exists, and every
-# function it names (`name()`) is defined somewhere in the sources.
+# The documentation stays true:
+#  1. doc/ARCHITECTURE.md: every file it names exists, and every function it
+#     names (`name()`) is defined somewhere in the sources;
+#  2. README.md, the top-level pages and doc/*.md: every file of the source
+#     tree they name (`src/...`, `scripts/...`, ...) and every page they link
+#     to exists, every `make TARGET` is a target, every `python -m fastaudit
+#     CMD` a command;
+#  3. every fa-run or fa-check option they name is one the program's --help
+#     lists, and `fa-run --help` and doc/fa-run.1 list the same options.
 set -u
 top=${FA_SRCDIR:-.}
 doc=$top/doc/ARCHITECTURE.md
@@ -19,4 +26,86 @@ for fn in $(grep -o '`[A-Za-z_][A-Za-z0-9_]*()`' "$doc" | tr -d '`()' | sort -u)
 done
 [ "$nfiles" -gt 20 ] && [ "$nfuncs" -gt 10 ] || { echo "FAIL: too few names read ($nfiles files, $nfuncs functions): is the page's format still backquoted names?"; fail=1; }
 [ $fail = 0 ] && echo "doc/ARCHITECTURE.md: $nfiles files and $nfuncs functions named, all present"
+
+pages="$top/README.md $top/CONTRIBUTING.md $top/SECURITY.md $top/NEWS.md $(ls "$top"/doc/*.md)"
+for p in $pages; do
+	[ -f "$p" ] || { echo "FAIL: $p missing"; fail=1; }
+done
+# Paths of the source tree, backquoted: src/..., tests/..., and so on.
+npaths=0
+for p in $pages; do
+	name=${p#"$top/"}
+	for f in $(grep -o '`\(src\|pyhook\|tests\|doc\|scripts\|examples\|bench\|pybuild\)/[A-Za-z0-9_./-]*' "$p" |
+		tr -d '`' | sed 's/[.,:;]$//' | sort -u); do
+		npaths=$((npaths + 1))
+		[ -e "$top/$f" ] || { echo "FAIL: $name names $f, which does not exist"; fail=1; }
+	done
+	# Links to pages: [text](target), not to the web, relative to the page.
+	dir=$(dirname "$p")
+	for l in $(grep -o '](\([^)#:]*\))' "$p" | sed 's/^](//; s/)$//' | sort -u); do
+		npaths=$((npaths + 1))
+		[ -e "$dir/$l" ] || { echo "FAIL: $name links to $l, which does not exist"; fail=1; }
+	done
+	# make TARGET: a target of the build (automake's own, or one a .mk defines).
+	for t in $(grep -o '\(`\|^\$ \|^\)make \([A-Z_]*=[^ ]* \|-[a-z] [^ ]* \)*[a-z][a-z0-9-]*' "$p" |
+		sed 's/.* //' | sort -u); do
+		case $t in
+		check | install | install-strip | dist | distcheck | all | clean | uninstall | *-) continue ;;
+		esac
+		grep -q "^$t:" "$top/Makefile.am" $(find "$top/src" "$top/pyhook" "$top/tests" "$top/bench" -name '*.mk') ||
+			{ echo "FAIL: $name names make $t, which no Makefile.am or .mk defines"; fail=1; }
+	done
+	for c in $(grep -o 'python -m fastaudit [a-z]*' "$p" | sed 's/.* //' | sort -u); do
+		grep -q "'$c'" "$top/pyhook/fastaudit/__main__.py" ||
+			{ echo "FAIL: $name names python -m fastaudit $c, which __main__.py does not know"; fail=1; }
+	done
+done
+[ "$npaths" -gt 50 ] || { echo "FAIL: too few paths read from the pages ($npaths)"; fail=1; }
+
+# Options: those the pages give fa-run and fa-check, against each --help.
+fa_run=${FA_RUN:-${FA_BUILDDIR:-.}/fa-run}
+fa_check=${FA_CHECK:-${FA_BUILDDIR:-.}/fa-check}
+opts_of_help() {
+	"$1" --help 2>&1 | grep -o '^ *\(-[a-z], \)\?--[a-z][a-z-]*' | sed 's/.*--/--/' | sort -u
+}
+if [ -x "$fa_run" ] && [ -x "$fa_check" ]; then
+	run_opts=$(opts_of_help "$fa_run")
+	check_opts=$(opts_of_help "$fa_check"; "$fa_check" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	man_opts=$(grep -A1 '^\.TP' "$top/doc/fa-run.1" | grep -o '^\\fB\\-\\-[a-z\\-]*\|, \\fB\\-\\-[a-z\\-]*' |
+		sed 's/.*fB//; s/\\-/-/g; s/\\f.*//' | sort -u)
+	if [ "$run_opts" != "$man_opts" ]; then
+		echo "FAIL: fa-run --help and doc/fa-run.1 list different options:"
+		echo "  --help only: $(printf '%s\n' "$run_opts" | grep -vxF -e "$man_opts" | tr '\n' ' ')"
+		echo "  fa-run.1 only: $(printf '%s\n' "$man_opts" | grep -vxF -e "$run_opts" | tr '\n' ' ')"
+		fail=1
+	fi
+	[ "$(printf '%s\n' "$run_opts" | wc -l)" -gt 15 ] ||
+		{ echo "FAIL: too few fa-run options read from --help"; fail=1; }
+	for p in $pages; do
+		name=${p#"$top/"}
+		# the guide: every option; elsewhere those on a fa-run command line
+		if [ "$name" = doc/fa-run.md ]; then
+			used=$(grep -o -- '--[a-z][a-z-]*' "$p")
+		else
+			used=$(grep -o '\(fa-run\|fastaudit run\) [^`|]*' "$p" | grep -o -- ' --[a-z][a-z-]*' | tr -d ' ')
+		fi
+		for o in $(printf '%s\n' $used | sort -u); do
+			printf '%s\n' "$run_opts" | grep -qxF -- "$o" ||
+				{ echo "FAIL: $name gives fa-run $o, which fa-run --help does not list"; fail=1; }
+		done
+		if [ "$name" = doc/fa-check.md ]; then
+			used=$(grep -o -- '--[a-z][a-z-]*' "$p")
+		else
+			used=$(grep -o 'fa-check [^`|]*' "$p" | grep -o -- ' --[a-z][a-z-]*' | tr -d ' ')
+		fi
+		for o in $(printf '%s\n' $used | sort -u); do
+			printf '%s\n' "$check_opts" | grep -qxF -- "$o" ||
+				{ echo "FAIL: $name gives fa-check $o, which fa-check --help does not list"; fail=1; }
+		done
+	done
+else
+	echo "FAIL: no fa-run or fa-check built to compare the pages' options with ($fa_run)"
+	fail=1
+fi
+[ $fail = 0 ] && echo "doc pages: $npaths paths and links, and the options of fa-run and fa-check, all present"
 exit $fail
