@@ -85,7 +85,8 @@ spec_initializing(PyObject *spec)
  * mk_audit(preset='data') trusts the modules of the standard library and
  * of installed distributions while they initialise, as allow_imports does
  * for the packages it names: a module whose file lies beneath the
- * interpreter's library or site directories, was not written since the
+ * interpreter's library or site directories (and the directories their
+ * .pth files add, as site does), was not written since the
  * process started (its mtime and ctime are older, by a second's margin),
  * and is not beneath one of the context's roots. built-in and frozen
  * modules are the interpreter's own.
@@ -161,6 +162,22 @@ fa_trust_init(void)
         "    d += site.getsitepackages() + [site.getusersitepackages()]\n"
         "except Exception:\n"
         "    pass\n"
+        "for sp in [x for x in d[2:] if x and os.path.isdir(x)]:\n"
+        "    for n in sorted(os.listdir(sp)):\n"
+        "        if not n.endswith('.pth'):\n"
+        "            continue\n"
+        "        try:\n"
+        "            f = open(os.path.join(sp, n), encoding='utf-8')\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        with f:\n"
+        "            for line in f:\n"
+        "                line = line.rstrip()\n"
+        "                if line and not line.startswith(('#', 'import ', "
+        "'import\\t')):\n"
+        "                    x = os.path.join(sp, line)\n"
+        "                    if os.path.isdir(x):\n"
+        "                        d.append(x)\n"
         "dirs = tuple(sorted({os.fsencode(os.path.realpath(x)) for x in d "
         "if x}))\n"
         "import sys\n"

@@ -38,7 +38,7 @@ class DenialInfo(TypedDict):
     fix: str | None
 
 class AuditDenied(PermissionError):
-    """A refusal of fastaudit's audit hook or call monitor; str() is the seed's message."""
+    """A refusal of fastaudit's audit hook or call monitor; str() is the fastaudit API's message."""
     event: str | None
     fix: str | None
     fastaudit: DenialInfo | None
