@@ -495,6 +495,32 @@ static int open_deep(struct fa__jctx *c, int dirfd, const char *path, int flags,
 }
 
 /*
+ * A removed directory has no name to judge by, but its ".." is still
+ * where it was: "../x" from a removed cwd or dirfd is "x" in that parent,
+ * for the kernel as for the judge. The parent is opened (it names itself)
+ * and the rest of the path goes from there. Returns its fd with *rest, or
+ * -1 when path does not climb out first.
+ */
+static int climb_out(int dirfd, const char *path, const char **rest)
+{
+	const char *s = path;
+	int fd;
+
+	if (s[0] != '.' || s[1] != '.' || s[2] != '/')
+		return -1;
+	for (s += 2; *s == '/'; s++)
+		;
+	if (!*s)
+		return -1;
+	fd = fa__sys_openat(dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	fa_fd_moved(fd);	/* a number of ours: what it named before is gone */
+	*rest = s;
+	return fd;
+}
+
+/*
  * A relative path: made absolute in a PATH_MAX buffer of its own, so the
  * frame of an absolute open stays small.
  */
@@ -517,6 +543,16 @@ static __attribute__((noinline)) int open_rel(struct fa__jctx *c, int dirfd, con
 	n = fa__absolute(c, dirfd, path, buf, sizeof buf, &why);
 	if (n == -ENAMETOOLONG && !(c->how & FA_HOW_NOT_DEEP))
 		return open_deep(c, dirfd, path, flags, mode, d);
+	if (n == -ENOENT && !(c->how & FA_HOW_BY_PATH)) {
+		const char *rest;
+		int up = climb_out(dirfd, path, &rest);
+
+		if (up >= 0) {
+			r = open_rel(c, up, rest, flags, mode, d);
+			fa__sys_close(up);
+			return r;
+		}
+	}
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);
 		return (int)n;
@@ -703,6 +739,19 @@ int fa_pin_parent_how(const fa_policy *p, enum fa_op op, int dirfd, const char *
 		if (fd == -EACCES && d->verdict == FA_DENY && !(how & FA_HOW_STRICT))
 			return kernel_answer(d, fa__kernel_first(fa__must_for(op), dirfd, path));
 		return fd;
+	}
+	if (n == -ENOENT && path[0] != '/' && !(how & FA_HOW_BY_PATH)) {
+		const char *rest;
+		int up = climb_out(dirfd, path, &rest);
+
+		if (up >= 0) {
+			r = fa_pin_parent_how(p, op, up, rest, how, pin, d);
+			if (r == 0 && pin->fd == up)
+				pin->owned = 1;	/* fa_unpin() closes it */
+			else
+				fa__sys_close(up);
+			return r;
+		}
 	}
 	if (n < 0) {
 		fa__decide(d, FA_REJECT, why, -1, (int)-n);

@@ -50,6 +50,15 @@ status "touch /dev/stdin on a pipe" 0
 check "touch /dev/stdin on a pipe: no refusal" "" "$(cat "$T/e")"
 fa_run_in "$P" -- sh -c 'touch /dev/stdout | cat && echo ok'
 status "touch /dev/stdout into a pipe" 0
+# A removed current directory still has its "..": a write there lands in
+# the parent, as bare libc's does, and one that climbs out is refused.
+fa_run_in "$P" -- sh -c 'mkdir -p gone/b && cd gone/b && rmdir ../b && touch ../foo && mkdir ../d && echo ok'
+status "touch ../foo from a removed cwd" 0
+[ -f "$P/gone/foo" ] && [ -d "$P/gone/d" ] && pass || fail "touch ../foo from a removed cwd: not made"
+fa_run_in "$P" -- sh -c 'mkdir -p gone2/b && cd gone2/b && rmdir ../b && touch ../../../other/new'
+status "touch from a removed cwd out of the roots" 1
+says "touch from a removed cwd out of the roots" "$O/new: not under any allowed root"
+untouched "touch from a removed cwd out of the roots"
 # /dev/stdin read-only from a file outside: reopening it to write is that file.
 fa_run_in "$P" -- sh -c 'touch /dev/stdin' <"$O/f"
 status "touch /dev/stdin read from a file outside" 1
