@@ -31,7 +31,7 @@ MODULES = (fastaudit, fastaudit.workspace, fastaudit.hooks)
 # leaves this list.
 NO_SIGNATURE_YET = frozenset({
     'audit_perms',             # _fastaudit/ctx.c: a C object with tp_call, no __signature__
-})
+} if sys.version_info < (3, 13) else ())  # 3.13's inspect reads its tp_call
 
 # Names the package's __init__.py re-exports in a form type checkers do not
 # read (its __all__ is computed: list(__all__) + [...]), so that mypy
