@@ -55,8 +55,8 @@ fa_module_allowed(PyObject *mod, PyObject *allowed)
 }
 
 /* The module's spec says it is still executing its body. */
-static int
-spec_initializing(PyObject *spec)
+int
+fa_spec_initializing(PyObject *spec)
 {
     PyObject *d, *v;
     int r = 0;
@@ -349,7 +349,7 @@ module_initialising(void)
         if (body && (g = fa_py_frame_globals(f))) {
             if (PyDict_Check(g)) {
                 spec = PyDict_GetItemWithError(g, str_spec);
-                hit = spec_initializing(spec);
+                hit = fa_spec_initializing(spec);
             }
             Py_DECREF(g);
         }
@@ -393,7 +393,7 @@ importing_allowed_module(FaCfgObject *cfg)
             spec = PyDict_GetItemWithError(g, str_spec);
             name = PyDict_GetItemWithError(g, str_name);
         }
-        init = spec_initializing(spec);
+        init = fa_spec_initializing(spec);
         hit = init && module_allowed(name, allowed);
         if (!hit && trust) {
             sd = spec_dict(spec);
@@ -555,7 +555,7 @@ note_failed_import(void)
         if (g && PyDict_Check(g)) {
             spec = PyDict_GetItemWithError(g, str_spec);
             name = PyDict_GetItemWithError(g, str_name);
-            if (name && PyUnicode_Check(name) && spec_initializing(spec)) {
+            if (name && PyUnicode_Check(name) && fa_spec_initializing(spec)) {
                 Py_XSETREF(top, Py_NewRef(name));
             }
         }

@@ -199,6 +199,8 @@ int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);
 PyObject *fa_frame_name(PyFrameObject *f);
 int fa_ctx_init(void);
 int fa_module_allowed(PyObject *mod, PyObject *allowed);
+/* A module's __spec__ says its body is still running (hook.c). */
+int fa_spec_initializing(PyObject *spec);
 /*
  * A _thread start (the event's args) of a context of threads_follow that
  * carries its work into a Context of its own: 1 or 0.

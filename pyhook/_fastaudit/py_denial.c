@@ -31,7 +31,7 @@
 
 static PyObject *s_notes, *s_path, *s_resolved, *s_rule, *s_op, *s_roots,
     *s_event, *s_layer, *s_libc, *s_fix, *s_fastaudit, *s_hook, *s_spec,
-    *s_name, *s_dict, *s_initializing;
+    *s_name;
 
 #define NRECENT 32
 
@@ -93,11 +93,9 @@ names(void)
     s_hook = PyUnicode_InternFromString("hook");
     s_spec = PyUnicode_InternFromString("__spec__");
     s_name = PyUnicode_InternFromString("__name__");
-    s_dict = PyUnicode_InternFromString("__dict__");
-    s_initializing = PyUnicode_InternFromString("_initializing");
     return s_notes && s_path && s_resolved && s_rule && s_op && s_roots
            && s_event && s_layer && s_libc && s_fix && s_fastaudit && s_hook
-           && s_spec && s_name && s_dict && s_initializing
+           && s_spec && s_name
         ? 0 : -1;
 }
 
@@ -392,31 +390,6 @@ put(PyObject *d, PyObject *key, PyObject *value)
     return PyDict_SetItem(d, key, value ? value : Py_None);
 }
 
-/* The module's spec says it is still executing its body (hook.c's test). */
-static int
-spec_initializing(PyObject *spec)
-{
-    PyObject *d, *v;
-    int r = 0;
-
-    if (!spec || spec == Py_None) {
-        return 0;
-    }
-    /* generic lookup: a spec class's own __getattr__ must not run here */
-    d = PyObject_GenericGetAttr(spec, s_dict);
-    if (!d) {
-        PyErr_Clear();
-        return 0;
-    }
-    if (PyDict_Check(d)) {
-        v = PyDict_GetItemWithError(d, s_initializing);
-        r = v && PyObject_IsTrue(v) > 0;
-    }
-    PyErr_Clear();
-    Py_DECREF(d);
-    return r;
-}
-
 /*
  * The module whose first import the refused code runs in: the innermost
  * frame whose module is still initialising (the frames hook.c's import
@@ -434,7 +407,7 @@ initializing_module(void)
         if (g && PyDict_Check(g)) {
             spec = PyDict_GetItemWithError(g, s_spec);
             name = spec ? PyDict_GetItemWithError(g, s_name) : NULL;
-            if (name && PyUnicode_Check(name) && spec_initializing(spec)
+            if (name && PyUnicode_Check(name) && fa_spec_initializing(spec)
                 && PyUnicode_CompareWithASCIIString(name, "__main__") != 0)
             {
                 found = Py_NewRef(name);
