@@ -45,7 +45,10 @@ __all__ = ['FastauditPlugin', 'FastauditWorkerWarning', 'worker_report', 'denial
 #: The task annotation that names a task's roots: a list of directories.
 ANNOTATION = ROOTS_KEYWORD
 
-logger = logging.getLogger('fastaudit.dask')
+# Children of distributed's own loggers: what they say is in the logs that
+# client.get_worker_logs() and get_worker_logs(nanny=True) return.
+logger = logging.getLogger('distributed.worker.fastaudit')
+nanny_logger = logging.getLogger('distributed.nanny.fastaudit')
 
 
 class FastauditWorkerWarning(RuntimeWarning):
@@ -108,7 +111,7 @@ class _PreloadShim(NannyPlugin):
     def setup(self, nanny: Any) -> None:
         if not sys.platform.startswith('linux'):
             self.restart = False
-            logger.warning('fastaudit: nanny %s: not preloading libfashim.so: %s is not Linux',
+            nanny_logger.warning('fastaudit: nanny %s: not preloading libfashim.so: %s is not Linux',
                            nanny.address, sys.platform)
             return
         if 'LD_PRELOAD' not in _saved:
@@ -262,12 +265,15 @@ class _InContext(_node_base()):  # type: ignore[misc]
 def worker_report() -> dict[str, Any]:
     """What fastaudit did in this worker, for ``client.run(worker_report)``:
     whether the shim is loaded (``native``) and if not why, how many tasks ran
-    in a context, and the recent denials of every layer (``denials``)."""
+    in a context, how many writes and program starts the shim refused
+    (``native_denial_count``) and the recent denials of every layer
+    (``denials``: the last 32 of the audit hook's, 16 of the shim's)."""
     state = audit_state()
     return {'native': state['native'],
             'native_reason': _report['warned'] or state.get('native_reason'),
             'plugin': _report['plugin'],
             'audited_tasks': _audited_tasks.__reduce__()[1][0],
+            'native_denial_count': state['native_denial_count'],
             'denials': recent_denials()}
 
 

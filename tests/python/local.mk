@@ -26,7 +26,10 @@ python_suites = \
 	%D%/test_notebook.py \
 	%D%/test_typing.py \
 	%D%/test_readme.py \
-	%D%/test_reference_suite.py
+	%D%/test_reference_suite.py \
+	%D%/test_audited.py \
+	%D%/test_dask.py \
+	%D%/test_ray.py
 if WITH_PYTHON
 if HAVE_PYTEST
 PY_TESTS += $(python_suites)
