@@ -85,6 +85,15 @@ class Audited:
         # pops another's entry.
         self._entered: ContextVar[tuple[Any, ...]] = ContextVar('fastaudit_audited', default=())
 
+    # Ray and Dask ship decorated functions to workers by value; the entries
+    # of `with` stay in the process that made them.
+    def __getstate__(self) -> dict[str, Any]:
+        return {'roots': self.roots, 'mk_audit_kwargs': self.mk_audit_kwargs}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.roots, self.mk_audit_kwargs = state['roots'], state['mk_audit_kwargs']
+        self._entered = ContextVar('fastaudit_audited', default=())
+
     def __repr__(self) -> str:
         kw = ''.join(f', {k}={v!r}' for k, v in self.mk_audit_kwargs.items())
         return f'fastaudit.audited({self.roots!r}{kw})'

@@ -25,10 +25,10 @@ is refused by the call monitor instead of being judged at libc.
 """
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -164,8 +164,8 @@ def _restore(ours: str) -> None:
 
 
 # The worker side.
-_report: dict[str, Any] = {'plugin': False, 'warned': None}
-_audited_tasks = itertools.count()   # next() is atomic under the GIL
+_report: dict[str, Any] = {'plugin': False, 'warned': None, 'audited_tasks': 0}
+_report_lock = threading.Lock()
 
 
 def _why_no_shim(worker: Any, state: dict[str, Any]) -> str:
@@ -251,7 +251,8 @@ class _InContext(_node_base()):  # type: ignore[misc]
 
     def __call__(self, values: Any = ()) -> Any:
         perms = policy(self.roots, **self.mk_audit_kwargs)
-        next(_audited_tasks)
+        with _report_lock:
+            _report['audited_tasks'] += 1
         if self.inner.is_coro:
             return self._await(perms, values)
         with perms():
@@ -272,7 +273,7 @@ def worker_report() -> dict[str, Any]:
     return {'native': state['native'],
             'native_reason': _report['warned'] or state.get('native_reason'),
             'plugin': _report['plugin'],
-            'audited_tasks': _audited_tasks.__reduce__()[1][0],
+            'audited_tasks': _report['audited_tasks'],
             'native_denial_count': state['native_denial_count'],
             'denials': recent_denials()}
 

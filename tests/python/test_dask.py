@@ -22,50 +22,11 @@ dask = pytest.importorskip('dask')
 pytest.importorskip('pyarrow')
 
 import fastaudit  # noqa: E402
-from fastaudit.dask import FastauditPlugin, worker_report  # noqa: E402
+from fastaudit.dask import FastauditPlugin, FastauditWorkerWarning, worker_report  # noqa: E402
+from tenant_tasks import (TASKS, check_confined, check_landed, clear, layout,  # noqa: E402
+                          specs, tenant_task)
 
-TENANTS = 4
-TASKS = 16
-METHODS = ('open', 'pyarrow', 'sqlite')
-TARGETS = ('own', 'other', 'outside')
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='Linux only')
-
-
-def _write(method, path):
-    if method == 'open':
-        with open(path, 'w') as f:
-            f.write('open')
-    elif method == 'pyarrow':
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        pq.write_table(pa.table({'x': [1, 2, 3]}), path)
-    else:
-        import sqlite3
-        db = sqlite3.connect(':memory:')
-        db.execute('create table t(x)')
-        db.execute('insert into t values (42)')
-        db.commit()
-        db.execute(f"vacuum into '{path}'")
-        db.close()
-
-
-def tenant_task(task, dirs):
-    """A tenant's task as a model might write it: it knows nothing of fastaudit.
-    Returns, per target and method, 'landed' or how the write failed."""
-    out = {'pid': os.getpid()}
-    for target in TARGETS:
-        for method in METHODS:
-            path = os.path.join(dirs[target], f'task{task}.{method}')
-            try:
-                _write(method, path)
-                out[target, method] = 'landed'
-            except Exception as e:
-                out[target, method] = {'type': type(e).__name__,
-                                       'errno': getattr(e, 'errno', None),
-                                       'rule': getattr(e, 'rule', None),
-                                       'fastaudit': getattr(e, 'fastaudit', None),
-                                       'notes': getattr(e, '__notes__', [])}
-    return out
 
 
 def raising_task(path):
@@ -92,24 +53,13 @@ def cluster():
             yield client
 
 
-def _layout(top):
-    roots = [os.path.join(top, 'tenants', f't{i}') for i in range(TENANTS)]
-    for d in roots + [os.path.join(top, 'outside'), os.path.join(top, 'common')]:
-        os.makedirs(d)
-    return roots, os.path.join(top, 'outside'), os.path.join(top, 'common')
-
-
 def _run_graph(client, roots, outside):
     """16 tasks of 4 tenants, 8 through submit (pinned to both workers in
     turn), 8 through delayed + compute; (task, tenant, dirs, result) each."""
     workers = sorted(client.scheduler_info()['workers'])
-    specs = []
-    for task in range(TASKS):
-        t = task % TENANTS
-        dirs = {'own': roots[t], 'other': roots[(t + 1) % TENANTS], 'outside': outside}
-        specs.append((task, t, dirs))
+    tasks = specs(roots, outside)
     futures, lazy = [], []
-    for task, t, dirs in specs:
+    for task, t, dirs in tasks:
         with dask.annotate(fastaudit_roots=[roots[t]]):
             if task < TASKS // 2:
                 futures.append(client.submit(tenant_task, task, dirs, pure=False,
@@ -117,24 +67,18 @@ def _run_graph(client, roots, outside):
             else:
                 lazy.append(dask.delayed(tenant_task, pure=False)(task, dirs))
     results = client.gather(futures) + list(dask.compute(*lazy))
-    return [(task, t, dirs, r) for (task, t, dirs), r in zip(specs, results)]
+    return [(task, t, dirs, r) for (task, t, dirs), r in zip(tasks, results)]
 
 
 def test_tenants_land_without_the_plugin_and_are_confined_with_it(cluster, tmp_path):
     client = cluster
-    roots, outside, common = _layout(os.path.realpath(str(tmp_path)))
+    roots, outside, common = layout(os.path.realpath(str(tmp_path)))
     env_before = os.environ.get('LD_PRELOAD')
 
     # Without the plugin: the annotation alone confines nothing.
-    for task, t, dirs, r in _run_graph(client, roots, outside):
-        for target in TARGETS:
-            for method in METHODS:
-                assert r[target, method] == 'landed', (task, target, method, r)
-                assert os.path.exists(os.path.join(dirs[target], f'task{task}.{method}'))
+    check_landed(_run_graph(client, roots, outside))
     assert not any(client.run(native_in_worker).values())
-    for d in roots + [outside]:
-        for name in os.listdir(d):
-            os.remove(os.path.join(d, name))
+    clear(roots + [outside])
 
     client.register_plugin(FastauditPlugin(roots=[common]))
     # The nannies live in this process: its environment is as it was.
@@ -145,38 +89,7 @@ def test_tenants_land_without_the_plugin_and_are_confined_with_it(cluster, tmp_p
     results = _run_graph(client, roots, outside)
     assert len(results) == TASKS
     assert len({r['pid'] for _, _, _, r in results[:TASKS // 2]}) == 2
-    refused_native = set()
-    for task, t, dirs, r in results:
-        for method in METHODS:
-            path = os.path.join(dirs['own'], f'task{task}.{method}')
-            assert r['own', method] == 'landed', (task, method, r)
-            assert os.path.getsize(path) > 0
-        for target in ('other', 'outside'):
-            for method in METHODS:
-                path = os.path.join(dirs[target], f'task{task}.{method}')
-                got = r[target, method]
-                assert got != 'landed', (task, target, method)
-                assert not os.path.exists(path), path
-                if method == 'open':     # the audit hook
-                    assert got['type'] == 'AuditDenied' and got['rule'] == 'outside-roots', got
-                    assert any('to allow: add' in n for n in got['notes']), got
-                else:                    # the shim, in native code
-                    assert got['type'] in ('PermissionError', 'OperationalError'), got
-                    refused_native.add(path)
-                    # On 3.12+ the exception carries the shim's note; the
-                    # extension can give it to another thread's exception
-                    # when two threads are refused at once, so only a note
-                    # present is checked here (the count of refusals below
-                    # is the shim's own).
-                    if got['fastaudit'] is not None:
-                        assert got['fastaudit']['layer'] == 'libc', got
-                        assert got['fastaudit']['rule'] == 'outside-roots', got
-    assert len(refused_native) == TASKS * 2 * 2
-    # Nothing else was created anywhere.
-    for i, d in enumerate(roots):
-        mine = {f'task{task}.{m}' for task in range(i, TASKS, TENANTS) for m in METHODS}
-        assert set(os.listdir(d)) == mine
-    assert os.listdir(outside) == []
+    refused_native = check_confined(results, roots, outside)
 
     # The workers' denials, from the client: the shim counted each native
     # refusal, and those it keeps are the tasks'.
@@ -218,7 +131,9 @@ def test_a_worker_without_a_nanny_says_so(tmp_path):
     os.makedirs(outside)
     with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
                                   dashboard_address=None) as cl, distributed.Client(cl) as client:
-        client.register_plugin(FastauditPlugin())
+        # The worker runs in this process: its warning is seen here.
+        with pytest.warns(FastauditWorkerWarning, match='no nanny'):
+            client.register_plugin(FastauditPlugin())
         (report,) = client.run(worker_report).values()
         assert report['plugin'] and not report['native']
         assert 'no nanny' in report['native_reason']
