@@ -139,6 +139,11 @@ class Audited:
         sig = _with_roots_keyword(fn)
         if sig is not None:
             wrapper.__signature__ = sig  # type: ignore[attr-defined]
+            # Ray reads an actor method's signature from inspect.unwrap()'s
+            # answer: the wrapper is where unwrapping stops, so that the
+            # keyword is seen. The function is fastaudit_function.
+            del wrapper.__wrapped__
+        wrapper.fastaudit_function = fn  # type: ignore[attr-defined]
         wrapper._fastaudit_audited = self  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 
