@@ -27,6 +27,7 @@ from tenant_tasks import (TASKS, check_confined, check_landed, clear, layout,  #
                           specs, tenant_task)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='Linux only')
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def raising_task(path):
@@ -145,3 +146,31 @@ def test_a_worker_without_a_nanny_says_so(tmp_path):
         with pytest.raises(fastaudit.AuditDenied):
             fut.result()
         assert os.listdir(outside) == []
+
+
+def test_the_readme_recipe_prints_what_it_shows(tmp_path):
+    """README.md's Dask block, run verbatim in TMP/home/me/proj as the
+    README's runs are shown, prints the ```text block right after it."""
+    import re
+    import subprocess
+    src = os.environ.get('FA_SRCDIR') or os.path.dirname(os.path.dirname(HERE))
+    with open(os.path.join(src, 'README.md'), encoding='utf-8') as f:
+        text = f.read()
+    (block,) = [b for b in re.findall(r'^```python\n(.*?)^```$', text, re.S | re.M)
+                if 'FastauditPlugin' in b]
+    rest = text[text.index(block) + len(block) + 4:]
+    shown = re.search(r'```text\n(.*?)^```$', rest, re.S | re.M).group(1)
+    assert 'Run in `/home/me/proj`' in rest[:rest.index('```text')]
+    top = os.path.realpath(str(tmp_path))
+    proj = os.path.join(top, 'home', 'me', 'proj')
+    os.makedirs(proj)
+    with open(os.path.join(proj, 'recipe.py'), 'w') as f:
+        f.write(block)
+    env = dict(os.environ)
+    env.pop('LD_PRELOAD', None)
+    r = subprocess.run([sys.executable, 'recipe.py'], cwd=proj, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.replace(top, '') == shown, (r.stdout, r.stderr[-2000:])
+    assert os.listdir(os.path.join(proj, 'tenants', 'a')) == ['out.txt']
+    assert os.listdir(os.path.join(proj, 'tenants', 'b')) == []
