@@ -6,9 +6,9 @@ Prints, from one run (not a test):
 
 1. per task, in one worker process (one thread, the shim loaded through
    FastauditPlugin): the same task submitted unannotated and annotated with
-   fastaudit_roots, for a 1 ms and a 100 ms task (a busy loop), as the
-   client sees it (submit to result, one task at a time); the median of
-   paired rounds, and the overhead per task in microseconds;
+   fastaudit_roots, in turn, for a 1 ms and a 100 ms task (a busy loop),
+   as the client sees it (submit to result, one task at a time): medians,
+   and the median of the paired differences;
 2. the same pair inside the worker with the Dask round trip taken out: the
    task function called plainly and through audited() (the policy cached);
 3. worker start-up: client.restart() of a 2-worker LocalCluster without
@@ -36,33 +36,41 @@ def spin(seconds):
     return seconds
 
 
+def _paired(n, plain, audited):
+    """n pairs of (plain, audited) timings, taken alternately so that load
+    on the machine falls on both alike; their medians and the median of the
+    paired differences, in seconds."""
+    ps, auds, diffs = [], [], []
+    for _ in range(n):
+        t = time.perf_counter()
+        plain()
+        p = time.perf_counter() - t
+        t = time.perf_counter()
+        audited()
+        a = time.perf_counter() - t
+        ps.append(p)
+        auds.append(a)
+        diffs.append(a - p)
+    return statistics.median(ps), statistics.median(auds), statistics.median(diffs)
+
+
 def in_worker(seconds, n, root):
-    """Seconds per call of spin(seconds), plain and audited, in this worker."""
+    """spin(seconds) called plainly and through audited(), in this worker."""
     audited = fastaudit.audited([root])(spin)
     audited(0)                     # the policy is made once, outside the timing
-    out = {}
-    for name, fn, kw in (('plain', spin, {}), ('audited', audited, {})):
-        t = time.perf_counter()
-        for _ in range(n):
-            fn(seconds, **kw)
-        out[name] = (time.perf_counter() - t) / n
-    return out
+    return _paired(n, lambda: spin(seconds), lambda: audited(seconds))
 
 
 def per_task(client, seconds, n, root):
-    """Seconds per task, one task at a time, unannotated then annotated."""
-    out = {}
-    for name in ('plain', 'audited'):
-        t = time.perf_counter()
-        for _ in range(n):
-            if name == 'audited':
-                with dask.annotate(fastaudit_roots=[root]):
-                    f = client.submit(spin, seconds, pure=False)
-            else:
-                f = client.submit(spin, seconds, pure=False)
-            f.result()
-        out[name] = (time.perf_counter() - t) / n
-    return out
+    """A task submitted and awaited, unannotated and annotated, in turn."""
+    def plain():
+        client.submit(spin, seconds, pure=False).result()
+
+    def audited():
+        with dask.annotate(fastaudit_roots=[root]):
+            f = client.submit(spin, seconds, pure=False)
+        f.result()
+    return _paired(n, plain, audited)
 
 
 def restarts(rounds):
@@ -94,26 +102,17 @@ def main():
                       dashboard_address=None) as cl, Client(cl) as client:
         client.register_plugin(FastauditPlugin())
         assert all(client.run(lambda: fastaudit.audit_state()['native']).values())
-        for seconds, n in ((0.001, 200), (0.1, 10)):
+        for seconds, n in ((0.001, 400), (0.1, 20)):
             per_task(client, seconds, 5, root)          # warm up
-            plain, aud = [], []
-            for _ in range(args.rounds):
-                got = per_task(client, seconds, n, root)
-                plain.append(got['plain'])
-                aud.append(got['audited'])
-            ratio = statistics.median(a / p for p, a in zip(plain, aud))
-            over = statistics.median(a - p for p, a in zip(plain, aud)) * 1e6
-            print(f'task of {seconds * 1e3:g} ms through Dask: unaudited '
-                  f'{statistics.median(plain) * 1e3:.3f} ms, audited '
-                  f'{statistics.median(aud) * 1e3:.3f} ms: {ratio:.3f}x, {over:+.0f} us/task')
-            rows = [client.submit(in_worker, seconds, n, root, pure=False).result()
-                    for _ in range(args.rounds)]
-            ratio = statistics.median(r['audited'] / r['plain'] for r in rows)
-            over = statistics.median(r['audited'] - r['plain'] for r in rows) * 1e6
-            print(f'task of {seconds * 1e3:g} ms in the worker:  plain '
-                  f'{statistics.median(r["plain"] for r in rows) * 1e3:.3f} ms, audited '
-                  f'{statistics.median(r["audited"] for r in rows) * 1e3:.3f} ms: '
-                  f'{ratio:.3f}x, {over:+.1f} us/call')
+            for where, got, unit in (
+                    ('through Dask', per_task(client, seconds, n * args.rounds // 5, root),
+                     'task'),
+                    ('in the worker', client.submit(in_worker, seconds, n * args.rounds // 5,
+                                                    root, pure=False).result(), 'call')):
+                plain, aud, diff = got
+                print(f'task of {seconds * 1e3:g} ms {where}: unaudited {plain * 1e3:.3f} ms, '
+                      f'audited {aud * 1e3:.3f} ms: {aud / plain:.3f}x, '
+                      f'{diff * 1e6:+.0f} us/{unit} (median of paired differences)')
     bare, shim, ratio = restarts(args.rounds)
     print(f'worker restart (2 workers, client.restart()): without the shim {bare:.2f} s, '
           f'with it {shim:.2f} s: {ratio:.2f}x')

@@ -211,7 +211,9 @@ class _AuditTasks(WorkerPlugin):
         roots = (ts.annotations or {}).get(ANNOTATION, self.roots)
         if roots is None:
             return
-        ts.run_spec = _InContext(ts.run_spec, list(roots), self.mk_audit_kwargs)
+        # Checked where the task runs (a string is refused there, never
+        # taken as a list of one-letter roots).
+        ts.run_spec = _InContext(ts.run_spec, roots, self.mk_audit_kwargs)
 
 
 def _node_base() -> type:
@@ -231,7 +233,7 @@ class _InContext(_node_base()):  # type: ignore[misc]
 
     __slots__ = ('inner', 'roots', 'mk_audit_kwargs')
 
-    def __init__(self, inner: Any, roots: list[str], mk_audit_kwargs: dict[str, Any]) -> None:
+    def __init__(self, inner: Any, roots: Any, mk_audit_kwargs: dict[str, Any]) -> None:
         self.key = inner.key
         self._dependencies = inner.dependencies
         self.inner = inner

@@ -109,6 +109,13 @@ def test_tenants_land_without_the_plugin_and_are_confined_with_it(cluster, tmp_p
     assert any('to allow: add' in n for n in info.value.__notes__)
     assert not os.path.exists(os.path.join(roots[1], 'raised'))
 
+    # Roots given as one string are refused, as the task's error.
+    with dask.annotate(fastaudit_roots=roots[1]):
+        fut = client.submit(raising_task, os.path.join(roots[1], 'string'), pure=False)
+    with pytest.raises(TypeError, match='list of directories'):
+        fut.result()
+    assert not os.path.exists(os.path.join(roots[1], 'string'))
+
     # A task with no annotation runs in the plugin's own roots; a coroutine
     # task too.
     ok = client.submit(async_task, os.path.join(common, 'async'), pure=False)
