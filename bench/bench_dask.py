@@ -10,7 +10,10 @@ Prints, from one run (not a test):
    as the client sees it (submit to result, one task at a time): medians,
    and the median of the paired differences;
 2. the same pair inside the worker with the Dask round trip taken out: the
-   task function called plainly and through audited() (the policy cached);
+   task function called plainly and through audited() (the policy cached),
+   and through audited(monitor_calls=False): on 3.12+ the first entry and
+   the last exit of a context set and clear sys.monitoring events, which
+   re-instruments the code on every thread's stack;
 3. worker start-up: client.restart() of a 2-worker LocalCluster without
    the shim and with it (the nanny preloading libfashim.so), median of
    paired rounds.
@@ -54,9 +57,9 @@ def _paired(n, plain, audited):
     return statistics.median(ps), statistics.median(auds), statistics.median(diffs)
 
 
-def in_worker(seconds, n, root):
+def in_worker(seconds, n, root, **kw):
     """spin(seconds) called plainly and through audited(), in this worker."""
-    audited = fastaudit.audited([root])(spin)
+    audited = fastaudit.audited([root], **kw)(spin)
     audited(0)                     # the policy is made once, outside the timing
     return _paired(n, lambda: spin(seconds), lambda: audited(seconds))
 
@@ -108,7 +111,10 @@ def main():
                     ('through Dask', per_task(client, seconds, n * args.rounds // 5, root),
                      'task'),
                     ('in the worker', client.submit(in_worker, seconds, n * args.rounds // 5,
-                                                    root, pure=False).result(), 'call')):
+                                                    root, pure=False).result(), 'call'),
+                    ('in the worker, monitor_calls=False',
+                     client.submit(in_worker, seconds, n * args.rounds // 5, root,
+                                   monitor_calls=False, pure=False).result(), 'call')):
                 plain, aud, diff = got
                 print(f'task of {seconds * 1e3:g} ms {where}: unaudited {plain * 1e3:.3f} ms, '
                       f'audited {aud * 1e3:.3f} ms: {aud / plain:.3f}x, '

@@ -112,3 +112,18 @@ def test_an_actor_method_is_confined_per_call(local_ray, tmp_path):
     assert os.listdir(b) == []
     with open(os.path.join(a, 'x')) as f:
         assert f.read() == 'a'
+
+
+def test_a_worker_without_the_shim_says_so(local_ray):
+    # A task's own runtime_env that preloads nothing: its worker starts
+    # without the shim, and the job's setup hook, check_worker, says why.
+    @ray.remote(runtime_env={'env_vars': {'LD_PRELOAD': ''}})
+    def without():
+        import warnings
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter('always')
+            loaded = fastaudit.ray.check_worker()
+        return loaded, fastaudit.audit_state()['native'], [str(w.message) for w in seen]
+    loaded, native, msgs = ray.get(without.remote())
+    assert not loaded and not native
+    assert len(msgs) == 1 and 'LD_PRELOAD does not name it' in msgs[0], msgs
