@@ -108,7 +108,9 @@ def test_an_actor_method_is_confined_per_call(local_ray, tmp_path):
     assert ray.get(store.put.remote(os.path.join(a, 'x'), 'a', fastaudit_roots=[a])) == (a,)
     with pytest.raises(fastaudit.AuditDenied) as info:    # Ray's RayTaskError(AuditDenied)
         ray.get(store.put.remote(os.path.join(b, 'x'), 'b', fastaudit_roots=[a]))
-    assert 'to allow: add' in str(info.value)
+    cause = info.value.cause                              # the worker's AuditDenied
+    assert isinstance(cause, fastaudit.AuditDenied) and cause.rule == 'outside-roots'
+    assert any('to allow: add' in n for n in cause.__notes__)
     assert os.listdir(b) == []
     with open(os.path.join(a, 'x')) as f:
         assert f.read() == 'a'
