@@ -142,7 +142,7 @@ class Audited:
             # Ray reads an actor method's signature from inspect.unwrap()'s
             # answer: the wrapper is where unwrapping stops, so that the
             # keyword is seen. The function is fastaudit_function.
-            del wrapper.__wrapped__
+            del wrapper.__wrapped__  # type: ignore[attr-defined]
         wrapper.fastaudit_function = fn  # type: ignore[attr-defined]
         wrapper._fastaudit_audited = self  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
@@ -258,4 +258,4 @@ def audited(roots: _Roots | Callable[..., Any] | None = None,
     if callable(roots) and not isinstance(roots, os.PathLike):
         # @audited without parentheses: roots come per call.
         return Audited(None, {'preset': 'data', **mk_audit_kwargs})(roots)
-    return Audited(roots, {'preset': 'data', **mk_audit_kwargs})  # type: ignore[arg-type]
+    return Audited(roots, {'preset': 'data', **mk_audit_kwargs})

@@ -32,6 +32,9 @@ import threading
 import warnings
 from typing import Any
 
+from collections.abc import Mapping
+
+from dask._task_spec import GraphNode
 from distributed.diagnostics.plugin import NannyPlugin, SchedulerPlugin, WorkerPlugin
 from distributed.protocol.pickle import dumps
 
@@ -82,12 +85,12 @@ class FastauditPlugin(SchedulerPlugin):
         # Nannies first: their workers restart with the shim, and only the
         # new workers get the task plugin, so none warns for want of it.
         if self.preload:
-            await scheduler.register_nanny_plugin(
-                comm=None, plugin=dumps(_PreloadShim()), name='fastaudit-preload',
-                idempotent=False)
-        await scheduler.register_worker_plugin(
-            comm=None, plugin=dumps(_AuditTasks(self.roots, self.mk_audit_kwargs)),
-            name='fastaudit-tasks', idempotent=False)
+            preload = dumps(_PreloadShim())  # type: ignore[no-untyped-call]
+            await scheduler.register_nanny_plugin(comm=None, plugin=preload,
+                                                  name='fastaudit-preload', idempotent=False)
+        tasks = dumps(_AuditTasks(self.roots, self.mk_audit_kwargs))  # type: ignore[no-untyped-call]
+        await scheduler.register_worker_plugin(comm=None, plugin=tasks, name='fastaudit-tasks',
+                                               idempotent=False)
 
 
 # The nanny side. Nannies of a LocalCluster live in the client's process,
@@ -111,8 +114,8 @@ class _PreloadShim(NannyPlugin):
     def setup(self, nanny: Any) -> None:
         if not sys.platform.startswith('linux'):
             self.restart = False
-            nanny_logger.warning('fastaudit: nanny %s: not preloading libfashim.so: %s is not Linux',
-                           nanny.address, sys.platform)
+            nanny_logger.warning('fastaudit: nanny %s: not preloading libfashim.so: '
+                                 '%s is not Linux', nanny.address, sys.platform)
             return
         if 'LD_PRELOAD' not in _saved:
             _saved['LD_PRELOAD'] = os.environ.get('LD_PRELOAD')
@@ -121,6 +124,7 @@ class _PreloadShim(NannyPlugin):
         value = _composed(before, shim)
         nanny.pre_spawn_env['LD_PRELOAD'] = value
         nanny.env['LD_PRELOAD'] = value
+        self.value = value
         # A worker that has the shim already (the nanny's own environment
         # preloads it) needs no restart.
         self.restart = shim not in (before or '').split(':')
@@ -145,7 +149,7 @@ class _PreloadShim(NannyPlugin):
             nanny.instantiate = plain
             nanny._fastaudit_instantiate = None
         for env in (nanny.pre_spawn_env, nanny.env):
-            if 'LD_PRELOAD' in env:
+            if env.get('LD_PRELOAD') == getattr(self, 'value', None):   # ours, not a user's
                 if _saved.get('LD_PRELOAD') is None:
                     del env['LD_PRELOAD']
                 else:
@@ -168,7 +172,7 @@ _report: dict[str, Any] = {'plugin': False, 'warned': None, 'audited_tasks': 0}
 _report_lock = threading.Lock()
 
 
-def _why_no_shim(worker: Any, state: dict[str, Any]) -> str:
+def _why_no_shim(worker: Any, state: Mapping[str, Any]) -> str:
     if not sys.platform.startswith('linux'):
         return f'{sys.platform} is not Linux: libfashim.so is for Linux with glibc'
     if getattr(worker, 'nanny', None) is None:
@@ -216,12 +220,7 @@ class _AuditTasks(WorkerPlugin):
         ts.run_spec = _InContext(ts.run_spec, roots, self.mk_audit_kwargs)
 
 
-def _node_base() -> type:
-    from dask._task_spec import GraphNode
-    return GraphNode
-
-
-class _InContext(_node_base()):  # type: ignore[misc]
+class _InContext(GraphNode):
     """A task's GraphNode, called in an audit context.
 
     The worker calls the node in the copy of the event loop's Context that
