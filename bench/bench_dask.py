@@ -14,9 +14,10 @@ Prints, from one run (not a test):
    and through audited(monitor_calls=False): on 3.12+ the first entry and
    the last exit of a context set and clear sys.monitoring events, which
    re-instruments the code on every thread's stack;
-3. worker start-up: client.restart() of a 2-worker LocalCluster without
-   the shim and with it (the nanny preloading libfashim.so), median of
-   paired rounds.
+3. worker start-up: a worker's interpreter (python -c 'import
+   distributed.worker') started without and with LD_PRELOAD of the shim,
+   in turn; and client.restart() of a 2-worker LocalCluster without the
+   shim and with it (the nanny preloading libfashim.so), median of rounds.
 """
 import argparse
 import os
@@ -94,6 +95,21 @@ def restarts(rounds):
     return statistics.median(bare), statistics.median(shim), statistics.median(ratios)
 
 
+def startup(n):
+    """A worker's interpreter start (python, import distributed.worker), without
+    and with LD_PRELOAD of the shim, in turn: medians and the median of the
+    paired differences, in seconds."""
+    import subprocess
+    cmd = [sys.executable, '-c', 'import distributed.worker']
+    bare = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
+    shim = dict(bare, LD_PRELOAD=fastaudit.shim_path())
+
+    def run(env):
+        return lambda: subprocess.run(cmd, env=env, check=True)
+    run(bare)()
+    return _paired(n, run(bare), run(shim))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--rounds', type=int, default=5)
@@ -119,6 +135,10 @@ def main():
                 print(f'task of {seconds * 1e3:g} ms {where}: unaudited {plain * 1e3:.3f} ms, '
                       f'audited {aud * 1e3:.3f} ms: {aud / plain:.3f}x, '
                       f'{diff * 1e6:+.0f} us/{unit} (median of paired differences)')
+    plain, pre, diff = startup(4 * args.rounds)
+    print(f'worker interpreter start (import distributed.worker): without the shim '
+          f'{plain * 1e3:.0f} ms, with it {pre * 1e3:.0f} ms: {pre / plain:.3f}x, '
+          f'{diff * 1e3:+.1f} ms (median of paired differences)')
     bare, shim, ratio = restarts(args.rounds)
     print(f'worker restart (2 workers, client.restart()): without the shim {bare:.2f} s, '
           f'with it {shim:.2f} s: {ratio:.2f}x')
