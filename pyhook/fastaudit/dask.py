@@ -34,9 +34,13 @@ from typing import Any
 
 from collections.abc import Mapping
 
-from dask._task_spec import GraphNode
-from distributed.diagnostics.plugin import NannyPlugin, SchedulerPlugin, WorkerPlugin
-from distributed.protocol.pickle import dumps
+try:
+    from dask._task_spec import GraphNode
+    from distributed.diagnostics.plugin import NannyPlugin, SchedulerPlugin, WorkerPlugin
+    from distributed.protocol.pickle import dumps
+except ImportError as e:
+    raise ImportError(f'fastaudit.dask needs dask.distributed 2025.1 or later ({e}): '
+                      'pip install fastaudit-native[dask]') from e
 
 from ._audited import ROOTS_KEYWORD, policy
 from ._fastaudit import audit_state, recent_denials

@@ -203,3 +203,19 @@ def test_with_block_and_pickling(dirs):
         with pytest.raises(AuditDenied):
             touch(os.path.join(b, 'again'))
     assert fastaudit.audited is audited
+
+
+def test_the_package_imports_without_dask_or_ray():
+    import subprocess
+    import sys
+    code = ('import sys\n'
+            "sys.modules['distributed'] = sys.modules['ray'] = None\n"
+            'import fastaudit, fastaudit.ray\n'
+            'assert fastaudit.audited\n'
+            'try:\n'
+            '    import fastaudit.dask\n'
+            'except ImportError as e:\n'
+            '    print(e)\n')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert 'pip install fastaudit-native[dask]' in r.stdout, r.stdout
