@@ -1,6 +1,7 @@
 """What a task's audit context costs on Dask, and what the preload costs a worker.
 
-    PYTHONPATH=BUILD/pyhook:SRC/pyhook python bench/bench_dask.py [--rounds N]
+    make bench-dask
+    PYTHONPATH=BUILD/pyhook:SRC/pyhook python bench/dask/bench_dask.py [--rounds N]
 
 Prints, from one run (not a test):
 
