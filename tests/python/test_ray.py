@@ -129,3 +129,28 @@ def test_a_worker_without_the_shim_says_so(local_ray):
     loaded, native, msgs = ray.get(without.remote())
     assert not loaded and not native
     assert len(msgs) == 1 and 'LD_PRELOAD does not name it' in msgs[0], msgs
+
+
+def _array():
+    import numpy as np
+    return np.ones(2 ** 20)
+
+
+@fastaudit.audited()
+def _object_store_work():
+    """Inside a context: put an 8 MiB array in the object store, get another
+    from a nested task; what the shim refused meanwhile in this worker."""
+    import numpy as np
+    before = fastaudit.audit_state()['native_denial_count']
+    ref = ray.put(np.zeros(2 ** 20))
+    total = float(ray.get(ref).sum() + ray.get(ray.remote(_array).remote()).sum())
+    return total, fastaudit.audit_state()['native_denial_count'] - before
+
+
+def test_a_worker_needs_no_roots_of_its_own_for_the_object_store(local_ray, tmp_path):
+    # The task's only root is its own directory: neither the session
+    # directory nor /dev/shm.
+    root = os.path.realpath(str(tmp_path))
+    total, refused = ray.get(ray.remote(_object_store_work).remote(fastaudit_roots=[root]))
+    assert total == 2 ** 20 and refused == 0
+    assert os.listdir(root) == []
