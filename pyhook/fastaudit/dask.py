@@ -30,9 +30,8 @@ import os
 import sys
 import threading
 import warnings
-from typing import Any
-
 from collections.abc import Mapping
+from typing import Any
 
 try:
     from dask._task_spec import GraphNode
