@@ -321,13 +321,15 @@ path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op,
     fa_text_lit(&t, ": ");
     if (root) {
         fa_text_lit(&t, "a root can be written into, not removed or renamed");
+    } else if (d->why == FA_WHY_ERROR && d->err > 0) {
+        fa_text_c(&t, fa_why_error_text(d->err));
     } else {
         fa_text_c(&t, fa_why_text(d->why));
     }
     fa_text_lit(&t, " (");
     fa_text_c(&t, fa_why_name(d->why));
     fa_text_lit(&t, ")");
-    if (d->err) {
+    if (d->err && d->why != FA_WHY_ERROR) {
         fa_text_lit(&t, ": ");
         fa_text_c(&t, strerror(d->err));
     }

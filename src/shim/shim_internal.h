@@ -248,7 +248,8 @@ static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
 {
 	ev->d = d;
 	ev->why = fa_why_name(d->why);
-	ev->text = fa_why_text(d->why);
+	ev->text = d->why == FA_WHY_ERROR && d->err > 0 ? fa_why_error_text(d->err)
+							: fa_why_text(d->why);
 	ev->policy = p;
 	/* a context's approved child: its process policy is that context's */
 	ev->from_context = from_context || (p && p == fa_proc.policy && fa_proc.from_context);
