@@ -173,6 +173,14 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 		errno = *target ? ENAMETOOLONG : ENOENT;
 		return -1;
 	}
+	/*
+	 * Only mkdir makes "name/": the kernel answers a symlink by such a name
+	 * with EEXIST or ENOENT and makes nothing, so it answers first here.
+	 */
+	if (path && *path && path[strnlen(path, PATH_MAX) - 1] == '/') {
+		fa_call_done();
+		return FA_REAL(symlinkat)(target, dirfd, path);
+	}
 	rc = fa_pin_call(call, FA_OP_CREATE, dirfd, path, target, &s, ra);
 	if (rc == 0 && s.pinned && fa_symlink_target_call(call, target, path, &s, ra) < 0) {
 		fa_unpin_call(&s);

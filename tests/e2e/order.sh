@@ -115,6 +115,10 @@ for m in "" fallback; do
 	kernel remove "$O/d/."
 	kernel unlinkat . "$O/d/.." REMOVEDIR
 	kernel symlink "" "$O/new"
+	# Only mkdir makes "name/": a symlink by that name is ENOENT (EEXIST if it is there).
+	kernel symlink x "$O/new/"
+	kernel symlink x "$O/f/"
+	kernel symlinkat x . "$O/new/"
 	# O_CREAT follows a final link: where it cannot lead, the kernel says so.
 	kernel open "$O/loop" "WRONLY|CREAT"
 	kernel open "$O/loop" "WRONLY|CREAT|TRUNC"
