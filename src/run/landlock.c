@@ -300,6 +300,19 @@ static void no_landlock(int err, char *why, size_t len)
 	}
 }
 
+int fa_floor_decides_entries(const fa_policy *p)
+{
+	int i;
+
+	if (!p || fa_policy_unrestricted(p) || fa_policy_learning(p) || fa_policy_ndeny(p) ||
+	    fa_policy_symlinks(p) != FA_SYM_TRUST || fa_policy_nroots(p) == 0)
+		return 0;
+	for (i = 0; i < fa_policy_nroots(p); i++)
+		if (fa_policy_root_fd(p, i) < 0)
+			return 0;
+	return 1;
+}
+
 int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,
 		   const char *command, const char *allow, const char *log, char *why,
 		   size_t len)

@@ -96,6 +96,18 @@ int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy 
 		   const char *command, const char *allow, const char *log, char *why,
 		   size_t len);
 
+/*
+ * 1 when the floor fa_floor_build() makes of p refuses exactly the entry
+ * changes p refuses: p holds only roots, each resolved and pinned (the
+ * ruleset's rules are those directories), with no deny subtree, symlinks
+ * trusted, neither learning nor unrestricted. Landlock grants the make and
+ * remove rights beneath the roots alone (devices, inherited descriptors and
+ * the log get write rights only), so under such a floor the kernel itself
+ * refuses a creation or removal outside the roots, whichever way its path
+ * leads there.
+ */
+int fa_floor_decides_entries(const fa_policy *p);
+
 /* What fa-run watches for while the command runs. */
 struct fa_watch {
 	int quiet;                 /* no exit notes */

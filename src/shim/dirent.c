@@ -68,12 +68,12 @@ int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int 
 	int rc;
 
 	fa_tls.call_whole = &whole;
-	rc = fa_pin_call(call, FA_OP_REMOVE, dirfd, path, NULL, &s, ra);
+	rc = fa_pin_entry_call(call, FA_OP_REMOVE, dirfd, path, &s, ra);
 	fa_tls.call_whole = NULL;
 	if (rc < 0)
 		return -1;
 	rc = flags == AT_REMOVEDIR ? fa_rmdir_at(s.fd, s.name) : FA_REAL(unlinkat)(s.fd, s.name, flags);
-	fa_unpin_call(&s);
+	fa_unpin_after(&s, rc < 0);
 	return rc;
 }
 

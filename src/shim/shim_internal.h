@@ -74,6 +74,7 @@ struct fa_proc {
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
+	int floor_entries;        /* that floor alone decides entry changes (shim_judge.c) */
 	int from_context;         /* FA_FROM_CONTEXT=1: the policy is an audit context's (exec.c) */
 	const char *log;          /* FA_LOG, or NULL */
 	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
@@ -294,12 +295,20 @@ struct fa_spin {
 	int fd;
 	const char *name;
 	char nbuf[NAME_MAX + 2];
+	/* Left to the kernel floor (fa_pin_entry_call): what to judge if it refuses. */
+	struct {
+		const char *call, *path;
+		void *ra;
+		const struct fa_whole *whole;
+		int op, dirfd, saved;
+	} floor;
 };
 
 static inline void fa_spin_init(struct fa_spin *s)
 {
 	s->pinned = 0;
 	s->rfd = -1;
+	s->floor.call = NULL;
 }
 
 /* Nothing judged: the real call gets the path as given. */
@@ -318,8 +327,19 @@ static inline int fa_spin_by_name(struct fa_spin *s, const char *path)
  */
 FA_HIDDEN int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 			  const char *shown1, struct fa_spin *s, void *ra);
+/*
+ * fa_pin_call() for a call that makes or removes one entry (mkdir, mknod,
+ * unlink, rmdir): where the kernel floor decides such calls exactly
+ * (fa_floor_decides_entries()) and no context applies, nothing is judged
+ * or pinned and the real call gets the caller's own arguments; the call is
+ * judged only if the kernel refuses it, by fa_unpin_after(), for the message.
+ */
+FA_HIDDEN int fa_pin_entry_call(const char *call, enum fa_op op, int dirfd, const char *path,
+				struct fa_spin *s, void *ra);
 /* Undo what a prep helper holds (pin, opened file); errno kept. */
 FA_HIDDEN void fa_unpin_call(struct fa_spin *s);
+/* fa_unpin_call() after the real call, which failed when 'failed' is set. */
+FA_HIDDEN void fa_unpin_after(struct fa_spin *s, int failed);
 
 /*
  * A write-open under every policy that applies. Returns 1 when the shim
