@@ -4,8 +4,8 @@ EXTRA_PROGRAMS += %D%/shim/bench-shim
 EXTRA_DIST += %D%/shim/run.sh
 # The kernel floor alone, for the floor columns of bench-shim and bench-jobs.
 EXTRA_PROGRAMS += %D%/shim/floor-exec
-%C%_shim_floor_exec_SOURCES = %D%/shim/floor-exec.c $(FA_RUN_FLOOR_SOURCES)
-%C%_shim_floor_exec_LDADD = src/shim/libfaprog.la src/libfaengine.la
+%C%_shim_floor_exec_SOURCES = %D%/shim/floor-exec.c
+%C%_shim_floor_exec_LDADD = src/floor/libfafloor.la src/libfaengine.la
 
 bench-shim: %D%/shim/bench-shim %D%/shim/floor-exec fa-run $(lib_LTLIBRARIES)
 	BENCH='$(abs_top_builddir)/%D%/shim/bench-shim' \

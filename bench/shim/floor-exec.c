@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "fa_policy.h"
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 
 static int minimal(const char *root, int abi, char *msg, size_t len)
 {

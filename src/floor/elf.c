@@ -29,7 +29,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fa_shim_run.h"
+#include "floor/elf.h"
 
 /* glibc exports it without a header of its own. */
 extern int capget(cap_user_header_t hdr, cap_user_data_t data);

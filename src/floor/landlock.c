@@ -34,9 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
-#include "shim/fa_shim_run.h"
+#include "floor/elf.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 
 int fa_floor_abi(void)
 {

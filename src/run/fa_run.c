@@ -31,10 +31,10 @@
 
 #include "fa_policy.h"
 #include "path_search.h"
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
+#include "floor/elf.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 #include "run/learn.h"
-#include "shim/fa_shim_run.h"
 
 #define EXIT_FAIL 125
 #define EXIT_CANNOT 126

@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "floor/landlock.h"
 #include "run/audit_log.h"
-#include "run/landlock.h"
 #include "run/learn.h"
 
 static volatile pid_t child;

@@ -18,7 +18,7 @@
 
 #include "sys.h"
 #include "wrap.h"
-#include "run/landlock.h"
+#include "floor/landlock.h"
 
 /* Not initialised yet: every call takes the slow path until fa_init(). */
 int fa_gate = 1;
