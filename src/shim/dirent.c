@@ -18,20 +18,6 @@
 
 #include "wrap.h"
 
-FA_HIDDEN int fa_w_mknodat(void *fa_ra, const char *fa_call, int dirfd, const char *path,
-			   mode_t mode, dev_t dev);
-
-/*
- * The pre-2.33 names are compatibility symbols a newer libc may lack: old
- * binaries calling them get mknodat, checked like any other mknodat.
- */
-int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path, mode_t mode,
-		dev_t *dev)
-{
-	(void)ver;
-	return fa_w_mknodat(ra, call, dirfd, path, mode, *dev);
-}
-
 /*
  * A directory removed: a dirfd that names it must not be taken for the
  * name any longer (a new directory may be made there), so the engine's
