@@ -20,6 +20,8 @@ typedef struct {
 /* Process-wide: the module supports a single interpreter (see workspace_module.c). */
 extern PyTypeObject *fa__ws_type;
 extern PyObject *fa__ws_escape_error;
+/* io.open, which wraps the descriptors a workspace opens. */
+extern PyObject *fa__ws_io_open;
 
 /*
  * Bracket a call that releases the GIL: enter fails with ValueError on a
