@@ -7,6 +7,7 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 	%D%/_fastaudit/parts.h \
 	%D%/_fastaudit/cpython_private.h \
 	%D%/_fastaudit/fastaudit_module.c \
+	%D%/_fastaudit/state.c \
 	%D%/_fastaudit/hook.c \
 	%D%/_fastaudit/events.c \
 	%D%/_fastaudit/ctx.c \

@@ -561,21 +561,6 @@ entry_new(FaCfgObject *cfg)
     return e;
 }
 
-PyObject *
-fa_current_entry(void)
-{
-    PyObject *v = NULL;
-
-    if (!fa_st.var || PyContextVar_Get(fa_st.var, NULL, &v) < 0) {
-        return NULL;
-    }
-    if (v && !Py_IS_TYPE(v, &FaEntry_Type)) {
-        Py_DECREF(v);
-        return NULL;
-    }
-    return v;
-}
-
 /* The note for a denial away from where the context was entered, or NULL. */
 PyObject *
 fa_origin_note(FaEntryObject *e)
@@ -1241,6 +1226,7 @@ PyTypeObject FaCM_Type = {
 int
 fa_ctx_init(void)
 {
+    fa_st.entry_type = &FaEntry_Type;
     str_name = PyUnicode_InternFromString("__name__");
     str_asyncio = PyUnicode_InternFromString("asyncio");
     str_threading = PyUnicode_InternFromString("threading");

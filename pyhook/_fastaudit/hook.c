@@ -19,40 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct fa_state fa_st = {.tool_id = -1};
-
 static PyObject *str_name, *str_self, *str_spec, *str_dict, *str_init;
-
-static int
-module_allowed(PyObject *mod, PyObject *allowed)
-{
-    const char *m, *p;
-    Py_ssize_t i, n, lp;
-
-    if (!mod || !PyUnicode_Check(mod)) {
-        return 0;
-    }
-    m = PyUnicode_AsUTF8(mod);
-    if (!m) {
-        PyErr_Clear();
-        return 0;
-    }
-    n = PyTuple_GET_SIZE(allowed);
-    for (i = 0; i < n; i++) {
-        p = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(allowed, i), &lp);
-        if (p && !strncmp(m, p, lp) && (m[lp] == 0 || m[lp] == '.')) {
-            return 1;
-        }
-    }
-    PyErr_Clear();
-    return 0;
-}
-
-int
-fa_module_allowed(PyObject *mod, PyObject *allowed)
-{
-    return module_allowed(mod, allowed);
-}
 
 /* The module's spec says it is still executing its body. */
 int
@@ -394,7 +361,7 @@ importing_allowed_module(FaCfgObject *cfg)
             name = PyDict_GetItemWithError(g, str_name);
         }
         init = fa_spec_initializing(spec);
-        hit = init && module_allowed(name, allowed);
+        hit = init && fa_module_allowed(name, allowed);
         if (!hit && trust) {
             sd = spec_dict(spec);
             if (sd && spec_trusted(sd, cfg->pol->policy, trust)) {
@@ -582,40 +549,6 @@ note_failed_import(void)
         PyErr_Clear();
     }
     Py_XDECREF(top);
-}
-
-void
-fa_purge_failed_imports(void)
-{
-    PyObject *modules, *keys, *name, *k, *et, *ev, *tb;
-    Py_ssize_t i, n, len;
-
-    if (!fa_st.failed_imports || PySet_GET_SIZE(fa_st.failed_imports) == 0) {
-        return;
-    }
-    PyErr_Fetch(&et, &ev, &tb);
-    modules = PyImport_GetModuleDict();
-    keys = PyDict_Keys(modules);
-    while (keys && (name = PySet_Pop(fa_st.failed_imports))) {
-        if (PyDict_Contains(modules, name) == 0) {
-            len = PyUnicode_GET_LENGTH(name);
-            n = PyList_GET_SIZE(keys);
-            for (i = 0; i < n; i++) {
-                k = PyList_GET_ITEM(keys, i);
-                if (PyUnicode_Check(k)
-                    && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1
-                    && PyUnicode_GET_LENGTH(k) > len
-                    && PyUnicode_READ_CHAR(k, len) == '.')
-                {
-                    PyDict_DelItem(modules, k);
-                }
-            }
-        }
-        Py_DECREF(name);
-    }
-    Py_XDECREF(keys);
-    PyErr_Clear();
-    PyErr_Restore(et, ev, tb);
 }
 
 /*

@@ -188,7 +188,6 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny,
                      PyObject *data, PyObject *import_allow,
                      int monitor_calls);
 PyObject *fa_mods_union(PyObject *a, PyObject *b);
-PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
 /* The running asyncio task, a new reference, or NULL (no exception). */
 PyObject *fa_current_task(void);
 PyObject *fa_chain_string(PyObject *extra);
@@ -198,7 +197,6 @@ PyObject *fa_external_frame(void);
 int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);
 PyObject *fa_frame_name(PyFrameObject *f);
 int fa_ctx_init(void);
-int fa_module_allowed(PyObject *mod, PyObject *allowed);
 /* A module's __spec__ says its body is still running (hook.c). */
 int fa_spec_initializing(PyObject *spec);
 /*
@@ -209,7 +207,7 @@ int fa_thread_start_follows(PyObject *args);
 /* Copy cfg's settings beyond those fa_cfg_new() takes into n. */
 void fa_cfg_copy_modes(FaCfgObject *n, const FaCfgObject *cfg);
 
-/* ---- hook.c ------------------------------------------------------------ */
+/* ---- state.c: read by every file ---------------------------------------- */
 
 struct fa_state {
     int installed;
@@ -235,9 +233,19 @@ struct fa_state {
     int imports_seen;            /* a fresh import ran inside a context */
     /* set of top-level packages a denial interrupted */
     PyObject *failed_imports;
+    /* FaEntry_Type, once ctx.c is ready: what the ContextVar may hold */
+    PyTypeObject *entry_type;
 };
 
 extern struct fa_state fa_st;
+PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
+int fa_module_allowed(PyObject *mod, PyObject *allowed);
+/*
+ * Drop what is left of imports a denial broke (called when a context is left).
+ */
+void fa_purge_failed_imports(void);
+
+/* ---- hook.c ------------------------------------------------------------ */
 
 int fa_install(void);
 enum { FA_TRUST_NAMED, FA_TRUST_STDLIB, FA_TRUST_INSTALLED };
@@ -267,10 +275,6 @@ struct fa_deny_detail {
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
             const struct fa_deny_detail *dd);
 PyObject *fa_event_message(const char *event, PyObject *args);
-/*
- * Drop what is left of imports a denial broke (called when a context is left).
- */
-void fa_purge_failed_imports(void);
 
 /* ---- py_bridge.c (libfashim.so, when preloaded) ------------------------ */
 

@@ -1,0 +1,92 @@
+/*
+ * state.c - what every part of the extension reads: the process-wide
+ * state (fa_st), the running context's entry, whether a module is among
+ * allowed prefixes, and the purge of what a denied import left behind.
+ * Below all the other files of the extension: it calls none of them.
+ */
+#include "parts.h"
+
+#include <string.h>
+
+struct fa_state fa_st = {.tool_id = -1};
+
+/*
+ * The entry of the context running here, from the ContextVar: only an
+ * entry the extension made counts (Python code can reach the variable
+ * through a copied Context and set anything in it).
+ */
+PyObject *
+fa_current_entry(void)
+{
+    PyObject *v = NULL;
+
+    if (!fa_st.var || PyContextVar_Get(fa_st.var, NULL, &v) < 0) {
+        return NULL;
+    }
+    if (v && !Py_IS_TYPE(v, fa_st.entry_type)) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* Is mod one of allowed's prefixes, or a submodule of one? */
+int
+fa_module_allowed(PyObject *mod, PyObject *allowed)
+{
+    const char *m, *p;
+    Py_ssize_t i, n, lp;
+
+    if (!mod || !PyUnicode_Check(mod)) {
+        return 0;
+    }
+    m = PyUnicode_AsUTF8(mod);
+    if (!m) {
+        PyErr_Clear();
+        return 0;
+    }
+    n = PyTuple_GET_SIZE(allowed);
+    for (i = 0; i < n; i++) {
+        p = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(allowed, i), &lp);
+        if (p && !strncmp(m, p, lp) && (m[lp] == 0 || m[lp] == '.')) {
+            return 1;
+        }
+    }
+    PyErr_Clear();
+    return 0;
+}
+
+/* Drop the submodules of packages whose import a denial interrupted. */
+void
+fa_purge_failed_imports(void)
+{
+    PyObject *modules, *keys, *name, *k, *et, *ev, *tb;
+    Py_ssize_t i, n, len;
+
+    if (!fa_st.failed_imports || PySet_GET_SIZE(fa_st.failed_imports) == 0) {
+        return;
+    }
+    PyErr_Fetch(&et, &ev, &tb);
+    modules = PyImport_GetModuleDict();
+    keys = PyDict_Keys(modules);
+    while (keys && (name = PySet_Pop(fa_st.failed_imports))) {
+        if (PyDict_Contains(modules, name) == 0) {
+            len = PyUnicode_GET_LENGTH(name);
+            n = PyList_GET_SIZE(keys);
+            for (i = 0; i < n; i++) {
+                k = PyList_GET_ITEM(keys, i);
+                if (PyUnicode_Check(k)
+                    && PyUnicode_Tailmatch(k, name, 0, len, -1) == 1
+                    && PyUnicode_GET_LENGTH(k) > len
+                    && PyUnicode_READ_CHAR(k, len) == '.')
+                {
+                    PyDict_DelItem(modules, k);
+                }
+            }
+        }
+        Py_DECREF(name);
+    }
+    Py_XDECREF(keys);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+}
