@@ -27,6 +27,7 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 fastaudit_PYTHON = \
 	%D%/fastaudit/__init__.py \
 	%D%/fastaudit/__main__.py \
+	%D%/fastaudit/_cmd.py \
 	%D%/fastaudit/_kernelspec.py \
 	%D%/fastaudit/_shim.py \
 	%D%/fastaudit/core.py \
@@ -39,10 +40,6 @@ dist_fastaudit_DATA = \
 	%D%/fastaudit/_workspace.pyi
 # Written by configure from AC_INIT's version.
 nodist_fastaudit_PYTHON = %D%/fastaudit/_version.py
-# What pip's fa-run and fa-check commands run: beside the package, so that
-# they need not import it.
-fastauditcmddir = $(pyexecdir)
-fastauditcmd_PYTHON = %D%/_fastaudit_cmd.py
 EXTRA_DIST += %D%/fastaudit/_version.py.in
 # %load_ext fastaudit and python -m fastaudit kernel install.
 EXTRA_DIST += doc/notebooks.md
@@ -58,7 +55,7 @@ fastaudit_links = lib/libfashim.so bin/fa-run bin/fa-check
 all-local: fastaudit-stage
 fastaudit-stage: %D%/_fastaudit.la $(fastaudit_PYTHON) $(dist_fastaudit_DATA) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
 	@$(MKDIR_P) %D%/fastaudit/lib %D%/fastaudit/bin
-	@for f in $(fastaudit_PYTHON) $(dist_fastaudit_DATA) $(fastauditcmd_PYTHON); do \
+	@for f in $(fastaudit_PYTHON) $(dist_fastaudit_DATA); do \
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
 	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
@@ -83,7 +80,7 @@ clean-local: fastaudit-unstage
 fastaudit-unstage:
 	-rm -f %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
 	-cd %D%/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
-	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(dist_fastaudit_DATA) $(fastauditcmd_PYTHON)
+	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(dist_fastaudit_DATA)
 else
 fastaudit-install-links fastaudit-uninstall-links:
 endif

@@ -6,7 +6,7 @@ whose kernel starts with this install's libfashim.so loaded.
 """
 import sys
 
-from _fastaudit_cmd import exec_program
+from ._cmd import exec_program
 
 _PROGRAMS = {'run': 'fa-run', 'check': 'fa-check'}
 _USAGE = '''usage: python -m fastaudit run [FA-RUN OPTION]... [--] COMMAND [ARG]...
