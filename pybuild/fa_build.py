@@ -2,7 +2,7 @@
 
 There is one build. A wheel is ``configure`` + ``make`` + ``make
 install-strip`` into a staging directory; the wheel holds the installed
-site directory (the ``fastaudit`` package, and beside it the module the
+site directory (the ``fastaudit`` package, whose ``_cmd`` module the
 ``fa-run``/``fa-check`` commands run) as it is, except that the package's
 ``lib/`` and ``bin/`` links (to the shim and the two programs, see pyhook/local.mk) are
 replaced by the files they name. Which files are compiled, with which flags,
