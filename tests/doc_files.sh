@@ -52,6 +52,7 @@ for p in $pages; do
 		case $t in
 		check | install | install-strip | dist | distcheck | all | clean | uninstall | *-) continue ;;
 		esac
+		# shellcheck disable=SC2046 # the .mk files of the tree have no spaces in their names
 		grep -q "^$t:" "$top/Makefile.am" $(find "$top/src" "$top/pyhook" "$top/tests" "$top/bench" -name '*.mk') ||
 			{ echo "FAIL: $name names make $t, which no Makefile.am or .mk defines"; fail=1; }
 	done

@@ -156,7 +156,7 @@ start_batch() {	# start_batch MODE: mean microseconds per fa-run start
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / STARTS / 1000))
 }
-best_off= best_on=
+best_off='' best_on=''
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
 	a=$(start_batch off)

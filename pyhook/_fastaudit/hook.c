@@ -451,7 +451,7 @@ env_denied(PyObject *key)
         return 1;
     }
     s = PyBytes_AS_STRING(b);
-    for (i = 0; s[i] && i < sizeof buf - 1; i++) {
+    for (i = 0; i < sizeof buf - 1 && s[i]; i++) {
         buf[i] = (char)toupper((unsigned char)s[i]);
     }
     buf[i] = 0;

@@ -641,11 +641,9 @@ fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
             /* os.open() of a relative path: the shim sees its dir_fd */
             return 0;
         }
-#ifdef O_TMPFILE
         if ((flags & O_TMPFILE) == O_TMPFILE) {
             rc = judge_one(event, args, e, &a, FA_OP_DIR, 0);
         } else {
-#endif
             rc = judge_one(event, args, e, &a, FA_OP_WRITE, 1);
         }
         break;

@@ -311,6 +311,7 @@ int fa_ws_listdir(fa_ws *ws, const char *rel, fa_ws_dir_cb cb, void *arg)
 	fa__ws_ok();
 	for (;;) {
 		errno = 0;
+		/* cppcheck-suppress readdirCalled ; the stream is this call's alone (readdir_r is deprecated) */
 		de = readdir(dir);
 		if (!de) {
 			if (errno)

@@ -31,7 +31,7 @@ tree() {
 # floor HOW, with the move made when the program asks; its output then
 # the tree.
 run() {
-	local how=$1 c=$2 pid line root=$R
+	local how=$1 c=$2 pid root=$R
 	case $c in root-*) root=$R/a ;; esac
 	rm -rf "$R" "$T/in" "$T/out"
 	mkdir -p "$R/a/sub"

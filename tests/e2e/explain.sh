@@ -67,6 +67,7 @@ check "link target: fix" "add --allow-outside-symlinks to fa-run" "$(fix 1)"
 echo x >"$O/sub/src"
 far --landlock=off -- ln "$O/sub/src" hard
 check "hard link source: fix" "add -w $O/sub to fa-run" "$(fix 1)"
+# shellcheck disable=SC2010 # the names are the test's own, plain ASCII
 check "hard link source: nothing made" "" "$(ls "$R" | grep hard)"
 
 # ---- a relative path climbing out: judged, and fixed, where it lands ----

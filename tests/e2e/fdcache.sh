@@ -76,6 +76,7 @@ openat in: ok
 close dir: ok
 openat reused: EACCES
 mkdirat reused: EACCES" "$(run dirfd-reuse)"
+# shellcheck disable=SC2010 # the names are the test's own, plain ASCII
 check "nothing made outside, nor where the old dirfd was" "" \
 	"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
 
@@ -92,6 +93,7 @@ openat in: ok
 $gone
 openat reused: EACCES
 mkdirat reused: EACCES" "$(run "dirfd-gone-$how")"
+	# shellcheck disable=SC2010 # the names are the test's own, plain ASCII
 	check "nothing made outside nor where the dirfd was ($how)" "" \
 		"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
 done

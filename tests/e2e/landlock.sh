@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # The kernel floor under the preload (fa-run --landlock): writes no preload
 # can see - a static program with no libc, the syscall instruction in a
 # dynamic one, io_uring - are refused outside the roots with nothing

@@ -35,7 +35,6 @@ build/a.o: src/a.c
 $TMPD/stamp: build/a.o
 	cp build/a.o $TMPD/stamp
 EOF
-MAKE=$(command -v make)
 (cd "$P" && "$FA_RUN" -w "$P/build.none" --allow-exec make --learn="$T/make.pol" -- make -s) \
 	>"$T/make.out" 2>"$T/make.err"
 check "make under --learn exits as make does" 0 $?

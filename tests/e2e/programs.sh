@@ -428,7 +428,7 @@ sys.exit(1)"
 		[ "$rc" -ne 0 ] && pass || fail "the loader with options ran a static program"
 		untouched "the loader with options"
 	fi
-	rm -rf "$P/bin"
+	rm -rf "${P:?}/bin"
 else
 	echo "SKIP: static: no static libc to link with" >&2
 fi

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # What the shim costs in syscalls, read from strace between two markers
 # that calltest makes around the call (CALLTEST_MARK):
 #  - with the shim loaded and no policy, exactly the syscalls of bare libc;
