@@ -275,7 +275,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 raise BuildError(f'{pkg}/_version.py does not say {version}')
         name = f'{_dist_name(project)}-{version}-{tag}.whl'
         wheel = _Wheel(os.path.join(wheel_directory, name))
-        # the site directory: the package and the commands' module beside it
+        # the site directory: the package (with the commands' module)
         for rel, content in _site_files(stage, os.path.dirname(pkg)):
             with open(content, 'rb') as f:
                 data = f.read()
