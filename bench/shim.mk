@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The shim microbenchmark: not a test, built only by "make bench-shim", which prints the table.
 EXTRA_PROGRAMS += %D%/shim/bench-shim
 %C%_shim_bench_shim_SOURCES = %D%/shim/bench_shim.c

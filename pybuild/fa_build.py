@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PEP 517 build backend: wheels and sdists from the autotools build.
 
 There is one build. A wheel is ``configure`` + ``make`` + ``make

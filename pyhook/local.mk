@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pyhook: the fastaudit package and its C extension fastaudit._fastaudit.
 if WITH_PYTHON
 fastauditdir = $(pyexecdir)/fastaudit

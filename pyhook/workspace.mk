@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fastaudit._workspace: the Workspace API's Python binding, a separate
 # extension module linked with the same C code as libfaworkspace.so.
 if WITH_PYTHON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine_internal.h - what the engine's files share with each other (and
  * with the Workspace API and the shim, which link the same convenience

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fd_path.c - the absolute path a descriptor names, read from /proc with
  * the engine's raw calls. Below every part of the engine that asks it

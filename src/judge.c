@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge.c - which path is checked for an operation, and the verdict.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The policy engine: a convenience library linked into everything else.
 noinst_LTLIBRARIES += %D%/libfaengine.la
 %C%_libfaengine_la_SOURCES = %D%/fa_policy.h %D%/fa_enums.h %D%/fa_policy_layout.h %D%/why.c \

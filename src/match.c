@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * match.c - pure path-string work: component matching, lexical folding,
  * portable names. No I/O, no allocation: safe anywhere, easy to test.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * where.c - where a checked path is: its absolute form (from the cwd,
  * read once per check, or from a dirfd's path), the root that holds it,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The documentation stays true:
 #  1. doc/ARCHITECTURE.md: every file it names exists, and every function it
 #     names (`name()`) is defined somewhere in the sources;

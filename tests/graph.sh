@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Calls and includes go one way, down: scripts/graph-check reads this
 # build's objects and the sources, and fails on a circle among the files
 # of src/ and pyhook/ that its ledger does not list.

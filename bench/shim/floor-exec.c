@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * floor-exec [--minimal] ROOT... -- COMMAND [ARG]... - run COMMAND under a
  * Landlock ruleset alone, with no preload. For the benchmarks' floor

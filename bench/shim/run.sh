@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - the shim benchmark table from one run of bench-shim per setting:
 # bare libc, the shim loaded with no policy, the shim checking a policy
 # (openat2 and the fallback walk), and the naive realpath+prefix pattern;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ctx.c - audit_perms, its context manager, and what an entry records.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fastaudit_module.c - fastaudit._fastaudit: mk_audit(), audit_state() and the
  * module definition (PEP 489 multi-phase init).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hook.c - the process-wide C audit hook and the data it judges with.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * monitor.c - the sys.monitoring CALL callback (3.12+) that turns calls
  * into undeclared native code into "fastaudit.call" audit events.

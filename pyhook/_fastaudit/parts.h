@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parts.h - what the pieces of fastaudit._fastaudit share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * py_denial.c - the exception a denial raises (fastaudit.AuditDenied, a
  * PermissionError), and the recent denials of every layer as Python sees

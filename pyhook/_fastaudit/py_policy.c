@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * py_policy.c - roots compiled into the engine's fa_policy, and path events
  * judged by it.

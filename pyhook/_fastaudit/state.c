@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * state.c - what every part of the extension reads: the process-wide
  * state (fa_st), the running context's entry, whether a module is among

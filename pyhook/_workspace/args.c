@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * args.c - what the module's functions and the Workspace's methods share:
  * their arguments parsed, a path argument read, the workspace's error

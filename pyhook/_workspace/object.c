@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Workspace type: one fa_ws handle, its methods and its lifetime.
  *

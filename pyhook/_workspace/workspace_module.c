@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * workspace_module.c - fastaudit._workspace: the Workspace API for Python.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the files of fastaudit._workspace. */
 #ifndef FA_WSMODULE_H
 #define FA_WSMODULE_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m fastaudit run|check|kernel ARGS.
 
 run and check: this process becomes fa-run (fa-check), so options,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The fa-run and fa-check commands of a pip install, and python -m fastaudit.
 
 Each becomes the program of that name in the fastaudit package's bin/ (the

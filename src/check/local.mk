@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fa-check: the engine as a path oracle for other languages.
 bin_PROGRAMS += fa-check
 fa_check_SOURCES = %D%/fa_check.c

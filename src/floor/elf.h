@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * elf.h - whether a preload can follow a program (elf.c). The shim asks
  * before every exec; fa-run asks before it starts the command, and the

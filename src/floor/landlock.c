@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock.c - the kernel floor: what the preload cannot see (static
  * programs, system calls made without libc, set-ID programs) still cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock.h - the kernel floor under the preload: one Landlock ruleset,
  * built from a policy and applied just before the exec: by fa-run for its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The floor under the preload, for the shim and fa-run alike: the Landlock
 # ruleset (landlock.c) and whether a preload can follow a program (elf.c).
 # Built once; both link it (and the floor benchmark).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fa-run: starts a command under the shim, on the kernel floor.
 bin_PROGRAMS += fa-run
 fa_run_SOURCES = %D%/fa_run.c %D%/learn.c %D%/learn.h \

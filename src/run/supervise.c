@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * supervise.c - fa-run as the parent of its command.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dirent.c - calls that add, remove, rename or link directory entries.
  *

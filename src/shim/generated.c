@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * generated.c - every wrapper whose shape symbols.def names: the open
  * family, one-path entry changes run on the pinned parent, changes made

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libfashim.so: the LD_PRELOAD shim.
 lib_LTLIBRARIES += src/libfashim.la
 src_libfashim_la_SOURCES = %D%/symbols.def %D%/wrap.h %D%/shim_internal.h \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shim_internal.h - state and helpers shared by the files of libfashim.so.
  *

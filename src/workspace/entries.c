@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Directory-entry operations. Each one pins the parent directory through
  * the engine (which judges the operation class: a deny subtree and its

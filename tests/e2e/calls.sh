@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Every interposed libc function, called exactly, under the shim:
 #  - allowed inside the root (and with the same output as without the shim);
 #  - EACCES outside, with exactly one stderr line, and the whole scratch

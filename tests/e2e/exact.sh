@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Exactness: every call acts on what its arguments name at the moment of
 # the call, as bare libc would, whatever the shim kept from the calls
 # before (the path a dirfd names, the last parent directory pinned, the

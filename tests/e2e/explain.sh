@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Denials that say how to allow them (the stderr line and the "fix" of the
 # --log line), and the one summary line fa-run prints at exit, which counts
 # the denials of every process of the run, with the kernel floor and

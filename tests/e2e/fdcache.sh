@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # What the shim remembers about descriptors is forgotten when it must be
 # (fdcache.c): an fd it opened for writing, whose fchmod/fchown/futimens
 # it does not judge again, once that number is closed, replaced by dup2,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fa-run --learn on real jobs: a make writing into build/ and a temporary
 # directory, a pip install into a venv, a git commit. Each learned policy,
 # fed back with --policy, runs the job again with no denial at all, and is

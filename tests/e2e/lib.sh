@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh - sourced by the end-to-end scripts: locations, a scratch tree,
 # the preload line (with the sanitizer runtime first when the build has
 # one), tree snapshots, small assertions and the way to run fa-run.

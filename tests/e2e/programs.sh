@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Real programs under fa-run: shell redirections, coreutils, tar, install,
 # make, grandchildren, env -i, exec policy, deny subtrees, report mode, the
 # JSON log, and fa-run's own exit statuses. After every denial the outside

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What an install of fastaudit gives: the shim, fa-run and fa-check found
 through the package, ``python -m fastaudit run``, the version.
 
