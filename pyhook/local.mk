@@ -10,14 +10,18 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 	%D%/_fastaudit/fastaudit_module.c \
 	%D%/_fastaudit/state.c \
 	%D%/_fastaudit/hook.c \
+	%D%/_fastaudit/deny.c \
 	%D%/_fastaudit/events.c \
+	%D%/_fastaudit/frames.c \
 	%D%/_fastaudit/ctx.c \
+	%D%/_fastaudit/roots.c \
 	%D%/_fastaudit/py_policy.c \
 	%D%/_fastaudit/py_learn.c \
 	%D%/_fastaudit/monitor.c \
 	%D%/_fastaudit/moves.c \
 	%D%/_fastaudit/py_bridge.c \
 	%D%/_fastaudit/py_denial.c \
+	%D%/_fastaudit/guard.c \
 	%D%/_fastaudit/text.c \
 	%D%/_fastaudit/unaudited.c
 %C%__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)

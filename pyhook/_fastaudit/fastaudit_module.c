@@ -428,7 +428,7 @@ exec_module(PyObject *m)
             return -1;
         }
     }
-    if (fa_ctx_init() < 0) {
+    if (fa_state_init() < 0 || fa_frames_init() < 0 || fa_ctx_init() < 0) {
         return -1;
     }
     fa_bridge_init();

@@ -312,7 +312,7 @@ own_method(PyObject *fn)
 {
     PyObject *self;
 
-    if (Py_IS_TYPE(fn, &FaPerms_Type)) {
+    if (Py_IS_TYPE(fn, fa_st.perms_type)) {
         return 1;
     }
     if (!PyCFunction_Check(fn)) {
@@ -320,7 +320,7 @@ own_method(PyObject *fn)
     }
     self = PyCFunction_GET_SELF(fn);
     return self
-        && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
+        && (Py_IS_TYPE(self, fa_st.cm_type) || Py_IS_TYPE(self, fa_st.perms_type));
 }
 
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * state.c - what every part of the extension reads: the process-wide
- * state (fa_st), the running context's entry, whether a module is among
- * allowed prefixes, and the purge of what a denied import left behind.
+ * state (fa_st), the running context's entry and asyncio task, whether a
+ * module is among allowed prefixes or still initialising, and the purge
+ * of what a denied import left behind.
  * Below all the other files of the extension: it calls none of them.
  */
 #include "parts.h"
@@ -10,6 +11,19 @@
 #include <string.h>
 
 struct fa_state fa_st = {.tool_id = -1};
+
+static PyObject *s_asyncio, *s_dict, *s_initializing;
+
+int
+fa_state_init(void)
+{
+    if (!s_asyncio) {
+        s_asyncio = PyUnicode_InternFromString("asyncio");
+        s_dict = PyUnicode_InternFromString("__dict__");
+        s_initializing = PyUnicode_InternFromString("_initializing");
+    }
+    return s_asyncio && s_dict && s_initializing ? 0 : -1;
+}
 
 /*
  * The entry of the context running here, from the ContextVar: only an
@@ -29,6 +43,71 @@ fa_current_entry(void)
         return NULL;
     }
     return v;
+}
+
+/*
+ * The running asyncio task, compared by identity only (as id() would be).
+ * asyncio is looked up, never imported: without it there is no task. The
+ * two functions are kept once found; asyncio replaces neither.
+ */
+static PyObject *get_running_loop, *current_task_fn;
+
+PyObject *
+fa_current_task(void)
+{
+    PyObject *aio, *loop, *task = NULL;
+
+    if (!get_running_loop) {
+        aio = PyImport_GetModule(s_asyncio);
+        if (!aio) {
+            PyErr_Clear();
+            return NULL;
+        }
+        get_running_loop = PyObject_GetAttrString(aio, "_get_running_loop");
+        current_task_fn = get_running_loop
+            ? PyObject_GetAttrString(aio, "current_task") : NULL;
+        Py_DECREF(aio);
+        if (!current_task_fn) {
+            Py_CLEAR(get_running_loop);
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    loop = PyObject_CallNoArgs(get_running_loop);
+    if (loop && loop != Py_None) {
+        task = PyObject_CallOneArg(current_task_fn, loop);
+    }
+    Py_XDECREF(loop);
+    PyErr_Clear();
+    if (task == Py_None) {
+        Py_CLEAR(task);
+    }
+    return task;
+}
+
+/* The module's spec says it is still executing its body. */
+int
+fa_spec_initializing(PyObject *spec)
+{
+    PyObject *d, *v;
+    int r = 0;
+
+    if (!spec || spec == Py_None) {
+        return 0;
+    }
+    /* generic lookup: a spec class's own __getattr__ must not run here */
+    d = PyObject_GenericGetAttr(spec, s_dict);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyDict_Check(d)) {
+        v = PyDict_GetItemWithError(d, s_initializing);
+        r = v && PyObject_IsTrue(v) > 0;
+    }
+    PyErr_Clear();
+    Py_DECREF(d);
+    return r;
 }
 
 /* Is mod one of allowed's prefixes, or a submodule of one? */
