@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Names and sentences for decisions, operation classes and symlink modes:
  * one table each, shared by logs, JSON, messages and every front end's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """fastaudit: an in-process execution guard for LLM-generated Python.
 
 The audit hook, the contexts and the call monitor are implemented in C

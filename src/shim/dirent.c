@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dirent.c - calls that add, remove, rename or link directory entries.
  *
@@ -17,20 +18,6 @@
 #include <unistd.h>
 
 #include "wrap.h"
-
-FA_HIDDEN int fa_w_mknodat(void *fa_ra, const char *fa_call, int dirfd, const char *path,
-			   mode_t mode, dev_t dev);
-
-/*
- * The pre-2.33 names are compatibility symbols a newer libc may lack: old
- * binaries calling them get mknodat, checked like any other mknodat.
- */
-int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path, mode_t mode,
-		dev_t *dev)
-{
-	(void)ver;
-	return fa_w_mknodat(ra, call, dirfd, path, mode, *dev);
-}
 
 /*
  * A directory removed: a dirfd that names it must not be taken for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * env.c - the process policy, read from the environment once.
  *
@@ -18,7 +19,7 @@
 
 #include "sys.h"
 #include "wrap.h"
-#include "run/landlock.h"
+#include "floor/landlock.h"
 
 /* Not initialised yet: every call takes the slow path until fa_init(). */
 int fa_gate = 1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shim_internal.h - state and helpers shared by the files of libfashim.so.
  *
@@ -29,7 +30,7 @@
 #include "counts.h"
 #include "fa_bridge.h"
 #include "fa_policy.h"
-#include "fa_shim_run.h"
+#include "floor/elf.h"
 #include "json.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
@@ -442,7 +443,7 @@ FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);
 FA_HIDDEN int fa_utime_at(int dirfd, const char *name, const void *times);
 
-/* ---- exec (exec.c; what a preload can follow: fa_shim_run.h, elf.c) ---- */
+/* ---- exec (exec.c; what a preload can follow: floor/elf.h) ---- */
 /*
  * Judge an exec of the program at (dirfd, path) run with argv, from the
  * working directory cwd (AT_FDCWD, or a spawned child's): 0 or -EACCES

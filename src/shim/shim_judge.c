@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shim_judge.c - one call judged under every policy that applies to it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wrap.h - the invariants every wrapper keeps, written once, and the
  * templates that generate the wrappers of symbols.def by their shape.

@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel floor under the preload (fa-run --landlock): writes no preload
 # can see - a static program with no libc, the syscall instruction in a
 # dynamic one, io_uring - are refused outside the roots with nothing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The kernel's order of checks under fa-run: a call the kernel fails for
 # another reason first (an entry that exists, one that is missing, a file
 # where a directory must be) gives the kernel's errno and prints nothing;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Symlinks that point outside the roots: refused by default, with a
 # message naming the option that allows them; allowed with
 # --allow-outside-symlinks, where a write through such a link is still

@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # What the shim costs in syscalls, read from strace between two markers
 # that calltest makes around the call (CALLTEST_MARK):
 #  - with the shim loaded and no policy, exactly the syscalls of bare libc;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock.c - the kernel floor: what the preload cannot see (static
  * programs, system calls made without libc, set-ID programs) still cannot
@@ -34,9 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
-#include "shim/fa_shim_run.h"
+#include "floor/elf.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 
 int fa_floor_abi(void)
 {
@@ -166,6 +167,7 @@ void fa_floor_allow_devices(struct fa_floor *f)
 	d = opendir("/proc/self/fd");
 	if (!d)
 		return;
+	/* cppcheck-suppress readdirCalled ; this stream is ours alone (readdir_r is deprecated) */
 	while ((e = readdir(d))) {
 		char *end;
 		long n = strtol(e->d_name, &end, 10);

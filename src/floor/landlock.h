@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock.h - the kernel floor under the preload: one Landlock ruleset,
- * built by fa-run from the policy it parsed, applied just before the exec.
+ * built from a policy and applied just before the exec: by fa-run for its
+ * command, by the shim for a context's approved child (FA_FLOOR_APPLY).
  */
-#ifndef FA_RUN_LANDLOCK_H
-#define FA_RUN_LANDLOCK_H
+#ifndef FA_FLOOR_LANDLOCK_H
+#define FA_FLOOR_LANDLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
