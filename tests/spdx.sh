@@ -8,7 +8,8 @@ set -u
 top=${FA_SRCDIR:-.}
 tag='SPDX-License-Identifier: Apache-2.0'
 # A tarball unpacked inside another checkout is no checkout of its own.
-if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" -ef "$top" ]; then
+gittop=$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)
+if [ -n "$gittop" ] && [ "$(cd "$gittop" && pwd -P)" = "$(cd "$top" && pwd -P)" ]; then
 	files=$(git -C "$top" ls-files)
 else
 	files=$(cd "$top" && find src pyhook tests scripts bench examples pybuild .ci Makefile.am configure.ac \
