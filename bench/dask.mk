@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Dask benchmark: not a test; "make bench-dask" (PYTHON with distributed
 # installed) prints what a task's audit context and the preload cost.
 EXTRA_DIST += %D%/dask/bench_dask.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fastaudit._workspace: the Workspace API's Python binding, a separate
 # extension module linked with the same C code as libfaworkspace.so.
 if WITH_PYTHON
@@ -7,7 +8,8 @@ fawspy_LTLIBRARIES = %D%/fastaudit/_workspace.la
 	%D%/py_symlinks.h \
 	%D%/_workspace/wsmodule.h \
 	%D%/_workspace/workspace_module.c \
-	%D%/_workspace/object.c
+	%D%/_workspace/object.c \
+	%D%/_workspace/args.c
 %C%_fastaudit__workspace_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 %C%_fastaudit__workspace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 %C%_fastaudit__workspace_la_LIBADD = src/workspace/libfawscore.la

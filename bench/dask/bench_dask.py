@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a task's audit context costs on Dask, and what the preload costs a worker.
 
     make bench-dask

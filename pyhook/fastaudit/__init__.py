@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """fastaudit: an in-process execution guard for LLM-generated Python.
 
 The audit hook, the contexts and the call monitor are implemented in C
@@ -22,7 +23,7 @@ from ._audited import audited as audited  # noqa: E402
 from ._fastaudit import AuditDenied as AuditDenied  # noqa: E402
 
 # A form type checkers read: these, then core's names.
-__all__ = ['AuditDenied', 'Workspace', 'audited', 'WorkspaceEscapeError', 'safe_open', 'shim_path']
+__all__ = ['AuditDenied', 'Workspace', 'WorkspaceEscapeError', 'audited', 'safe_open', 'shim_path']
 __all__ += _core.__all__
 # %load_ext fastaudit: IPython looks for these on the package itself.
 from .ipython import load_ipython_extension, unload_ipython_extension  # noqa: E402,F401

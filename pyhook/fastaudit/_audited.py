@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``fastaudit.audited``: a function, coroutine or generator that runs in an
 audit context, for code that a scheduler calls (a Dask or Ray task, a job
 queue's handler) rather than code a host runs itself.

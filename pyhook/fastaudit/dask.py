@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Dask: the shim in every worker a nanny starts, and tasks in audit contexts.
 
 ``client.register_plugin(FastauditPlugin())`` does two things, each with a

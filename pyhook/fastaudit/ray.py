@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ray: the shim in the workers that run a job's tasks, and tasks in contexts.
 
 ``ray.init(runtime_env=fastaudit.ray.runtime_env())`` (or the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/python: pytest suites for the fastaudit package, each named once below.
 python_suites = \
 	%D%/test_api.py \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The tenants' task that test_dask.py and test_ray.py run on real clusters.
 
 It is written as a model might write it: it knows nothing of fastaudit. It

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """fastaudit.audited: functions, coroutines and generators run in a context.
 
 Each test writes inside and outside the roots and counts what landed; the

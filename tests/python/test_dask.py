@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Dask: tenants' tasks on shared workers, each confined to its own roots.
 
 A real LocalCluster (two worker processes started by nannies, two threads

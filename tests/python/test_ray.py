@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ray: tenants' tasks and an actor's methods, each call confined to its roots.
 
 ray.init(num_cpus=2) starts a local Ray with the runtime_env of
