@@ -42,7 +42,8 @@ except ImportError:  # Python 3.10: pyproject.toml's build requirements add toml
 # Keys of [project] this backend turns into metadata; any other key is an
 # error rather than something silently left out.
 _PROJECT_KEYS = {'name', 'description', 'readme', 'requires-python', 'keywords', 'classifiers',
-                 'urls', 'scripts', 'entry-points', 'dynamic', 'license'}
+                 'urls', 'scripts', 'entry-points', 'dynamic', 'license',
+                 'optional-dependencies'}
 
 
 class BuildError(Exception):
@@ -99,6 +100,14 @@ def _metadata(src):
         lines.append(f'Project-URL: {label}, {url}')
     if 'requires-python' in project:
         lines.append(f'Requires-Python: {project["requires-python"]}')
+    for extra, reqs in project.get('optional-dependencies', {}).items():
+        lines.append(f'Provides-Extra: {extra}')
+        for req in reqs:
+            # PEP 508: the extra joins the requirement's own marker, if any.
+            spec, _, marker = req.partition(';')
+            when = f'({marker.strip()}) and extra == "{extra}"' if marker.strip() \
+                else f'extra == "{extra}"'
+            lines.append(f'Requires-Dist: {spec.strip()}; {when}')
     body = ''
     if 'readme' in project:
         readme = project['readme']

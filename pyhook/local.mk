@@ -37,7 +37,12 @@ fastaudit_PYTHON = \
 	%D%/fastaudit/_shim.py \
 	%D%/fastaudit/core.py \
 	%D%/fastaudit/hooks.py \
-	%D%/fastaudit/ipython.py
+	%D%/fastaudit/ipython.py \
+	%D%/fastaudit/_audited.py \
+	%D%/fastaudit/dask.py \
+	%D%/fastaudit/ray.py
+# The page of fastaudit.audited, fastaudit.dask and fastaudit.ray.
+EXTRA_DIST += doc/clusters.md
 # PEP 561: the package is typed; the stubs describe the two extensions.
 dist_fastaudit_DATA = \
 	%D%/fastaudit/py.typed \
