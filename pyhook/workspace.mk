@@ -24,7 +24,10 @@ workspace-stage: %D%/fastaudit/_workspace.la $(fawspy_PYTHON)
 	@$(MKDIR_P) %D%/fastaudit
 	@test "$(srcdir)/$(fawspy_PYTHON)" -ef "$(fawspy_PYTHON)" || \
 		cp -f "$(srcdir)/$(fawspy_PYTHON)" "$(fawspy_PYTHON)"
-	@cp -f %D%/fastaudit/.libs/_workspace$(PYTHON_EXT_SUFFIX) %D%/fastaudit/
+	@# A new file renamed into place: a process that has the old one mapped
+	@# keeps it (copying over it in place crashes that process at exit).
+	@cp -f %D%/fastaudit/.libs/_workspace$(PYTHON_EXT_SUFFIX) %D%/fastaudit/_workspace.so.tmp
+	@mv -f %D%/fastaudit/_workspace.so.tmp %D%/fastaudit/_workspace$(PYTHON_EXT_SUFFIX)
 clean-local: workspace-unstage
 workspace-unstage:
 	-rm -f %D%/fastaudit/_workspace$(PYTHON_EXT_SUFFIX)
