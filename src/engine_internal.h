@@ -131,6 +131,33 @@ ssize_t fa__join(const char *base, size_t blen, const char *rel, char *out, size
 /* The decimal form of n into buf; returns the length. */
 size_t fa__utoa(unsigned long n, char *buf);
 
+/* ---- glob.c: deny patterns ---- */
+
+/*
+ * Pattern pat (plen bytes, cleaned, no leading '/') against path (len
+ * bytes, relative to where the pattern is anchored): 1 when it names path;
+ * with prefix, 2 when it names something beneath path (path may hold a
+ * match: moving or removing it moves or removes that too) and a leading
+ * "**" is not all that got there; else 0.
+ */
+int fa__glob_match(const char *pat, size_t plen, const char *path, size_t len, int prefix);
+/* FA__GLOB_ABS, FA__GLOB_ANY or FA__GLOB_ROOT for a cleaned pattern. */
+int fa__glob_kind(const char *pat);
+/*
+ * A pattern as given, '~' already expanded, in the one form it is kept
+ * in: no "." or empty segments, "dir/" as dir with a final "**". The length, or -errno
+ * with *err saying what is wrong (NULL when it is only too long).
+ */
+ssize_t fa__glob_clean(const char *in, char *out, size_t len, const char **err);
+struct fa__jctx;
+/*
+ * The index of the first pattern of the kind (read or write) that names
+ * path (absolute, judged): *how 1; with prefix, else one that names
+ * something beneath it: *how 2; -1 for none.
+ */
+int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, int prefix,
+		  int *how);
+
 /* ---- resolve*.c ---- */
 
 /*

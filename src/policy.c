@@ -19,7 +19,7 @@
 #include "engine_internal.h"
 
 /* Every string may be stored twice: as given, then as resolved. */
-#define POOL_SIZE ((size_t)2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) * PATH_MAX)
+#define POOL_SIZE ((size_t)(2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) + FA__MAX_GLOB) * PATH_MAX)
 
 static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -184,6 +184,71 @@ int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
 	return add(p, p->deny, &p->ndeny, FA__MAX_DENY, "deny subtrees", path, msg, msglen);
 }
 
+static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size_t msglen)
+{
+	char home[PATH_MAX], clean[PATH_MAX];
+	const char *in = pattern, *err;
+	struct fa__glob *g;
+	ssize_t n;
+	int i;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return fail(msg, msglen, -EINVAL, "not a policy");
+	if (p->sealed)
+		return fail(msg, msglen, -EBUSY, "the policy is sealed");
+	if (!pattern)
+		return fail(msg, msglen, -EINVAL, "no pattern");
+	if (read && !strcmp(pattern, "secrets")) {
+		for (i = 0; fa_secret_patterns[i]; i++) {
+			int r = add_glob(p, fa_secret_patterns[i], 1, msg, msglen);
+
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	/* "~" is the user's home, as for roots: "~/.ssh/id_rsa". */
+	if (pattern[0] == '~') {
+		if (pattern[1] && pattern[1] != '/')
+			return fail(msg, msglen, -EINVAL, "%s: only ~ and ~/ are expanded", pattern);
+		if (absolute(pattern, home, sizeof home, msg, msglen) < 0)
+			return -EINVAL;
+		in = home;
+	}
+	n = fa__glob_clean(in, clean, sizeof clean, &err);
+	if (n < 0)
+		return fail(msg, msglen, (int)n, "pattern '%s': %s", pattern,
+			    err ? err : "too long");
+	for (i = 0; i < p->nglob; i++)
+		if (p->globs[i].read == read && !strcmp(p->pool + p->globs[i].off, clean))
+			return 0;
+	if (p->nglob >= FA__MAX_GLOB)
+		return fail(msg, msglen, -ENOSPC, "too many deny patterns (at most %d, reads and "
+			    "writes together)", FA__MAX_GLOB);
+	g = &p->globs[p->nglob];
+	if (pool_add(p, clean, (size_t)n, &g->off) < 0)
+		return fail(msg, msglen, -ENOSPC, "policy is full");
+	g->len = (uint32_t)n;
+	g->kind = fa__glob_kind(clean);
+	g->read = read;
+	p->nglob++;
+	if (read)
+		p->rglobs++;
+	else
+		p->wglobs++;
+	return 0;
+}
+
+int fa_policy_add_deny_glob(fa_policy *p, const char *pattern, char *msg, size_t msglen)
+{
+	return add_glob(p, pattern, 0, msg, msglen);
+}
+
+int fa_policy_add_deny_read(fa_policy *p, const char *pattern, char *msg, size_t msglen)
+{
+	return add_glob(p, pattern, 1, msg, msglen);
+}
+
 int fa_policy_add_cwd_root(fa_policy *p)
 {
 	struct fa__ent *e;
@@ -332,6 +397,15 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 	if (p->unrestricted && p->ndeny)
 		return fail(msg, msglen, -EINVAL,
 			    "deny subtrees need write roots; an unrestricted policy has none");
+	if (p->unrestricted && p->wglobs)
+		return fail(msg, msglen, -EINVAL,
+			    "deny patterns need write roots; an unrestricted policy has none");
+	for (i = 0; i < p->nglob; i++)
+		if (p->globs[i].kind == FA__GLOB_ROOT && !p->nroots)
+			return fail(msg, msglen, -EINVAL,
+				    "pattern '%s' is anchored to the write roots, and there are none "
+				    "(start it with '**/' to match at any depth, or with '/')",
+				    p->pool + p->globs[i].off);
 	for (i = 0; i < p->nroots; i++) {
 		struct fa__ent *e = &p->roots[i];
 		const char *given = fa__str(p, e);
@@ -490,7 +564,61 @@ ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
 	for (i = 0; i < p->ndeny; i++)
 		if (put(buf, len, &o, "deny ", fa__str(p, &p->deny[i])) < 0)
 			return -ENAMETOOLONG;
+	for (i = 0; i < p->nglob; i++)
+		if (put(buf, len, &o, p->globs[i].read ? "deny-read " : "deny-glob ",
+			p->pool + p->globs[i].off) < 0)
+			return -ENAMETOOLONG;
 	return (ssize_t)o;
+}
+
+/* s with the glob characters of a path escaped, so that it names itself only. */
+static int put_escaped(char *out, size_t len, size_t *o, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("*?[]\\", *s)) {
+			if (*o + 1 >= len)
+				return -ENAMETOOLONG;
+			out[(*o)++] = '\\';
+		}
+		if (*o + 1 >= len)
+			return -ENAMETOOLONG;
+		out[(*o)++] = *s;
+	}
+	out[*o] = 0;
+	return 0;
+}
+
+/*
+ * A's pattern g in the meet: patterns that do not depend on the roots as
+ * they are, one per root of a's otherwise (anchored there, from /), and as
+ * it is for a's cwd root, which meets only a cwd root.
+ */
+static int put_glob_meet(char *buf, size_t len, size_t *o, const fa_policy *a,
+			 const struct fa__glob *g)
+{
+	const char *key = g->read ? "deny-read " : "deny-glob ", *pat = a->pool + g->off;
+	char one[2 * PATH_MAX];
+	size_t k;
+	int i, cwd = 0;
+
+	if (g->kind != FA__GLOB_ROOT)
+		return put(buf, len, o, key, pat);
+	for (i = 0; i < a->nroots; i++) {
+		if (a->roots[i].cwd) {
+			cwd = 1;
+			continue;
+		}
+		k = 0;
+		if (put_escaped(one, sizeof one, &k, fa__str(a, &a->roots[i])) < 0 ||
+		    k + 2 + g->len >= sizeof one)
+			return -ENAMETOOLONG;
+		if (k > 1)
+			one[k++] = '/';
+		memcpy(one + k, pat, g->len + 1);
+		if (k + g->len >= PATH_MAX || put(buf, len, o, key, one) < 0)
+			return -ENAMETOOLONG;
+	}
+	return cwd ? put(buf, len, o, key, pat) : 0;
 }
 
 /* The root both a's root ra and b's root rb allow: the deeper one, or NULL. */
@@ -530,6 +658,22 @@ static int meet_holds(const fa_policy *a, const fa_policy *b, const char *path, 
 	return 0;
 }
 
+/* p, and the read patterns of the unrestricted policy u (NULL: none) it meets. */
+static ssize_t format_plus_reads(const fa_policy *p, const fa_policy *u, char *buf, size_t len)
+{
+	ssize_t n = fa_policy_format(p, buf, len);
+	size_t o;
+	int i;
+
+	if (n < 0 || !u || u->magic != FA__POLICY_MAGIC)
+		return n;
+	o = (size_t)n;
+	for (i = 0; i < u->nglob; i++)
+		if (u->globs[i].read && put_glob_meet(buf, len, &o, u, &u->globs[i]) < 0)
+			return -ENAMETOOLONG;
+	return (ssize_t)o;
+}
+
 ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf, size_t len)
 {
 	const fa_policy *owner, *pols[2] = { a, b };
@@ -538,9 +682,9 @@ ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf,
 	int i, j, k;
 
 	if (!a || (a->magic == FA__POLICY_MAGIC && a->unrestricted))
-		return fa_policy_format(b, buf, len);
+		return format_plus_reads(b, a, buf, len);
 	if (!b || (b->magic == FA__POLICY_MAGIC && b->unrestricted))
-		return fa_policy_format(a, buf, len);
+		return format_plus_reads(a, b, buf, len);
 	if (a->magic != FA__POLICY_MAGIC || b->magic != FA__POLICY_MAGIC)
 		return -EINVAL;
 	if (buf && len)
@@ -568,6 +712,11 @@ ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf,
 			    put(buf, len, &o, "deny ", fa__str(pols[k], d)) < 0)
 				return -ENAMETOOLONG;
 		}
+	/* Every pattern of either side: each only takes away. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < pols[k]->nglob; i++)
+			if (put_glob_meet(buf, len, &o, pols[k], &pols[k]->globs[i]) < 0)
+				return -ENAMETOOLONG;
 	return (ssize_t)o;
 }
 
@@ -609,6 +758,11 @@ int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen)
 			if ((r = fa_policy_add_cwd_root(p)) < 0)
 				return fail(msg, msglen, r, "policy line %d: %s", lineno,
 					    strerror(-r));
+		} else if (strncmp(line, "deny-glob ", 10) == 0 || strncmp(line, "deny-read ", 10) == 0) {
+			r = line[5] == 'g' ? fa_policy_add_deny_glob(p, line + 10, sub, sizeof sub)
+					   : fa_policy_add_deny_read(p, line + 10, sub, sizeof sub);
+			if (r < 0)
+				return fail(msg, msglen, r, "policy line %d: %s", lineno, sub);
 		} else if (strncmp(line, "root /", 6) == 0 || strncmp(line, "deny /", 6) == 0) {
 			r = line[0] == 'r' ? fa_policy_add_root(p, line + 5, sub, sizeof sub)
 					   : fa_policy_add_deny(p, line + 5, sub, sizeof sub);
@@ -644,6 +798,30 @@ const char *fa_policy_deny(const fa_policy *p, int i)
 	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->ndeny)
 		return NULL;
 	return fa__str(p, &p->deny[i]);
+}
+
+int fa_policy_nglobs(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->nglob : 0;
+}
+
+const char *fa_policy_glob(const fa_policy *p, int i, int *read)
+{
+	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->nglob)
+		return NULL;
+	if (read)
+		*read = p->globs[i].read;
+	return p->pool + p->globs[i].off;
+}
+
+int fa_policy_write_globs(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->wglobs : 0;
+}
+
+int fa_policy_read_globs(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->rglobs : 0;
 }
 
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p)
