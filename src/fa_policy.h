@@ -113,6 +113,12 @@ int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
  */
 int fa_policy_add_deny_glob(fa_policy *p, const char *pattern, char *msg, size_t msglen);
 int fa_policy_add_deny_read(fa_policy *p, const char *pattern, char *msg, size_t msglen);
+/*
+ * Every pattern of src into p, meaning what it meant in src: one anchored
+ * to src's roots becomes one pattern from / per root (a cwd root's stays
+ * as it is), so p's roots do not move it. For a policy that meets src.
+ */
+int fa_policy_add_globs_of(fa_policy *p, const fa_policy *src, char *msg, size_t msglen);
 /* 1 if s has a wildcard ('*', '?', '['): a deny entry that is a pattern, not a path. */
 int fa_glob_is_pattern(const char *s);
 /* 1 if pattern names path (absolute, or relative to where pattern is anchored), 0, -EINVAL. */

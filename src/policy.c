@@ -593,12 +593,25 @@ static int put_escaped(char *out, size_t len, size_t *o, const char *s)
  * they are, one per root of a's otherwise (anchored there, from /), and as
  * it is for a's cwd root, which meets only a cwd root.
  */
+/* g anchored at a's root i, as a pattern from / (PATH_MAX bytes). */
+static int anchored_at(const fa_policy *a, int i, const struct fa__glob *g, char *out)
+{
+	size_t k = 0;
+
+	if (put_escaped(out, PATH_MAX, &k, fa__str(a, &a->roots[i])) < 0 ||
+	    k + 2 + g->len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (k > 1)
+		out[k++] = '/';
+	memcpy(out + k, a->pool + g->off, g->len + 1);
+	return 0;
+}
+
 static int put_glob_meet(char *buf, size_t len, size_t *o, const fa_policy *a,
 			 const struct fa__glob *g)
 {
 	const char *key = g->read ? "deny-read " : "deny-glob ", *pat = a->pool + g->off;
-	char one[2 * PATH_MAX];
-	size_t k;
+	char one[PATH_MAX];
 	int i, cwd = 0;
 
 	if (g->kind != FA__GLOB_ROOT)
@@ -608,17 +621,42 @@ static int put_glob_meet(char *buf, size_t len, size_t *o, const fa_policy *a,
 			cwd = 1;
 			continue;
 		}
-		k = 0;
-		if (put_escaped(one, sizeof one, &k, fa__str(a, &a->roots[i])) < 0 ||
-		    k + 2 + g->len >= sizeof one)
-			return -ENAMETOOLONG;
-		if (k > 1)
-			one[k++] = '/';
-		memcpy(one + k, pat, g->len + 1);
-		if (k + g->len >= PATH_MAX || put(buf, len, o, key, one) < 0)
+		if (anchored_at(a, i, g, one) < 0 || put(buf, len, o, key, one) < 0)
 			return -ENAMETOOLONG;
 	}
 	return cwd ? put(buf, len, o, key, pat) : 0;
+}
+
+int fa_policy_add_globs_of(fa_policy *p, const fa_policy *src, char *msg, size_t msglen)
+{
+	char one[PATH_MAX];
+	int i, j, r;
+
+	if (!src || src->magic != FA__POLICY_MAGIC)
+		return fail(msg, msglen, -EINVAL, "not a policy");
+	for (i = 0; i < src->nglob; i++) {
+		const struct fa__glob *g = &src->globs[i];
+		int (*add_one)(fa_policy *, const char *, char *, size_t) =
+			g->read ? fa_policy_add_deny_read : fa_policy_add_deny_glob;
+
+		if (g->kind != FA__GLOB_ROOT) {
+			r = add_one(p, src->pool + g->off, msg, msglen);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		for (j = 0; j < src->nroots; j++) {
+			if (src->roots[j].cwd)
+				r = add_one(p, src->pool + g->off, msg, msglen);
+			else if (anchored_at(src, j, g, one) < 0)
+				r = fail(msg, msglen, -ENAMETOOLONG, "pattern too long");
+			else
+				r = add_one(p, one, msg, msglen);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
 }
 
 /* The root both a's root ra and b's root rb allow: the deeper one, or NULL. */

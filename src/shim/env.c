@@ -200,6 +200,8 @@ static void read_policy(void)
 	if (fa_policy_seal(p, 0, msg, sizeof(msg)) < 0)
 		invalid("FA_POLICY", msg[0] ? msg : "cannot resolve the roots");
 	fa_proc.policy = p;
+	if (fa_policy_read_globs(p))
+		__atomic_store_n(&fa_read_guard, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < fa_policy_nroots(p); i++) {
 		fd = fa_policy_root_fd(p, i);
 		if (fd < 0)
