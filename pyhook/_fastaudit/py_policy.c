@@ -62,9 +62,80 @@ add_root(fa_policy *p, PyObject *item)
     return r < 0 ? -1 : 0;
 }
 
+/*
+ * One entry of deny= (read 0) or deny_read= (read 1): a pattern, or for
+ * deny= an exact subtree when it has no wildcard.
+ */
+static int
+add_deny(fa_policy *p, PyObject *item, int read)
+{
+    PyObject *b;
+    const char *s;
+    char msg[PATH_MAX + 128] = "";
+    int r;
+
+    if (PyUnicode_Check(item) || PyBytes_Check(item)
+        || PyObject_HasAttrString(item, "__fspath__"))
+    {
+        if (!PyUnicode_FSConverter(item, &b)) {
+            return -1;
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError, "mk_audit: %s entries must be paths or "
+                     "patterns, not %.100s", read ? "deny_read" : "deny",
+                     Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    s = PyBytes_AS_STRING(b);
+    if (read) {
+        r = fa_policy_add_deny_read(p, s, msg, sizeof msg);
+    } else if (fa_glob_is_pattern(s)) {
+        r = fa_policy_add_deny_glob(p, s, msg, sizeof msg);
+    } else {
+        r = fa_policy_add_deny(p, s, msg, sizeof msg);
+    }
+    if (r < 0) {
+        PyErr_Format(PyExc_ValueError, "mk_audit: %s entry %R cannot be used: %s",
+                     read ? "deny_read" : "deny", item,
+                     msg[0] ? msg : strerror(-r));
+    }
+    Py_DECREF(b);
+    return r < 0 ? -1 : 0;
+}
+
+/* Every entry of a deny= or deny_read= iterable (a lone path is refused). */
+static int
+add_denies(fa_policy *p, PyObject *list, int read)
+{
+    PyObject *it, *item;
+    int r = 0;
+
+    if (!list || list == Py_None) {
+        return 0;
+    }
+    if (PyUnicode_Check(list) || PyBytes_Check(list)
+        || PyObject_HasAttrString(list, "__fspath__"))
+    {
+        PyErr_Format(PyExc_TypeError, "mk_audit: %s must be a collection of "
+                     "paths or patterns, not a single one",
+                     read ? "deny_read" : "deny");
+        return -1;
+    }
+    it = PyObject_GetIter(list);
+    if (!it) {
+        return -1;
+    }
+    while (r == 0 && (item = PyIter_Next(it))) {
+        r = add_deny(p, item, read);
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    return r < 0 || PyErr_Occurred() ? -1 : 0;
+}
+
 PyObject *
 fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
-                     fa_policy *base)
+                     fa_policy *base, const struct fa_py_denies *dn)
 {
     FaPolicyObject *self;
     PyObject *it, *item, *s;
@@ -97,6 +168,11 @@ fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
             goto fail;
         }
         fa_policy_set_unrestricted(self->policy);
+        if (dn && (add_denies(self->policy, dn->deny, 0) < 0
+                   || add_denies(self->policy, dn->deny_read, 1) < 0))
+        {
+            goto fail;
+        }
         if (fa_policy_seal(self->policy, 0, msg, sizeof msg) < 0) {
             PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
             goto fail;
@@ -139,6 +215,11 @@ fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
         fa_policy_set_symlinks(self->policy, (enum fa_symlinks)symlinks);
     }
     fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
+    if (dn && (add_denies(self->policy, dn->deny, 0) < 0
+               || add_denies(self->policy, dn->deny_read, 1) < 0))
+    {
+        goto fail;
+    }
     r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
     if (r < 0) {
         PyErr_Format(PyExc_ValueError,
@@ -304,6 +385,31 @@ path_message(const char *event, FaEntryObject *e, struct fa_arg *a, int root)
     return fa_text_done(&t);
 }
 
+/* "open '.env' is protected by the deny pattern '**' then '/.env'" */
+static PyObject *
+pattern_message(const char *event, FaEntryObject *e, struct fa_arg *a,
+                const struct fa_decision *d)
+{
+    const fa_policy *p = e->cfg->pol->policy;
+    int read = d->why == FA_WHY_DENY_READ,
+        g = fa_policy_glob_for(p, d->path, read, 1);
+    struct fa_text t;
+
+    fa_text_init(&t);
+    fa_text_c(&t, event);
+    fa_text_lit(&t, " ");
+    fa_text_repr(&t, a->obj);
+    if (read) {
+        fa_text_lit(&t, " is kept from reading by the pattern ");
+    } else {
+        fa_text_lit(&t, " is protected by the deny pattern ");
+    }
+    fa_text_lit(&t, "'");
+    fa_text_c(&t, g >= 0 ? fa_policy_glob(p, g, NULL) : "?");
+    fa_text_lit(&t, "'");
+    return fa_text_done(&t);
+}
+
 /*
  * "fastaudit: write judged at /p: not under any allowed root (outside-roots)"
  */
@@ -366,7 +472,9 @@ deny_path(const char *event, PyObject *args, FaEntryObject *e,
         return 0;
     }
     root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
-    msg = path_message(event, e, a, root);
+    msg = d->why == FA_WHY_DENY_PATTERN || d->why == FA_WHY_DENY_READ
+          ? pattern_message(event, e, a, d)
+          : path_message(event, e, a, root);
     if (!msg) {
         return -1;
     }
@@ -409,7 +517,7 @@ judge_one(const char *event, PyObject *args, FaEntryObject *e,
     int isdir;
 
     if (fa_check_verdict(p, op, a->dirfd, a->path, &d) == FA_ALLOW
-        && !(dir_fallback && fa_policy_ndeny(p)))
+        && !(dir_fallback && (fa_policy_ndeny(p) || fa_policy_write_globs(p))))
     {
         return 0;
     }
@@ -595,6 +703,39 @@ sqlite_uri(struct fa_arg *a)
     return 1;
 }
 
+/*
+ * A read-open under read patterns: the file the path resolves to, by its
+ * real name. A directory (listing) and what is not a path pass; the shim,
+ * when loaded, judges the real call again, dir_fd included.
+ */
+static int
+judge_read(const char *event, PyObject *args, FaEntryObject *e)
+{
+    struct fa_decision d;
+    struct fa_arg a;
+    PyObject *fl = PyTuple_GET_ITEM(args, 2);
+    long flags = PyLong_Check(fl) ? PyLong_AsLong(fl) : 0;
+    int rc = 0;
+
+    a.bytes = NULL;
+    if (!arg_read(&a, PyTuple_GET_ITEM(args, 0), AT_FDCWD)) {
+        return 0;
+    }
+    if (PyTuple_GET_ITEM(args, 1) == Py_None && a.path[0] != '/'
+        && fa_native_on())
+    {
+        arg_done(&a);
+        return 0;     /* os.open() relative: the shim sees its dir_fd */
+    }
+    if (fa_check_read(e->cfg->pol->policy, AT_FDCWD, a.path, (int)flags, &d)
+        != FA_ALLOW)
+    {
+        rc = deny_path(event, args, e, &a, &d, FA_OP_READ, a.path);
+    }
+    arg_done(&a);
+    return rc;
+}
+
 int
 fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 {
@@ -612,6 +753,12 @@ fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
     a.path = b.path = NULL;
     a.dirfd = b.dirfd = AT_FDCWD;
 
+    if (ev->cls == FA_EV_OPEN && n >= 3
+        && !PyLong_Check(PyTuple_GET_ITEM(args, 0)) && !open_writes(args))
+    {
+        return fa_policy_read_globs(e->cfg->pol->policy)
+               ? judge_read(event, args, e) : 0;
+    }
     if (fa_policy_unrestricted(e->cfg->pol->policy)) {
         return 0;
     }
