@@ -146,7 +146,7 @@ struct needs {
 	struct list execs;      /* programs refused */
 	struct list undeny;     /* deny subtrees written beneath */
 	struct list unglob;     /* the user's deny patterns the run wrote to */
-	struct list secrets;    /* "path (pattern)": written, and a common secret pattern names it */
+	struct list secrets;    /* "path\npattern": written, and a common secret pattern names it */
 	struct list other;      /* "op path (rule)" nobody can grant by a root */
 	int trust, outside, calls;
 	uint64_t lost;          /* would-be denials past the record's bound */
@@ -182,7 +182,7 @@ static void take(struct needs *nd, const struct fa_learn *l, const char *op, con
 			add(&nd->unglob, pat);
 		} else if (pat) {
 			nd->calls--;	/* watched, not refused by the policy in force */
-			if (asprintf(&x, "%s (%s)", path, pat) >= 0) {
+			if (asprintf(&x, "%s\n%s", path, pat) >= 0) {
 				add(&nd->secrets, x);
 				free(x);
 			}
@@ -313,9 +313,13 @@ static void put_policy(FILE *f, const struct fa_learn *l, const struct needs *nd
 		fprintf(f, "# dropped: deny %s (the run wrote beneath it)\n", nd->undeny.v[i]);
 	for (i = 0; i < nd->unglob.n; i++)
 		fprintf(f, "# dropped: deny-glob %s (the run wrote what it names)\n", nd->unglob.v[i]);
-	for (i = 0; i < nd->secrets.n; i++)
-		fprintf(f, "# secret? the run wrote %s, which a common secret pattern names: "
-			"keep it from being written with its deny-glob line\n", nd->secrets.v[i]);
+	for (i = 0; i < nd->secrets.n; i++) {
+		const char *pat = strchr(nd->secrets.v[i], '\n') + 1;
+
+		fprintf(f, "# secret? the run wrote %.*s, which the common secret pattern %s names: "
+			"'deny-glob %s' keeps such files from being written\n",
+			(int)(pat - 1 - nd->secrets.v[i]), nd->secrets.v[i], pat, pat);
+	}
 	for (i = 0; i < nd->other.n; i++)
 		fprintf(f, "# also refused, no root would allow it: %s\n", nd->other.v[i]);
 }

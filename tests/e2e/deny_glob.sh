@@ -136,6 +136,17 @@ check "git commit refused: .git unchanged" "$before" "$(snapshot "$G/repo/.git")
 fa_run_in "$G/repo" -w "$G" --deny-glob '**/.git/**' -- sh -c 'echo c >>file'
 status "a file beside .git is still written" 0
 
+# --learn: a secret written is flagged with its pattern; a pattern in force written is dropped
+L=$T/learn
+mkdir -p "$L"
+fa_run_in "$L" --learn --deny-glob 'keep/**' -- sh -c 'echo x >.env; mkdir keep; echo y >keep/a; echo z >plain'
+status "--learn" 0
+says "--learn flags the secret" "# secret? the run wrote $L/.env, which the common secret pattern **/.env names: 'deny-glob **/.env'"
+says "--learn drops the pattern written" "# dropped: deny-glob keep/** (the run wrote what it names)"
+says "--learn counts the refusals of the policy in force only" "2 calls would have been denied"
+silent_on "--learn flags no plain file" "$L/plain"
+check "--learn denies nothing" "x y z" "$(cat "$L/.env" "$L/keep/a" "$L/plain" | tr '\n' ' ' | sed 's/ $//')"
+
 # reads: the built-in secrets, with HOME a scratch directory
 H=$T/home
 mkdir -p "$H/.ssh" "$H/.aws" "$G/proj"
