@@ -143,6 +143,17 @@ size_t fa__utoa(unsigned long n, char *buf);
 int fa__glob_match(const char *pat, size_t plen, const char *path, size_t len, int prefix);
 /* FA__GLOB_ABS, FA__GLOB_ANY or FA__GLOB_ROOT for a cleaned pattern. */
 int fa__glob_kind(const char *pat);
+/* struct fa__glob's tail: the segments after a lone leading "**", minus a lone name's length, 0. */
+int fa__glob_tail(const char *pat);
+/*
+ * fa__glob_match() without prefix for such a pattern: only the path's last
+ * tail components can be what the segments name (each takes one).
+ */
+int fa__glob_tail_match(const char *pat, size_t plen, int tail, const char *path, size_t len);
+/* The components a path must hold for pat to name it, as bits (struct fa__glob's need). */
+uint64_t fa__glob_need(const char *pat);
+/* The same bits of the components path holds: need & ~have means no match. */
+uint64_t fa__glob_have(const char *path, size_t len);
 /*
  * A pattern as given, '~' already expanded, in the one form it is kept
  * in: no "." or empty segments, "dir/" as dir with a final "**". The length, or -errno

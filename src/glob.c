@@ -193,6 +193,141 @@ back:
 	}
 }
 
+/* ---- the filter: components a path must have for a pattern to name it ---- */
+
+#define SEED_NAME 0x6e616d65ull	/* a whole component */
+#define SEED_EXT 0x65787420ull	/* a component's extension, from its last '.' */
+
+/* A bit for the string: a function of its length and its first and last two bytes. */
+static inline uint64_t comp_bit(const char *s, size_t n, uint64_t seed)
+{
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull);
+
+	h ^= (uint64_t)(unsigned char)s[0] << 8 ^ (uint64_t)(unsigned char)s[n - 1] << 16;
+	if (n > 1)
+		h ^= (uint64_t)(unsigned char)s[1] << 24 ^ (uint64_t)(unsigned char)s[n - 2] << 32;
+	h *= 0xff51afd7ed558ccdull;
+	return 1ull << (h >> 58);
+}
+
+uint64_t fa__glob_need(const char *pat)
+{
+	const char *s = pat, *c;
+	uint64_t need = 0;
+	size_t n, i;
+
+	while ((c = fa__next_comp(&s, &n))) {
+		int plain = 1, dots = 0;
+
+		for (i = 0; i < n; i++) {
+			if (strchr("*?[\\", c[i]) && !(i == 0 && c[0] == '*'))
+				plain = 0;
+			dots += c[i] == '.';
+		}
+		if (c[0] != '*' && plain)
+			need |= comp_bit(c, n, SEED_NAME);
+		else if (plain && n > 2 && c[1] == '.' && dots == 1 && !*s)
+			need |= comp_bit(c + 1, n - 1, SEED_EXT);	/* a final "*.pem" */
+	}
+	return need;
+}
+
+/* The bits of every component of path, and of the last one's extension. */
+uint64_t fa__glob_have(const char *path, size_t len)
+{
+	const char *s = path, *end = path + len, *c = NULL, *e = NULL, *dot;
+	uint64_t have = 0;
+
+	while (s < end) {
+		while (s < end && *s == '/')
+			s++;
+		if (s >= end)
+			break;
+		c = s;
+		while (s < end && *s != '/')
+			s++;
+		e = s;
+		have |= comp_bit(c, (size_t)(s - c), SEED_NAME);
+	}
+	if (!c)
+		return have;
+	for (dot = e; dot > c && dot[-1] != '.'; dot--)
+		;
+	if (dot > c)
+		have |= comp_bit(dot - 1, (size_t)(e - dot + 1), SEED_EXT);
+	return have;
+}
+
+int fa__glob_tail(const char *pat)
+{
+	const char *s = pat + 3;
+	size_t n = strlen(pat);
+	int k = 1;
+
+	if (fa__glob_kind(pat) != FA__GLOB_ANY || !pat[2])
+		return 0;
+	/* "**" NAME "**": any component that is NAME, wherever it is */
+	if (n > 6 && !strcmp(pat + n - 3, "/**") && !memchr(pat + 3, '/', n - 6)) {
+		size_t i;
+
+		for (i = 3; i < n - 3 && !strchr("*?[\\", pat[i]); i++)
+			;
+		if (i == n - 3)
+			return -(int)(n - 6);
+	}
+	for (; *s; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			continue;
+		}
+		if (*s == '/')
+			k++;
+		/* another "**" segment: the general walk */
+		if (*s == '*' && s[1] == '*' && (s[2] == '/' || !s[2]) && (s == pat + 3 || s[-1] == '/'))
+			return 0;
+	}
+	return k;
+}
+
+/* "**" NAME "**" on path: 1 if a component is NAME (n bytes). */
+static int has_component(const char *name, size_t n, const char *path, size_t len)
+{
+	const char *s = path, *end = path + len, *c;
+
+	while (s < end) {
+		while (s < end && *s == '/')
+			s++;
+		c = s;
+		while (s < end && *s != '/')
+			s++;
+		if ((size_t)(s - c) == n && fa__same(c, name, n))
+			return 1;
+	}
+	return 0;
+}
+
+int fa__glob_tail_match(const char *pat, size_t plen, int tail, const char *path, size_t len)
+{
+	const char *s = path + len;
+
+	if (tail < 0)
+		return has_component(pat + 3, (size_t)-tail, path, len);
+
+	while (s > path && s[-1] == '/')
+		s--;
+	while (tail--) {
+		while (s > path && s[-1] != '/')
+			s--;
+		if (tail) {
+			if (s == path)
+				return 0;
+			while (s > path && s[-1] == '/')
+				s--;
+		}
+	}
+	return fa__glob_match(pat + 3, plen - 3, s, (size_t)(path + len - s), 0);
+}
+
 int fa__glob_kind(const char *pat)
 {
 	if (pat[0] == '/')
@@ -308,16 +443,44 @@ int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, in
 {
 	const fa_policy *p = c->p;
 	int i, r, best = -1;
+	uint64_t have = 0;
+	size_t rootlen;
+	int root, known = 0;
 
 	*how = 0;
 	for (i = 0; i < p->nglob; i++) {
 		const struct fa__glob *g = &p->globs[i];
 		const char *pat = p->pool + g->off;
+		/*
+		 * "**" then one segment names no directory above what it names,
+		 * nor does "**" NAME "**" name any but NAME and what it holds.
+		 */
+		int whole = !prefix || g->tail == 1 || g->tail < 0;
 
 		if (g->read != read)
 			continue;
+		/*
+		 * The filter is for a whole match alone (a directory above a
+		 * match need have none of its names): the root's components were
+		 * taken when it was sealed, the rest once here.
+		 */
+		if (whole && g->need) {
+			if (!known) {
+				root = fa__find_root(c, path, len, &rootlen);
+				if (root < 0 || p->roots[root].cwd)
+					have = fa__glob_have(path, len);
+				else
+					have = p->root_have[root] |
+					       fa__glob_have(path + rootlen, len - rootlen);
+				known = 1;
+			}
+			if (g->need & ~have)
+				continue;
+		}
 		if (g->kind == FA__GLOB_ROOT)
 			r = root_match(c, pat, g->len, path, len, prefix);
+		else if (g->tail && whole)
+			r = fa__glob_tail_match(pat, g->len, g->tail, path + 1, len ? len - 1 : 0);
 		else
 			r = fa__glob_match(pat + (g->kind == FA__GLOB_ABS), g->len - (g->kind == FA__GLOB_ABS),
 					   path + 1, len ? len - 1 : 0, prefix);

@@ -230,6 +230,8 @@ static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size
 		return fail(msg, msglen, -ENOSPC, "policy is full");
 	g->len = (uint32_t)n;
 	g->kind = fa__glob_kind(clean);
+	g->tail = fa__glob_tail(clean);
+	g->need = fa__glob_need(clean);
 	g->read = read;
 	p->nglob++;
 	if (read)
@@ -507,6 +509,9 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 		}
 		e->len = (uint32_t)n;
 	}
+	for (i = 0; i < p->nroots; i++)
+		p->root_have[i] = p->roots[i].cwd ? 0 : fa__glob_have(fa__str(p, &p->roots[i]),
+								      p->roots[i].len);
 	p->sealed = 1;
 	/* From here on the policy is data nobody can change, not even by mistake. */
 	fa__sys_mprotect(p, p->mapsize, PROT_READ);

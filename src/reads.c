@@ -10,6 +10,13 @@
  * link swapped in between reaches nothing new. A directory is never
  * refused: listing one shows names, not contents.
  *
+ * The common case needs less: the path made absolute (the cwd and a
+ * dirfd's name are kept by cwd_cache.c and dirfd_cache.c) and folded is
+ * matched as it is, and when no pattern names it, opened as that very
+ * string with no symlink allowed on the way (openat2): a success proves
+ * the string was the file's real name, a link on the way (ELOOP) sends
+ * the call to the resolution above.
+ *
  * A policy with no read pattern never gets here: the shim and the hook
  * look at the count first.
  */
@@ -85,6 +92,48 @@ enum fa_verdict fa_check_read(const fa_policy *p, int dirfd, const char *path, i
 	return v;
 }
 
+/*
+ * The open as the caller's string, folded, when no pattern names it and
+ * no link is on its way: an fd or the kernel's -errno; 1 when the full
+ * resolution must decide.
+ */
+static int open_named(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
+		      struct fa_decision *d)
+{
+	char abs[PATH_MAX];
+	struct fa__jctx c;
+	enum fa_why why;
+	ssize_t n;
+	size_t len;
+	int how, fd;
+
+	if (!path || !*path || !fa__openat2_usable())
+		return 1;
+	fa__jctx_init(&c, p, 0);
+	c.cached = 1;
+	c.by_name = 1;	/* opened by the name: a dirfd's is read from the kernel */
+	n = fa__absolute(&c, dirfd, path, abs, sizeof abs, &why);
+	if (n < 0)
+		return 1;
+	len = (size_t)n;
+	if (fa__scan_abs_len(abs, len)) {
+		n = fa__fold_abs(abs, d->path, sizeof d->path);
+		if (n < 0)
+			return 1;
+		len = (size_t)n;
+	} else {
+		memcpy(d->path, abs, len + 1);
+	}
+	if (fa__glob_find(&c, d->path, len, 1, 0, &how) >= 0)
+		return 1;
+	fd = fa__open_openat2(AT_FDCWD, d->path, flags, mode,
+			      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd == -ELOOP || fd == -EXDEV || fd == -EAGAIN || fd == -ENOSYS || fd == -EINVAL ||
+	    fd == -EPERM)
+		return 1;
+	return fd;
+}
+
 int fa_read_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
 		   struct fa_decision *d)
 {
@@ -96,6 +145,15 @@ int fa_read_openat(const fa_policy *p, int dirfd, const char *path, int flags, m
 		d->path[0] = 0;
 		return fa__sys_openat(dirfd, path, flags, mode);
 	}
+	if (!fa__policy_ok(p) || !path) {
+		fa__decide(d, FA_REJECT, path ? FA_WHY_ERROR : FA_WHY_EMPTY, -1, EINVAL);
+		return -EFAULT;
+	}
+	fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
+	d->found = -1;
+	r = open_named(p, dirfd, path, flags, mode, d);
+	if (r != 1)
+		return r;
 	if (judge_read(p, dirfd, path, flags, d, &fd) != FA_ALLOW) {
 		if (fd >= 0)
 			fa__sys_close(fd);

@@ -151,17 +151,20 @@ static void random_word(char *out, int n, const char *const *alpha, int na)
 
 static void matcher_model(void **state)
 {
-	static const char *const segs[] = {"a", "b", "**", "*", "a*", "?", "[ab]", "[!a]", "*b", ".a"};
-	static const char *const comps[] = {"a", "b", "ab", "ba", ".a", "bb"};
+	static const char *const segs[] = {"a", "b", "**", "*", "a*", "?", "[ab]", "[!a]", "*b", ".a",
+					   "*.a", "b.a"};
+	static const char *const comps[] = {"a", "b", "ab", "ba", ".a", "bb", "b.a", "a.b.a"};
 	char pat[128], path[128];
 	struct split ps, cs;
-	int i, full, pre, lead;
+	int i, full, pre, lead, tails = 0, filtered = 0;
 
 	(void)state;
 	srand(27);
 	for (i = 0; i < 200000; i++) {
-		random_word(pat, 1 + rand() % 5, segs, 10);
-		random_word(path, rand() % 6, comps, 6);
+		random_word(pat, 1 + rand() % 5, segs, 12);
+		if (i % 7 == 0)	/* "**" NAME "**" */
+			snprintf(pat, sizeof pat, "**/%s/**", comps[rand() % 8]);
+		random_word(path, rand() % 6, comps, 8);
 		split(pat, &ps);
 		split(path, &cs);
 		lead = !strcmp(ps.s[0], "**");
@@ -170,7 +173,28 @@ static void matcher_model(void **state)
 		if (m(pat, path, 0) != full || m(pat, path, 1) != pre)
 			fail_msg("'%s' on '%s': %d/%d, model %d/%d", pat, path, m(pat, path, 0),
 				 m(pat, path, 1), full, pre);
+		/* the shortcut for a lone leading "**" */
+		if (fa__glob_tail(pat) &&
+		    fa__glob_tail_match(pat, strlen(pat), fa__glob_tail(pat), path, strlen(path)) != full)
+			fail_msg("'%s' on '%s' by its tail: %d, model %d", pat, path,
+				 !full, full);
+		tails += fa__glob_tail(pat) != 0;
+		/* where fa__glob_find() takes a whole match for the ancestry too */
+		if ((fa__glob_tail(pat) == 1 || fa__glob_tail(pat) < 0) && pre != full)
+			fail_msg("'%s' on '%s': names a directory above, %d/%d", pat, path, full, pre);
+		/* the filter only ever rules out what does not match */
+		if (full && (fa__glob_need(pat) & ~fa__glob_have(path, strlen(path))))
+			fail_msg("'%s' on '%s': filtered out, but it matches", pat, path);
+		filtered += (fa__glob_need(pat) & ~fa__glob_have(path, strlen(path))) != 0;
 	}
+	assert_true(tails > 10000);
+	assert_true(filtered > 10000);
+	assert_int_equal(fa__glob_tail("**/a/*.b"), 2);
+	assert_int_equal(fa__glob_tail("**/ab/**"), -2);
+	assert_int_equal(fa__glob_tail("**/a*/**"), 0);
+	assert_int_equal(fa__glob_tail("**/a/b/**"), 0);
+	assert_int_equal(fa__glob_tail("**/a/**/b"), 0);
+	assert_int_equal(fa__glob_tail("a/b"), 0);
 }
 
 static void patterns_kept_clean(void **state)
