@@ -400,6 +400,17 @@ ssize_t fa__glob_clean(const char *in, char *out, size_t len, const char **err)
 		memcpy(out + o, "/**", 3);
 		o += 3;
 	}
+	/*
+	 * "./~x" and "./!x" name "~x" and "!x" beneath a root: escaped, so
+	 * that the text read back ("deny-glob" lines) means the same.
+	 */
+	if (out[0] == '~' || out[0] == '!') {
+		if (o + 2 > len)
+			return -ENAMETOOLONG;
+		memmove(out + 1, out, o);
+		out[0] = '\\';
+		o++;
+	}
 	out[o] = 0;
 	return (ssize_t)o;
 }

@@ -219,6 +219,11 @@ static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size
 	if (n < 0)
 		return fail(msg, msglen, (int)n, "pattern '%s': %s", pattern,
 			    err ? err : "too long");
+	/* "./secrets" is a file of that name: kept escaped, so that it never reads back as the set */
+	if (read && !strcmp(clean, "secrets")) {
+		strcpy(clean, "\\secrets");
+		n++;
+	}
 	for (i = 0; i < p->nglob; i++)
 		if (p->globs[i].read == read && !strcmp(p->pool + p->globs[i].off, clean))
 			return 0;

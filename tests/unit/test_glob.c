@@ -203,7 +203,7 @@ static void patterns_kept_clean(void **state)
 		const char *in, *out;
 	} ok[] = {
 		{"./secrets//x/", "secrets/x/**"}, {"**/.git/", "**/.git/**"}, {"a/**/", "a/**"},
-		{"/abs/*.pem", "/abs/*.pem"}, {"**", "**"},
+		{"/abs/*.pem", "/abs/*.pem"}, {"**", "**"}, {"./~x", "\\~x"}, {"./!x/", "\\!x/**"},
 	};
 	static const char *const bad[] = {"", "!x", "a/../b", "/", ".", "a\\", "a\\/b", "a\nb"};
 	char out[PATH_MAX];
@@ -332,7 +332,7 @@ static void text_and_meet(void **state)
 	static const char *const r[] = {"**/*.key", NULL};
 	fa_policy *p = glob_policy(w, r), *q, *narrow;
 	char text[8192], msg[256], want[PATH_MAX * 2];
-	int read;
+	int read, i;
 
 	(void)state;
 	assert_true(fa_policy_format(p, text, sizeof text) > 0);
@@ -374,6 +374,9 @@ static void text_and_meet(void **state)
 	q = fa_policy_new();
 	assert_int_equal(fa_policy_add_deny_read(q, "secrets", msg, sizeof msg), 0);
 	assert_true(fa_policy_read_globs(q) > 10);
+	i = fa_policy_read_globs(q);
+	assert_int_equal(fa_policy_add_deny_read(q, "./secrets", msg, sizeof msg), 0);
+	assert_string_equal(fa_policy_glob(q, i, &read), "\\secrets");
 	fa_policy_free(q);
 	fa_policy_free(narrow);
 	fa_policy_free(p);
