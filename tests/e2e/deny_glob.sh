@@ -116,6 +116,24 @@ for mode in openat2 fallback; do
 	allowed $mode unlink f
 done
 
+# reads at libc under a read pattern: every open-family entry point, a dirfd, a link
+POL=$(printf '%s\n' "root $IN" 'deny-read **/*.pem' 'deny-read keep/**')
+for mode in openat2 fallback; do
+	fresh
+	check "$mode read open" "err EACCES" "$(ct $mode open d/old.pem RDONLY)"
+	check "$mode read open64 through a link" "err EACCES" "$(ct $mode open64 dlink/old.pem RDONLY)"
+	check "$mode read openat dirfd" "err EACCES" "$(ct $mode openat d old.pem RDONLY)"
+	check "$mode read openat through '..'" "err EACCES" "$(ct $mode openat dlink ../keep/k RDONLY)"
+	check "$mode read fopen" "err EACCES" "$(ct $mode fopen d/../d/old.pem r)"
+	check "$mode read __open_2" "err EACCES" "$(ct $mode __open_2 keep/k RDONLY)"
+	grep -q "deny-read" "$T/stderr" || fail "$mode read refusal names no rule: $(cat "$T/stderr")"
+	check "$mode read a directory a pattern names" ok "$(ct $mode open keep 'RDONLY|DIRECTORY')"
+	check "$mode read another file" ok "$(ct $mode open f RDONLY)"
+	check "$mode read a missing file" "err ENOENT" "$(ct $mode open d/none.pem RDONLY)"
+	check "$mode read NOFOLLOW of a link" "err ELOOP" "$(ct $mode open dlink 'RDONLY|NOFOLLOW')"
+	check "$mode read a near name" ok "$(ct $mode fopen f r)"
+done
+
 need_fa_run
 
 # git: a repository made inside a root with .git denied cannot be written.
