@@ -8,6 +8,7 @@ refuse opening the files they name for reading, and leave directories
 listable. The same in a process with libfashim.so loaded, where native
 code's calls are judged at libc.
 """
+import json
 import os
 import pathlib
 import sqlite3
@@ -197,7 +198,7 @@ def test_native_calls_in_the_context_are_judged_at_libc(native_mods, tree, home)
         import fa_probe
         from fastaudit import mk_audit
         root = sys.argv[1]
-        ap = mk_audit([root], deny=['**/.env', 'keep/**'], deny_read=['secrets'],
+        ap = mk_audit([root], deny=['**/.env', 'keep/**'], deny_read=['secrets', '**/old.pem'],
                       monitor_calls=False, native_calls='libc')
         res = {}
         for name, p in (('env', os.path.join(root, 'dlink', '.env')),
@@ -209,6 +210,19 @@ def test_native_calls_in_the_context_are_judged_at_libc(native_mods, tree, home)
                 res[name] = True
             except PermissionError:
                 res[name] = False
+        # a dir_fd, which Python's open event does not carry: the shim judges openat
+        fd = os.open(os.path.join(root, 'dlink'), os.O_RDONLY | os.O_DIRECTORY)
+        for name, call in (('dirfd-env', lambda: os.close(os.open('.env', os.O_WRONLY | os.O_CREAT,
+                                                                     dir_fd=fd))),
+                           ('dirfd-keep', lambda: os.mkdir('../keep/sub', dir_fd=fd)),
+                           ('dirfd-read', lambda: os.close(os.open('old.pem', os.O_RDONLY,
+                                                                      dir_fd=fd)))):
+            try:
+                with ap():
+                    call()
+                res[name] = True
+            except PermissionError:
+                res[name] = False
         print(json.dumps(res))
     ''')
     env = dict(os.environ, LD_PRELOAD=SHIM,
@@ -217,6 +231,8 @@ def test_native_calls_in_the_context_are_judged_at_libc(native_mods, tree, home)
     p = subprocess.run([sys.executable, '-c', code, str(tree)],
                        env=env, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines()[-1] == '{"env": false, "keep": false, "plain": true}'
+    assert json.loads(p.stdout.splitlines()[-1]) == {
+        'env': False, 'keep': False, 'plain': True,
+        'dirfd-env': False, 'dirfd-keep': False, 'dirfd-read': False}
     after = snapshot(tree)
     assert set(after) - set(before) == {'d/n'}
