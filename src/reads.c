@@ -8,7 +8,8 @@
  * against: "a/../.env" and a symlinked directory name the file they
  * lead to. The open itself then goes through that very descriptor, so a
  * link swapped in between reaches nothing new. A directory is never
- * refused: listing one shows names, not contents.
+ * refused: listing one shows names, not contents; nor is an O_PATH open,
+ * which reads nothing.
  *
  * The common case needs less: the path made absolute (the cwd and a
  * dirfd's name are kept by cwd_cache.c and dirfd_cache.c) and folded is
@@ -80,7 +81,7 @@ enum fa_verdict fa_check_read(const fa_policy *p, int dirfd, const char *path, i
 	enum fa_verdict v;
 	int fd;
 
-	if (p && p->magic == FA__POLICY_MAGIC && p->sealed && !p->rglobs) {
+	if (p && p->magic == FA__POLICY_MAGIC && p->sealed && (!p->rglobs || (flags & O_PATH))) {
 		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 		d->found = -1;
 		d->path[0] = 0;
@@ -140,7 +141,7 @@ int fa_read_openat(const fa_policy *p, int dirfd, const char *path, int flags, m
 	char proc[32] = "/proc/self/fd/";
 	int fd, r;
 
-	if (!p || p->magic != FA__POLICY_MAGIC || !p->rglobs || (flags & O_DIRECTORY)) {
+	if (!p || p->magic != FA__POLICY_MAGIC || !p->rglobs || (flags & (O_DIRECTORY | O_PATH))) {
 		fa__decide(d, FA_ALLOW, FA_WHY_NONE, -1, 0);
 		d->path[0] = 0;
 		return fa__sys_openat(dirfd, path, flags, mode);

@@ -375,8 +375,11 @@ int fa_read_call(const char *call, int dirfd, const char *path, int flags, mode_
 	const fa_policy *opener, *other;
 	int saved, fd;
 
-	/* Listing a directory is never refused. */
-	if (FA_GUARDED() || (flags & O_DIRECTORY))
+	/*
+	 * Listing a directory is never refused, nor an O_PATH open, which
+	 * reads nothing (reopening it through /proc is an open judged again).
+	 */
+	if (FA_GUARDED() || (flags & (O_DIRECTORY | O_PATH)))
 		return 0;
 	saved = errno;
 	fa_pols_get(&pp, FA_OP_READ, path);

@@ -128,6 +128,8 @@ for mode in openat2 fallback; do
 	check "$mode read __open_2" "err EACCES" "$(ct $mode __open_2 keep/k RDONLY)"
 	grep -q "deny-read" "$T/stderr" || fail "$mode read refusal names no rule: $(cat "$T/stderr")"
 	check "$mode read a directory a pattern names" ok "$(ct $mode open keep 'RDONLY|DIRECTORY')"
+	check "$mode O_PATH of a matched file" ok "$(ct $mode open d/old.pem PATH)"
+	check "$mode syscall(SYS_openat)" "err EACCES" "$(ct $mode syscall openat d/old.pem RDONLY)"
 	check "$mode read another file" ok "$(ct $mode open f RDONLY)"
 	check "$mode read a missing file" "err ENOENT" "$(ct $mode open d/none.pem RDONLY)"
 	check "$mode read NOFOLLOW of a link" "err ELOOP" "$(ct $mode open dlink 'RDONLY|NOFOLLOW')"

@@ -387,7 +387,7 @@ static void reads_by_pattern(void **state)
 	static const char *const r[] = {"**/*.key", "sub/file", NULL};
 	fa_policy *p = glob_policy(NULL, r), *none = glob_policy(NULL, NULL);
 	struct fa_decision d;
-	char buf[16];
+	char buf[16], proc[64];
 	int fd;
 
 	(void)state;
@@ -403,6 +403,16 @@ static void reads_by_pattern(void **state)
 	assert_int_equal(fa_read_openat(p, AT_FDCWD, "proj/../sub/file", O_RDONLY, 0, &d), -EACCES);
 	assert_int_equal(fa_read_openat(p, AT_FDCWD, "file_link_in", O_RDONLY, 0, &d), -EACCES);
 	assert_int_equal(fa_check(p, FA_OP_READ, AT_FDCWD, "file_link_in", &d), FA_DENY);
+	/* an O_PATH open reads nothing; reopening it through /proc is a read */
+	fd = open(tp("root/sub/a.key"), O_PATH | O_CLOEXEC);
+	assert_true(fd >= 0);
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	assert_int_equal(fa_read_openat(p, AT_FDCWD, proc, O_RDONLY, 0, &d), -EACCES);
+	assert_string_equal(d.path, tp("root/sub/a.key"));
+	close(fd);
+	fd = fa_read_openat(p, AT_FDCWD, "sub/a.key", O_PATH | O_CLOEXEC, 0, &d);
+	assert_true(fd >= 0);
+	close(fd);
 	/* a link not followed is the link: the open's own error */
 	assert_int_equal(fa_read_openat(p, AT_FDCWD, "file_link_in", O_RDONLY | O_NOFOLLOW, 0, &d),
 			 -ELOOP);
