@@ -164,10 +164,13 @@ struct fa__jctx;
 /*
  * The index of the first pattern of the kind (read or write) that names
  * path (absolute, judged): *how 1; with prefix, else one that names
- * something beneath it: *how 2; -1 for none.
+ * something beneath it: *how 2; -1 for none. root and rootlen: the root
+ * (fa__find_root()) that holds path, -1 for none, when the caller knows
+ * it; FA__GLOB_ROOT_UNKNOWN when not.
  */
+#define FA__GLOB_ROOT_UNKNOWN (-2)
 int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, int prefix,
-		  int *how);
+		  int root, size_t rootlen, int *how);
 
 /* ---- resolve*.c ---- */
 

@@ -450,13 +450,12 @@ static int root_match(struct fa__jctx *c, const char *pat, size_t plen, const ch
 }
 
 int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, int prefix,
-		  int *how)
+		  int root, size_t rootlen, int *how)
 {
 	const fa_policy *p = c->p;
 	int i, r, best = -1;
 	uint64_t have = 0;
-	size_t rootlen;
-	int root, known = 0;
+	int known = 0;
 
 	*how = 0;
 	for (i = 0; i < p->nglob; i++) {
@@ -477,7 +476,8 @@ int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, in
 		 */
 		if (whole && g->need) {
 			if (!known) {
-				root = fa__find_root(c, path, len, &rootlen);
+				if (root == FA__GLOB_ROOT_UNKNOWN)
+					root = fa__find_root(c, path, len, &rootlen);
 				if (root < 0 || p->roots[root].cwd)
 					have = fa__glob_have(path, len);
 				else
@@ -516,7 +516,8 @@ int fa_policy_glob_for(const fa_policy *p, const char *path, int read, int prefi
 	    !(read ? p->rglobs : p->wglobs))
 		return -1;
 	fa__jctx_init(&c, p, 0);
-	return fa__glob_find(&c, path, strlen(path), read != 0, prefix, &how);
+	return fa__glob_find(&c, path, strlen(path), read != 0, prefix, FA__GLOB_ROOT_UNKNOWN, 0,
+			     &how);
 }
 
 int fa_glob_match(const char *pattern, const char *path)

@@ -220,7 +220,8 @@ static enum fa_verdict verdict(struct fa__jctx *c, const char *judged, size_t jl
 	 * A pattern names the target, or (moving or removing it) something
 	 * beneath it: like a deny subtree, judged on the real path.
 	 */
-	if (p->wglobs && fa__glob_find(c, target, tlen, 0, protect, &i) >= 0) {
+	if (p->wglobs &&
+	    fa__glob_find(c, target, tlen, 0, protect, FA__GLOB_ROOT_UNKNOWN, 0, &i) >= 0) {
 		fa__decide(d, FA_DENY, FA_WHY_DENY_PATTERN, root, d->err);
 		return FA_DENY;
 	}

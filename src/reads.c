@@ -66,7 +66,7 @@ static enum fa_verdict judge_read(const fa_policy *p, int dirfd, const char *pat
 	}
 	fa__jctx_init(&c, p, 0);
 	c.cached = 1;
-	if (fa__glob_find(&c, d->path, (size_t)n, 1, 0, &how) < 0)
+	if (fa__glob_find(&c, d->path, (size_t)n, 1, 0, FA__GLOB_ROOT_UNKNOWN, 0, &how) < 0)
 		return FA_ALLOW;
 	type = fa__sys_type(fd, "", 0);
 	if (type == S_IFDIR)
@@ -125,7 +125,7 @@ static int open_named(const fa_policy *p, int dirfd, const char *path, int flags
 	} else {
 		memcpy(d->path, abs, len + 1);
 	}
-	if (fa__glob_find(&c, d->path, len, 1, 0, &how) >= 0)
+	if (fa__glob_find(&c, d->path, len, 1, 0, FA__GLOB_ROOT_UNKNOWN, 0, &how) >= 0)
 		return 1;
 	fd = fa__open_openat2(AT_FDCWD, d->path, flags, mode,
 			      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);

@@ -25,10 +25,12 @@ static int write_class(int flags)
 }
 
 /*
- * Deny-subtree and deny-pattern test on a lexical path (no symlinks on it):
- * 1 if inside one, or (protect) holding what one names.
+ * Deny-subtree and deny-pattern test on a lexical path (no symlinks on it)
+ * that root holds (rootlen bytes of it): 1 if inside one, or (protect)
+ * holding what one names.
  */
-static int in_deny(struct fa__jctx *c, const char *path, size_t len, int protect)
+static int in_deny(struct fa__jctx *c, const char *path, size_t len, int protect, int root,
+		   size_t rootlen)
 {
 	const fa_policy *p = c->p;
 	int i;
@@ -37,7 +39,7 @@ static int in_deny(struct fa__jctx *c, const char *path, size_t len, int protect
 		if (fa__within(path, len, fa__str(p, &p->deny[i]), p->deny[i].len) ||
 		    (protect && fa__within(fa__str(p, &p->deny[i]), p->deny[i].len, path, len)))
 			return 1;
-	return p->wglobs && fa__glob_find(c, path, len, 0, protect, &i) >= 0;
+	return p->wglobs && fa__glob_find(c, path, len, 0, protect, root, rootlen, &i) >= 0;
 }
 
 /*
@@ -72,7 +74,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, size_t alen, int flags
 		plen = (size_t)n;
 	}
 	root = fa__find_root(c, d->path, plen, &rootlen);
-	if (root < 0 || in_deny(c, d->path, plen, 0))
+	if (root < 0 || in_deny(c, d->path, plen, 0, root, rootlen))
 		return 1;
 	if ((c->how & FA_HOW_BY_PATH) && (c->how & FA_HOW_NO_XDEV))
 		return -EAGAIN;	/* '/' to the root may cross mounts: not by path */
@@ -226,7 +228,7 @@ static int open_start(struct fa__jctx *c, const struct start *s, const char *rel
 	root = start_root(c, s, d->path, (size_t)n, &rootlen);
 	/* The start itself, or a root itself: their parents decide. */
 	if (root < 0 || ((size_t)n == s->len && !tmpfile) || (rootlen == (size_t)n && !tmpfile) ||
-	    in_deny(c, d->path, (size_t)n, 0))
+	    in_deny(c, d->path, (size_t)n, 0, FA__GLOB_ROOT_UNKNOWN, 0))
 		return 1;
 	fd = fa__open(s->fd, rel, flags, mode,
 		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
@@ -645,7 +647,7 @@ static int pin_start(struct fa__jctx *c, const struct start *s, const struct fa_
 	if (parent == 0)
 		parent = 1;	/* the start is "/" */
 	root = start_root(c, s, d->path, parent, &rootlen);
-	if (root < 0 || in_deny(c, d->path, (size_t)n, rule->protect))
+	if (root < 0 || in_deny(c, d->path, (size_t)n, rule->protect, FA__GLOB_ROOT_UNKNOWN, 0))
 		return 1;
 	memcpy(dir, path, dlen);
 	dir[dlen] = 0;
