@@ -517,7 +517,7 @@ judge_one(const char *event, PyObject *args, FaEntryObject *e,
     int isdir;
 
     if (fa_check_verdict(p, op, a->dirfd, a->path, &d) == FA_ALLOW
-        && !(dir_fallback && (fa_policy_ndeny(p) || fa_policy_write_globs(p))))
+        && !(dir_fallback && fa_policy_ndeny(p)))
     {
         return 0;
     }
