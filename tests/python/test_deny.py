@@ -14,6 +14,7 @@ import pathlib
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -82,6 +83,8 @@ REFUSED = {
     'mkdir': lambda r: os.mkdir(r / '.git' / 'refs'),
     'pathlib mkdir': lambda r: (r / 'd' / '.env').mkdir(),
     'sqlite': lambda r: sqlite3.connect(str(r / 'keep' / 'db')).close(),
+    'NamedTemporaryFile': lambda r: tempfile.NamedTemporaryFile(dir=r / 'keep').close(),
+    'TemporaryFile': lambda r: tempfile.TemporaryFile(dir=r / '.git').close(),
 }
 ALLOWED = {
     'open': lambda r: _write(r / 'd' / 'new'),
@@ -93,6 +96,7 @@ ALLOWED = {
     'chmod': lambda r: os.chmod(r / 'f', 0o600),
     'mkdir': lambda r: os.mkdir(r / 'd' / 'sub'),
     'sqlite': lambda r: sqlite3.connect(str(r / 'd' / 'db')).close(),
+    'NamedTemporaryFile': lambda r: tempfile.NamedTemporaryFile(dir=r / 'd').close(),
 }
 
 
