@@ -184,6 +184,23 @@ int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
 	return add(p, p->deny, &p->ndeny, FA__MAX_DENY, "deny subtrees", path, msg, msglen);
 }
 
+/* s with the glob characters of a path escaped, so that it names itself only. */
+static int put_escaped(char *out, size_t len, size_t *o, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("*?[]\\", *s)) {
+			if (*o + 1 >= len)
+				return -ENAMETOOLONG;
+			out[(*o)++] = '\\';
+		}
+		if (*o + 1 >= len)
+			return -ENAMETOOLONG;
+		out[(*o)++] = *s;
+	}
+	out[*o] = 0;
+	return 0;
+}
+
 static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size_t msglen)
 {
 	char home[PATH_MAX], clean[PATH_MAX];
@@ -207,12 +224,18 @@ static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size
 		}
 		return 0;
 	}
-	/* "~" is the user's home, as for roots: "~/.ssh/id_rsa". */
+	/* "~" is the user's home, as for roots ("~/.ssh/id_rsa"), a '[' in its name meaning itself. */
 	if (pattern[0] == '~') {
+		const char *h = getenv("HOME");
+		size_t k = 0;
+
 		if (pattern[1] && pattern[1] != '/')
 			return fail(msg, msglen, -EINVAL, "%s: only ~ and ~/ are expanded", pattern);
-		if (absolute(pattern, home, sizeof home, msg, msglen) < 0)
-			return -EINVAL;
+		if (!h || h[0] != '/')
+			return fail(msg, msglen, -EINVAL, "%s: $HOME is not an absolute path", pattern);
+		if (put_escaped(home, sizeof home, &k, h) < 0 || k + strlen(pattern + 1) >= sizeof home)
+			return fail(msg, msglen, -ENAMETOOLONG, "%s: path too long", pattern);
+		strcpy(home + k, pattern + 1);
 		in = home;
 	}
 	n = fa__glob_clean(in, clean, sizeof clean, &err);
@@ -579,23 +602,6 @@ ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
 			p->pool + p->globs[i].off) < 0)
 			return -ENAMETOOLONG;
 	return (ssize_t)o;
-}
-
-/* s with the glob characters of a path escaped, so that it names itself only. */
-static int put_escaped(char *out, size_t len, size_t *o, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("*?[]\\", *s)) {
-			if (*o + 1 >= len)
-				return -ENAMETOOLONG;
-			out[(*o)++] = '\\';
-		}
-		if (*o + 1 >= len)
-			return -ENAMETOOLONG;
-		out[(*o)++] = *s;
-	}
-	out[*o] = 0;
-	return 0;
 }
 
 /*

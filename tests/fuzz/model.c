@@ -88,9 +88,16 @@ int model_pattern(const char *in, char *out, size_t len)
 	if (in[0] == '~') {
 		if (in[1] && in[1] != '/')
 			return -1;
-		if (!home || home[0] != '/' || strlen(home) + strlen(in) >= sizeof buf)
+		if (!home || home[0] != '/' || 2 * strlen(home) + strlen(in) >= sizeof buf)
 			return -1;
-		snprintf(buf, sizeof buf, "%s%s", home, in + 1);
+		/* $HOME names itself: its glob characters escaped */
+		for (o = 0; *home; home++) {
+			if (strchr("*?[]\\", *home))
+				buf[o++] = '\\';
+			buf[o++] = *home;
+		}
+		snprintf(buf + o, sizeof buf - o, "%s", in + 1);
+		o = 0;
 		in = buf;
 	}
 	n = strlen(in);

@@ -377,6 +377,25 @@ static void text_and_meet(void **state)
 	i = fa_policy_read_globs(q);
 	assert_int_equal(fa_policy_add_deny_read(q, "./secrets", msg, sizeof msg), 0);
 	assert_string_equal(fa_policy_glob(q, i, &read), "\\secrets");
+	/* a '[' in $HOME is itself, not a set */
+	{
+		char *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+		setenv("HOME", "/h[1]", 1);
+		assert_int_equal(fa_policy_add_deny_read(q, "~/.netrc", msg, sizeof msg), 0);
+		assert_string_equal(fa_policy_glob(q, i + 1, &read), "/h\\[1\\]/.netrc");
+		if (old)
+			setenv("HOME", old, 1);
+		else
+			unsetenv("HOME");
+		free(old);
+	}
+	/* "./secrets" is anchored to the roots: none, no policy */
+	assert_int_equal(fa_policy_seal(q, 0, msg, sizeof msg), -EINVAL);
+	assert_int_equal(fa_policy_add_root(q, tp("root"), msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_seal(q, 0, msg, sizeof msg), 0);
+	assert_int_equal(fa_policy_glob_for(q, "/h[1]/.netrc", 1, 0), i + 1);
+	assert_int_equal(fa_policy_glob_for(q, "/h1/.netrc", 1, 0), -1);
 	fa_policy_free(q);
 	fa_policy_free(narrow);
 	fa_policy_free(p);
