@@ -168,7 +168,9 @@ check "made only inside" "a b c2|f" "$(ls "$IN/d" | tr '\n' ' ' | sed 's/ $//')|
 # kernel floor, which holds the directories themselves, refuses it.
 moved_out() {
 	fresh
-	rm -f "$T/go"
+	# The last run's output must be gone before the wait below reads it.
+	rm -f "$T/go" "$T/moved"
+	: >"$T/moved"
 	mkfifo "$T/go"
 	"$@" "$FC" dirfd-moved-out "$IN" "$OUT" <"$T/go" >"$T/moved" 2>/dev/null &
 	pid=$!
