@@ -17,8 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/netlink.h>
+#include "linux_abi.h"
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>

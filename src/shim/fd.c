@@ -45,14 +45,6 @@
 
 unsigned char fa_fd_marks[FA_FD_MARKS];
 
-static void forget_range(unsigned int first, unsigned int last)
-{
-	unsigned int fd;
-
-	for (fd = first; fd <= last && fd < FA_FD_MARKS; fd++)
-		fa_fd_forget((int)fd);
-}
-
 int fa_is_root_fd(int fd)
 {
 	const fa_policy *p = fa_proc.policy;
@@ -73,6 +65,14 @@ int fa_is_root_fd(int fd)
 }
 
 #ifdef HAVE_CLOSE_RANGE
+static void forget_range(unsigned int first, unsigned int last)
+{
+	unsigned int fd;
+
+	for (fd = first; fd <= last && fd < FA_FD_MARKS; fd++)
+		fa_fd_forget((int)fd);
+}
+
 /* Close [first, last] except the root fds, in the pieces between them. */
 int close_range(unsigned int first, unsigned int last, int flags)
 {

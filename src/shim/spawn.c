@@ -265,6 +265,7 @@ FILE *popen(const char *cmd, const char *mode)
 }
 
 /* The old libio name of popen, still exported and reachable by itself. */
+#ifdef HAVE__IO_POPEN
 FILE *_IO_popen(const char *cmd, const char *mode)
 {
 	struct env_swap s;
@@ -278,8 +279,10 @@ FILE *_IO_popen(const char *cmd, const char *mode)
 	swap_out(&s);
 	return f;
 }
+#endif
 
 /* popen's engine, also exported: it fills a FILE its caller provides. */
+#ifdef HAVE__IO_PROC_OPEN
 FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
 {
 	struct env_swap s;
@@ -293,6 +296,7 @@ FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
 	swap_out(&s);
 	return f;
 }
+#endif
 
 /*
  * wordexp() runs a command substitution ($(...) or `...`) through
