@@ -1178,7 +1178,10 @@ static long sys_nr(const char *s)
 		{ "open_by_handle_at", SYS_open_by_handle_at },
 		{ "setxattrat", 463 }, { "removexattrat", 466 },
 		{ "mq_open", SYS_mq_open }, { "mq_unlink", SYS_mq_unlink },
-		{ "close", SYS_close }, { "dup2", SYS_dup2 }, { "dup3", SYS_dup3 },
+		{ "close", SYS_close }, { "dup3", SYS_dup3 },
+#ifdef SYS_dup2
+		{ "dup2", SYS_dup2 },
+#endif
 #ifdef SYS_close_range
 		{ "close_range", SYS_close_range },
 #endif
