@@ -427,6 +427,8 @@ FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, int64
 			     int *rc);
 FA_HIDDEN int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h,
 				int flags, int *fd);
+/* close_range() and syscall(SYS_close_range): the root fds stay (fd.c). */
+FA_HIDDEN int fa_close_range(unsigned int first, unsigned int last, int flags);
 FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, fa_sockaddr_arg addr,
 			 socklen_t len);
 FA_HIDDEN int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,

@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "../libc_compat.h"
+
 #include "workspace/fa_workspace.h"
 
 static char base[PATH_MAX / 4], root[PATH_MAX / 2], outside[PATH_MAX / 2];
