@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/hook: what the audit hook costs, against no hook, a no-op C hook and
 # the reference implementation, plus native write-opens through the bridge
 # (not a test). make bench-hook [BENCH_REF=python-with-reference-fastaudit]

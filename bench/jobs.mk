@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Real jobs under fa-run (not a test): "make bench-jobs" prints the ratios.
 EXTRA_DIST += %D%/jobs/run.sh
 

@@ -1,11 +1,12 @@
+# SPDX-License-Identifier: Apache-2.0
 # The shim microbenchmark: not a test, built only by "make bench-shim", which prints the table.
 EXTRA_PROGRAMS += %D%/shim/bench-shim
 %C%_shim_bench_shim_SOURCES = %D%/shim/bench_shim.c
 EXTRA_DIST += %D%/shim/run.sh
 # The kernel floor alone, for the floor columns of bench-shim and bench-jobs.
 EXTRA_PROGRAMS += %D%/shim/floor-exec
-%C%_shim_floor_exec_SOURCES = %D%/shim/floor-exec.c $(FA_RUN_FLOOR_SOURCES)
-%C%_shim_floor_exec_LDADD = src/shim/libfaprog.la src/libfaengine.la
+%C%_shim_floor_exec_SOURCES = %D%/shim/floor-exec.c
+%C%_shim_floor_exec_LDADD = src/floor/libfafloor.la src/libfaengine.la
 
 bench-shim: %D%/shim/bench-shim %D%/shim/floor-exec fa-run $(lib_LTLIBRARIES)
 	BENCH='$(abs_top_builddir)/%D%/shim/bench-shim' \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Workspace benchmark: not a test, built only by "make bench-workspace", which prints the tables.
 EXTRA_PROGRAMS += %D%/workspace/bench-workspace
 %C%_workspace_bench_workspace_SOURCES = %D%/workspace/bench_workspace.c

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A job as an agent might write it: some steps stay in the workspace,
 # some stray. Run from inside the workspace, under fa-run. Each step says
 # whether it went through; the job carries on after a refusal.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An agent host, as scripts/demo runs it: fa-run -w . -w ../other-project.
 
 The host runs the agent's steps inside an audit context whose only root is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* native-writer FILE: create FILE from native code with fopen(3). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A typed agent runner: model-written steps run in an audit context.
 
 Each step is code a model wrote; it runs inside

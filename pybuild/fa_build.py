@@ -1,8 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PEP 517 build backend: wheels and sdists from the autotools build.
 
 There is one build. A wheel is ``configure`` + ``make`` + ``make
 install-strip`` into a staging directory; the wheel holds the installed
-site directory (the ``fastaudit`` package, and beside it the module the
+site directory (the ``fastaudit`` package, whose ``_cmd`` module the
 ``fa-run``/``fa-check`` commands run) as it is, except that the package's
 ``lib/`` and ``bin/`` links (to the shim and the two programs, see pyhook/local.mk) are
 replaced by the files they name. Which files are compiled, with which flags,
@@ -41,7 +42,8 @@ except ImportError:  # Python 3.10: pyproject.toml's build requirements add toml
 # Keys of [project] this backend turns into metadata; any other key is an
 # error rather than something silently left out.
 _PROJECT_KEYS = {'name', 'description', 'readme', 'requires-python', 'keywords', 'classifiers',
-                 'urls', 'scripts', 'entry-points', 'dynamic', 'license'}
+                 'urls', 'scripts', 'entry-points', 'dynamic', 'license',
+                 'optional-dependencies'}
 
 
 class BuildError(Exception):
@@ -98,6 +100,14 @@ def _metadata(src):
         lines.append(f'Project-URL: {label}, {url}')
     if 'requires-python' in project:
         lines.append(f'Requires-Python: {project["requires-python"]}')
+    for extra, reqs in project.get('optional-dependencies', {}).items():
+        lines.append(f'Provides-Extra: {extra}')
+        for req in reqs:
+            # PEP 508: the extra joins the requirement's own marker, if any.
+            spec, _, marker = req.partition(';')
+            when = f'({marker.strip()}) and extra == "{extra}"' if marker.strip() \
+                else f'extra == "{extra}"'
+            lines.append(f'Requires-Dist: {spec.strip()}; {when}')
     body = ''
     if 'readme' in project:
         readme = project['readme']
@@ -275,7 +285,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 raise BuildError(f'{pkg}/_version.py does not say {version}')
         name = f'{_dist_name(project)}-{version}-{tag}.whl'
         wheel = _Wheel(os.path.join(wheel_directory, name))
-        # the site directory: the package and the commands' module beside it
+        # the site directory: the package (with the commands' module)
         for rel, content in _site_files(stage, os.path.dirname(pkg)):
             with open(content, 'rb') as f:
                 data = f.read()

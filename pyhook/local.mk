@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pyhook: the fastaudit package and its C extension fastaudit._fastaudit.
 if WITH_PYTHON
 fastauditdir = $(pyexecdir)/fastaudit
@@ -7,15 +8,20 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 	%D%/_fastaudit/parts.h \
 	%D%/_fastaudit/cpython_private.h \
 	%D%/_fastaudit/fastaudit_module.c \
+	%D%/_fastaudit/state.c \
 	%D%/_fastaudit/hook.c \
+	%D%/_fastaudit/deny.c \
 	%D%/_fastaudit/events.c \
+	%D%/_fastaudit/frames.c \
 	%D%/_fastaudit/ctx.c \
+	%D%/_fastaudit/roots.c \
 	%D%/_fastaudit/py_policy.c \
 	%D%/_fastaudit/py_learn.c \
 	%D%/_fastaudit/monitor.c \
 	%D%/_fastaudit/moves.c \
 	%D%/_fastaudit/py_bridge.c \
 	%D%/_fastaudit/py_denial.c \
+	%D%/_fastaudit/guard.c \
 	%D%/_fastaudit/text.c \
 	%D%/_fastaudit/unaudited.c
 %C%__fastaudit_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
@@ -26,11 +32,17 @@ fastaudit_LTLIBRARIES = %D%/_fastaudit.la
 fastaudit_PYTHON = \
 	%D%/fastaudit/__init__.py \
 	%D%/fastaudit/__main__.py \
+	%D%/fastaudit/_cmd.py \
 	%D%/fastaudit/_kernelspec.py \
 	%D%/fastaudit/_shim.py \
 	%D%/fastaudit/core.py \
 	%D%/fastaudit/hooks.py \
-	%D%/fastaudit/ipython.py
+	%D%/fastaudit/ipython.py \
+	%D%/fastaudit/_audited.py \
+	%D%/fastaudit/dask.py \
+	%D%/fastaudit/ray.py
+# The page of fastaudit.audited, fastaudit.dask and fastaudit.ray.
+EXTRA_DIST += doc/clusters.md
 # PEP 561: the package is typed; the stubs describe the two extensions.
 dist_fastaudit_DATA = \
 	%D%/fastaudit/py.typed \
@@ -38,10 +50,6 @@ dist_fastaudit_DATA = \
 	%D%/fastaudit/_workspace.pyi
 # Written by configure from AC_INIT's version.
 nodist_fastaudit_PYTHON = %D%/fastaudit/_version.py
-# What pip's fa-run and fa-check commands run: beside the package, so that
-# they need not import it.
-fastauditcmddir = $(pyexecdir)
-fastauditcmd_PYTHON = %D%/_fastaudit_cmd.py
 EXTRA_DIST += %D%/fastaudit/_version.py.in
 # %load_ext fastaudit and python -m fastaudit kernel install.
 EXTRA_DIST += doc/notebooks.md
@@ -57,7 +65,7 @@ fastaudit_links = lib/libfashim.so bin/fa-run bin/fa-check
 all-local: fastaudit-stage
 fastaudit-stage: %D%/_fastaudit.la $(fastaudit_PYTHON) $(dist_fastaudit_DATA) src/libfashim.la fa-run$(EXEEXT) fa-check$(EXEEXT)
 	@$(MKDIR_P) %D%/fastaudit/lib %D%/fastaudit/bin
-	@for f in $(fastaudit_PYTHON) $(dist_fastaudit_DATA) $(fastauditcmd_PYTHON); do \
+	@for f in $(fastaudit_PYTHON) $(dist_fastaudit_DATA); do \
 		test "$(srcdir)/$$f" -ef "$$f" || cp -f "$(srcdir)/$$f" "$$f"; \
 	done
 	@ln -sf ../.libs/_fastaudit$(PYTHON_EXT_SUFFIX) %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
@@ -82,7 +90,7 @@ clean-local: fastaudit-unstage
 fastaudit-unstage:
 	-rm -f %D%/fastaudit/_fastaudit$(PYTHON_EXT_SUFFIX)
 	-cd %D%/fastaudit && rm -f $(fastaudit_links) && rmdir lib bin
-	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(dist_fastaudit_DATA) $(fastauditcmd_PYTHON)
+	-test "$(srcdir)" = "." || rm -f $(fastaudit_PYTHON) $(dist_fastaudit_DATA)
 else
 fastaudit-install-links fastaudit-uninstall-links:
 endif

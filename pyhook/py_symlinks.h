@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * py_symlinks.h - the symlinks= keyword, read the same way by both
  * extension modules (mk_audit, Workspace, safe_open): a mode's name from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fastaudit._workspace: the Workspace API's Python binding, a separate
 # extension module linked with the same C code as libfaworkspace.so.
 if WITH_PYTHON
@@ -7,7 +8,8 @@ fawspy_LTLIBRARIES = %D%/fastaudit/_workspace.la
 	%D%/py_symlinks.h \
 	%D%/_workspace/wsmodule.h \
 	%D%/_workspace/workspace_module.c \
-	%D%/_workspace/object.c
+	%D%/_workspace/object.c \
+	%D%/_workspace/args.c
 %C%_fastaudit__workspace_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 %C%_fastaudit__workspace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 %C%_fastaudit__workspace_la_LIBADD = src/workspace/libfawscore.la
@@ -22,7 +24,10 @@ workspace-stage: %D%/fastaudit/_workspace.la $(fawspy_PYTHON)
 	@$(MKDIR_P) %D%/fastaudit
 	@test "$(srcdir)/$(fawspy_PYTHON)" -ef "$(fawspy_PYTHON)" || \
 		cp -f "$(srcdir)/$(fawspy_PYTHON)" "$(fawspy_PYTHON)"
-	@cp -f %D%/fastaudit/.libs/_workspace$(PYTHON_EXT_SUFFIX) %D%/fastaudit/
+	@# A new file renamed into place: a process that has the old one mapped
+	@# keeps it (copying over it in place crashes that process at exit).
+	@cp -f %D%/fastaudit/.libs/_workspace$(PYTHON_EXT_SUFFIX) %D%/fastaudit/_workspace.so.tmp
+	@mv -f %D%/fastaudit/_workspace.so.tmp %D%/fastaudit/_workspace$(PYTHON_EXT_SUFFIX)
 clean-local: workspace-unstage
 workspace-unstage:
 	-rm -f %D%/fastaudit/_workspace$(PYTHON_EXT_SUFFIX)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * counts.h - the denials of a whole fa-run, counted across processes.
  *

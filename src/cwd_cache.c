@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cwd_cache.c - the current directory, kept per thread so that a relative call
  * need not ask the kernel for it every time.

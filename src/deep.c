@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * deep.c - directories whose path is longer than PATH_MAX.
  *

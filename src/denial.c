@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * denial.c - the text and JSON forms of a denial (see denial.h).
  */

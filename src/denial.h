@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * denial.h - what a denial says, rendered the same way wherever it goes:
  * the line on standard error, the --log JSON line, the record the Python

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dirfd_cache.c - what an open directory names, kept per thread so that a
  * call relative to a dirfd need not ask the kernel every time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine_internal.h - what the engine's files share with each other (and
  * with the Workspace API and the shim, which link the same convenience
@@ -143,10 +144,12 @@ int fa__open_openat2(int dirfd, const char *path, int flags, mode_t mode, unsign
 int fa__open_walk(int dirfd, const char *path, int flags, mode_t mode, unsigned resolve);
 /* 1 when fa__open takes the openat2 route. */
 int fa__openat2_usable(void);
+/* Flags openat2 accepts (it refuses unknown bits, unlike openat): resolve_openat2.c. */
+int fa__openat2_flags(int flags);
+
+/* ---- fd_path.c ---- */
 /* The absolute path an fd names (readlink of /proc/self/fd/N); length or -errno. */
 ssize_t fa__fd_path(int fd, char *buf, size_t len);
-/* Flags openat2 accepts (it refuses unknown bits, unlike openat). */
-int fa__openat2_flags(int flags);
 
 /* ---- thread_block.c: a cache's memory, one block per thread ---- */
 struct fa__tblock {
@@ -346,17 +349,19 @@ struct fa__pinned {
  * not NULL): the length of path when 0 is returned.
  */
 int fa__precheck(const fa_policy *p, const char *path, struct fa_decision *d, size_t *len);
+void fa__rule_for(enum fa_op op, struct fa__rule *rule);
+enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
+			      struct fa_decision *d, struct fa__pinned *keep);
+enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, int write,
+			      int dirfd, const char *path, struct fa_decision *d);
+
+/* ---- where.c: the path a check judges, its root, its decision ---- */
 const char *fa__cwd(struct fa__jctx *c);
 /* The absolute form of (dirfd, path): length, or -errno with *why set. */
 ssize_t fa__absolute(struct fa__jctx *c, int dirfd, const char *path, char *out, size_t len,
 		     enum fa_why *why);
 /* The root (longest match) that holds path, or -1. */
 int fa__find_root(struct fa__jctx *c, const char *path, size_t plen, size_t *rootlen);
-void fa__rule_for(enum fa_op op, struct fa__rule *rule);
-enum fa_verdict fa__judge_abs(struct fa__jctx *c, const char *abs, const struct fa__rule *rule,
-			      struct fa_decision *d, struct fa__pinned *keep);
-enum fa_verdict fa__check_one(struct fa__jctx *c, const struct fa__rule *rule, int write,
-			      int dirfd, const char *path, struct fa_decision *d);
 void fa__decide(struct fa_decision *d, enum fa_verdict v, enum fa_why why, int root, int err);
 /* RESOLVE_NO_XDEV when the call forbids mount crossings, else 0. */
 static inline unsigned fa__xdev(const struct fa__jctx *c)

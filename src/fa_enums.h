@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa_enums.h - the names the policy engine shares with its installed API:
  * symlink modes and the reasons for a refusal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa_policy.h - the one policy engine.
  *
@@ -61,6 +62,8 @@ enum fa_verdict {
 const char *fa_why_name(enum fa_why why);
 /* A short human sentence: "not under any allowed root", ... */
 const char *fa_why_text(enum fa_why why);
+/* fa_why_text() of FA_WHY_ERROR, saying which kernel error (an errno) stopped it. */
+const char *fa_why_error_text(int err);
 const char *fa_op_name(enum fa_op op);
 /* The class named name (fa_op_name's inverse): 0, or -EINVAL. */
 int fa_op_parse(const char *name, enum fa_op *out);

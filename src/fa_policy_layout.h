@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa_policy_layout.h - the layout of a sealed policy in memory.
  *

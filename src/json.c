@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json.c - JSON strings and terminal-safe strings, written into a bounded
  * buffer without malloc (see json.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json.h - the one writer of text the project prints: JSON strings, and
  * strings shown on a terminal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * learn_record.h - the record of a learning run: what each would-be
  * denial leaves for whoever learns from it (fa-run --learn, a Python

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * linkfree_cache.c - paths found free of links beneath a root, kept per
  * thread, so that writing one file again and again asks the kernel once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * linux_abi.h - the few kernel interfaces the project uses beyond libc:
  * from the kernel's own headers where the system has them, spelled out

@@ -1,22 +1,13 @@
+# SPDX-License-Identifier: Apache-2.0
 # The policy engine: a convenience library linked into everything else.
 noinst_LTLIBRARIES += %D%/libfaengine.la
 %C%_libfaengine_la_SOURCES = %D%/fa_policy.h %D%/fa_enums.h %D%/fa_policy_layout.h %D%/why.c \
 	%D%/engine_internal.h %D%/sys.h %D%/sys.c %D%/linux_abi.h %D%/match.c %D%/policy.c \
-	%D%/resolve.c %D%/resolve_openat2.c %D%/resolve_walk.c %D%/resolve_mode.c %D%/dirfd_cache.c %D%/parent_cache.c %D%/judge.c %D%/use.c \
+	%D%/fd_path.c %D%/resolve.c %D%/resolve_openat2.c %D%/resolve_walk.c %D%/resolve_mode.c %D%/dirfd_cache.c %D%/parent_cache.c %D%/where.c %D%/judge.c %D%/use.c \
 	%D%/cwd_cache.c %D%/linkfree_cache.c %D%/thread_block.c %D%/order.c %D%/deep.c %D%/json.h %D%/json.c %D%/denial.h %D%/denial.c %D%/places.c %D%/policy_file.c \
 	%D%/counts.h %D%/learn_record.h %D%/path_search.h %D%/path_search.c
 %C%_libfaengine_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
-
-# fa-check: the engine as a path oracle for other languages.
-bin_PROGRAMS += fa-check
-fa_check_SOURCES = %D%/fa_check.c
 # The engine's names a Workspace user compiles against (fa_workspace.h includes it).
 include_HEADERS += %D%/fa_enums.h
-fa_check_LDADD = %D%/libfaengine.la
-dist_man_MANS += doc/fa-check.1
+# The policy file's format, the engine's to read.
 dist_man_MANS += doc/fa-policy.5
-
-# fa-run's kernel floor (Landlock); fa-run itself is listed with the shim.
-FA_RUN_FLOOR_SOURCES = %D%/run/landlock.c %D%/run/landlock.h %D%/run/landlock_abi.h \
-	%D%/run/learn.c %D%/run/learn.h \
-	%D%/run/supervise.c %D%/run/audit_log.c %D%/run/audit_log.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * match.c - pure path-string work: component matching, lexical folding,
  * portable names. No I/O, no allocation: safe anywhere, easy to test.
@@ -355,8 +356,8 @@ int fa_name_portable(const char *name, size_t len)
 
 /*
  * The public faces of the helpers the shim and the Workspace share with
- * the engine (fa_policy.h), so that neither keeps a copy of its own.
- * fa_fd_path reads /proc through the engine's raw calls (resolve.c).
+ * the engine (fa_policy.h), so that neither keeps a copy of its own
+ * (fa_fd_path, which reads /proc, is fd_path.c's).
  */
 int fa_path_within(const char *path, const char *base)
 {
@@ -366,9 +367,4 @@ int fa_path_within(const char *path, const char *base)
 ssize_t fa_path_join(const char *base, size_t blen, const char *rel, char *out, size_t len)
 {
 	return fa__join(base, blen, rel, out, len);
-}
-
-ssize_t fa_fd_path(int fd, char *buf, size_t len)
-{
-	return fa__fd_path(fd, buf, len);
 }

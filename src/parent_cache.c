@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parent_cache.c - the last directory pinned beneath a root, kept open, so
  * that a run of entry changes in one directory (tar and cp -a set the

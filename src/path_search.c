@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The $PATH search of execvp and posix_spawnp (see path_search.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * path_search.h - the $PATH search of execvp and posix_spawnp, as one
  * iterator for fa-run and the shim. It writes candidates into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * places.c - which directory a write needs, which directories are too
  * much to grant, and the fewest roots that hold what a run needed.

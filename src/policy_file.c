@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * policy_file.c - the policy file users write and fa-run --learn writes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolve.c - choose how a path is opened beneath a directory fd.
  *
@@ -68,42 +69,4 @@ int fa__open(int dirfd, const char *path, int flags, mode_t mode, unsigned resol
 		atomic_store_explicit(&openat2_broken, 1, memory_order_relaxed);
 	}
 	return fa__open_walk(dirfd, path, flags, mode, resolve);
-}
-
-int fa__openat2_flags(int flags)
-{
-	const int known = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |
-			  O_NONBLOCK | O_DSYNC | O_SYNC | O_ASYNC | O_DIRECT | O_LARGEFILE |
-			  O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH | O_TMPFILE;
-
-	return flags & known;
-}
-
-ssize_t fa__fd_path(int fd, char *buf, size_t len)
-{
-	char link[32] = "/proc/self/fd/";
-	ssize_t n;
-
-	if (fd == AT_FDCWD) {
-		int r = fa__sys_getcwd(buf, len);
-
-		if (r < 0)
-			return r;
-		if (buf[0] != '/')
-			return -ENOENT;
-		return (ssize_t)strlen(buf);
-	}
-	if (fd < 0)
-		return -EBADF;
-	fa__utoa((unsigned long)fd, link + 14);
-	n = fa__sys_readlinkat(AT_FDCWD, link, buf, len);
-	if (n < 0)
-		return n;
-	if ((size_t)n >= len)
-		return -ENAMETOOLONG;
-	buf[n] = 0;
-	/* Pipes, sockets and files outside our root have no usable path. */
-	if (buf[0] != '/')
-		return -ENOENT;
-	return n;
 }

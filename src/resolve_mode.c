@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolve_mode.c - where a directory really lies, under the symlink mode.
  *

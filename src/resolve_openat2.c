@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolve_openat2.c - the kernel does the walk.
  *
@@ -13,6 +14,15 @@
 #include <string.h>
 
 #include "engine_internal.h"
+
+int fa__openat2_flags(int flags)
+{
+	const int known = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |
+			  O_NONBLOCK | O_DSYNC | O_SYNC | O_ASYNC | O_DIRECT | O_LARGEFILE |
+			  O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH | O_TMPFILE;
+
+	return flags & known;
+}
 
 int fa__open_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned resolve)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolve_walk.c - openat2's answers without openat2.
  *
@@ -239,6 +240,7 @@ static int walk_once(struct walk *w, int dirfd, const char *path, int flags, mod
 {
 	char startpath[PATH_MAX];
 	ssize_t slen = 0;
+	/* cppcheck-suppress ctuuninitvar ; the caller sets resolve, the one field read before this sets the rest */
 	int beneath = (w->resolve & RESOLVE_BENEATH) != 0;
 	int r;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Raw system calls for the engine; see sys.h for why libc is not used. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * thread_block.c - the engine's per-thread caches (the cwd's path, what
  * dirfds name, paths proved free of links) in blocks mapped on a thread's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * use.c - check = use: the operation runs on exactly what was judged.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Names and sentences for decisions, operation classes and symlink modes:
  * one table each, shared by logs, JSON, messages and every front end's
@@ -43,6 +44,35 @@ const char *fa_why_text(enum fa_why why)
 	if ((unsigned)why >= sizeof whys / sizeof whys[0] || !whys[why].text)
 		return "unknown reason";
 	return whys[why].text;
+}
+
+/*
+ * A path the engine could not resolve is refused with the kernel's answer
+ * (fa_decision.err): the sentence says which, since "could not be resolved"
+ * alone leaves a user guessing between a permission, a loop and a race.
+ * Static text: the shim reports from inside a wrapper, where strerror(),
+ * which the application may interpose, is not called.
+ */
+const char *fa_why_error_text(int err)
+{
+	switch (err) {
+	case EACCES:
+		return "the path could not be resolved: a directory on the way cannot be searched by this user (EACCES)";
+	case ELOOP:
+		return "the path could not be resolved: too many symbolic links on the way (ELOOP)";
+	case ENOENT:
+		return "the path could not be resolved: a directory on the way does not exist (ENOENT)";
+	case ENOTDIR:
+		return "the path could not be resolved: a component on the way is not a directory (ENOTDIR)";
+	case ENAMETOOLONG:
+		return "the path could not be resolved: it grows too long as its links are followed (ENAMETOOLONG)";
+	case EAGAIN:
+		return "the path could not be resolved: it kept changing while it was resolved (EAGAIN)";
+	case EXDEV:
+		return "the path could not be resolved: it crosses a mount point (EXDEV)";
+	default:
+		return fa_why_text(FA_WHY_ERROR);
+	}
 }
 
 #define NAME_ROW(id, name) [id] = name,

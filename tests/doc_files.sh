@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The documentation stays true:
 #  1. doc/ARCHITECTURE.md: every file it names exists, and every function it
 #     names (`name()`) is defined somewhere in the sources;
@@ -52,6 +53,7 @@ for p in $pages; do
 		case $t in
 		check | install | install-strip | dist | distcheck | all | clean | uninstall | *-) continue ;;
 		esac
+		# shellcheck disable=SC2046 # the .mk files of the tree have no spaces in their names
 		grep -q "^$t:" "$top/Makefile.am" $(find "$top/src" "$top/pyhook" "$top/tests" "$top/bench" -name '*.mk') ||
 			{ echo "FAIL: $name names make $t, which no Makefile.am or .mk defines"; fail=1; }
 	done

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libc_compat.h - what the test programs call that not every libc has:
  * glibc's renameat2, close_range, closefrom and strerrorname_np. On a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cost of the fastaudit audit hook, against no hook, a no-op C hook and the
 pure-Python reference implementation, in one run on one Python.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - real jobs under fa-run, not micro-benchmarks: tar -x of an
 # archive, cp -a of a tree, git checkout between two branches and pip
 # install into a venv (pip reinstalling itself from its bundled wheel,

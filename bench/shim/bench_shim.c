@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench-shim ROOT [naive] - nanoseconds per libc call, for the shim table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * floor-exec [--minimal] ROOT... -- COMMAND [ARG]... - run COMMAND under a
  * Landlock ruleset alone, with no preload. For the benchmarks' floor
@@ -21,8 +22,8 @@
 #include <unistd.h>
 
 #include "fa_policy.h"
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 
 static int minimal(const char *root, int abi, char *msg, size_t len)
 {

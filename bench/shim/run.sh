@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - the shim benchmark table from one run of bench-shim per setting:
 # bare libc, the shim loaded with no policy, the shim checking a policy
 # (openat2 and the fallback walk), and the naive realpath+prefix pattern;
@@ -156,7 +157,7 @@ start_batch() {	# start_batch MODE: mean microseconds per fa-run start
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / STARTS / 1000))
 }
-best_off= best_on=
+best_off='' best_on=''
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
 	a=$(start_batch off)

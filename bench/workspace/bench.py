@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Workspace.open and safe_open against plain open() by absolute path and the
 naive realpath + prefix + open pattern, for a relative path of depth 1 and 5.
 One run; each figure is the best of several rounds. Not a test."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Workspace C API against openat2 beneath the root directly and plain
  * openat by absolute path: write-open (O_CREAT|O_TRUNC) + close, for a

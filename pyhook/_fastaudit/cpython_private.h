@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpython_private.h - every use of CPython API outside the stable and
  * public C API, in one place (README, "The extension and CPython's

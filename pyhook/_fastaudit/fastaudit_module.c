@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fastaudit_module.c - fastaudit._fastaudit: mk_audit(), audit_state() and the
  * module definition (PEP 489 multi-phase init).
@@ -427,7 +428,7 @@ exec_module(PyObject *m)
             return -1;
         }
     }
-    if (fa_ctx_init() < 0) {
+    if (fa_state_init() < 0 || fa_frames_init() < 0 || fa_ctx_init() < 0) {
         return -1;
     }
     fa_bridge_init();

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * monitor.c - the sys.monitoring CALL callback (3.12+) that turns calls
  * into undeclared native code into "fastaudit.call" audit events.
@@ -311,7 +312,7 @@ own_method(PyObject *fn)
 {
     PyObject *self;
 
-    if (Py_IS_TYPE(fn, &FaPerms_Type)) {
+    if (Py_IS_TYPE(fn, fa_st.perms_type)) {
         return 1;
     }
     if (!PyCFunction_Check(fn)) {
@@ -319,7 +320,7 @@ own_method(PyObject *fn)
     }
     self = PyCFunction_GET_SELF(fn);
     return self
-        && (Py_IS_TYPE(self, &FaCM_Type) || Py_IS_TYPE(self, &FaPerms_Type));
+        && (Py_IS_TYPE(self, fa_st.cm_type) || Py_IS_TYPE(self, fa_st.perms_type));
 }
 
 /*

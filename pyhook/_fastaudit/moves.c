@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * moves.c - the count of moves the hook keeps its proofs by, where no
  * libfashim.so is loaded to count them at libc.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parts.h - what the pieces of fastaudit._fastaudit share.
  *
@@ -112,7 +113,7 @@ void fa_moves_announce(int how);
 /* At each event of a thread: the moves it announced are done. */
 void fa_moves_settle(void);
 
-/* ---- py_policy.c ------------------------------------------------------- */
+/* ---- roots.c ------------------------------------------------------------ */
 
 /* A compiled, sealed set of roots, shared by the snapshots of one mk_audit. */
 typedef struct {
@@ -132,6 +133,9 @@ extern PyTypeObject FaPolicy_Type;
  */
 PyObject *fa_policy_from_roots(PyObject *roots, int symlinks,
                                int outside_symlinks, fa_policy *base);
+
+/* ---- py_policy.c ------------------------------------------------------- */
+
 /*
  * 0: allowed; -1: denied (PermissionError raised or host allowed: see
  * *handled).
@@ -188,19 +192,7 @@ PyObject *fa_cfg_new(FaPolicyObject *pol, PyObject *before_deny,
                      PyObject *data, PyObject *import_allow,
                      int monitor_calls);
 PyObject *fa_mods_union(PyObject *a, PyObject *b);
-PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
-/* The running asyncio task, a new reference, or NULL (no exception). */
-PyObject *fa_current_task(void);
-PyObject *fa_chain_string(PyObject *extra);
-void fa_text_chain(struct fa_text *t, PyObject *extra);
-PyObject *fa_origin_note(FaEntryObject *e);
-PyObject *fa_external_frame(void);
-int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);
-PyObject *fa_frame_name(PyFrameObject *f);
 int fa_ctx_init(void);
-int fa_module_allowed(PyObject *mod, PyObject *allowed);
-/* A module's __spec__ says its body is still running (hook.c). */
-int fa_spec_initializing(PyObject *spec);
 /*
  * A _thread start (the event's args) of a context of threads_follow that
  * carries its work into a Context of its own: 1 or 0.
@@ -209,7 +201,7 @@ int fa_thread_start_follows(PyObject *args);
 /* Copy cfg's settings beyond those fa_cfg_new() takes into n. */
 void fa_cfg_copy_modes(FaCfgObject *n, const FaCfgObject *cfg);
 
-/* ---- hook.c ------------------------------------------------------------ */
+/* ---- state.c: read by every file ---------------------------------------- */
 
 struct fa_state {
     int installed;
@@ -235,9 +227,44 @@ struct fa_state {
     int imports_seen;            /* a fresh import ran inside a context */
     /* set of top-level packages a denial interrupted */
     PyObject *failed_imports;
+    /* FaEntry_Type, once ctx.c is ready: what the ContextVar may hold */
+    PyTypeObject *entry_type;
+    /* audit_perms objects and their context managers (ctx.c) */
+    PyTypeObject *perms_type, *cm_type;
 };
 
 extern struct fa_state fa_st;
+/* The names state.c looks things up by, made once: 0 or -1. */
+int fa_state_init(void);
+PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
+/* The running asyncio task, a new reference, or NULL (no exception). */
+PyObject *fa_current_task(void);
+/* A module's __spec__ says its body is still running. */
+int fa_spec_initializing(PyObject *spec);
+int fa_module_allowed(PyObject *mod, PyObject *allowed);
+/*
+ * Drop what is left of imports a denial broke (called when a context is left).
+ */
+void fa_purge_failed_imports(void);
+
+/* ---- frames.c: where the running code is --------------------------------- */
+
+int fa_frames_init(void);
+PyObject *fa_frame_name(PyFrameObject *f);
+int fa_frame_is(PyFrameObject *f, const char *mod, const char *qual);
+PyObject *fa_external_frame(void);
+void fa_text_chain(struct fa_text *t, PyObject *extra);
+PyObject *fa_chain_string(PyObject *extra);
+/* The chain of callers an entry keeps: a tuple of names, or NULL raised. */
+PyObject *fa_capture_chain(void);
+/* threading.current_thread(), or NULL raised. */
+PyObject *fa_current_thread(void);
+/* The running asyncio task's identity (never dereferenced), or NULL. */
+void *fa_task_identity(void);
+/* The note for a denial away from where the context was entered, or NULL. */
+PyObject *fa_origin_note(FaEntryObject *e);
+
+/* ---- hook.c ------------------------------------------------------------ */
 
 int fa_install(void);
 enum { FA_TRUST_NAMED, FA_TRUST_STDLIB, FA_TRUST_INSTALLED };
@@ -245,6 +272,10 @@ enum { FA_TRUST_NAMED, FA_TRUST_STDLIB, FA_TRUST_INSTALLED };
 int fa_unaudited_install(void);
 /* Where installed code lives, read once (mk_audit, outside contexts). */
 int fa_trust_init(void);
+PyObject *fa_event_message(const char *event, PyObject *args);
+
+/* ---- deny.c ------------------------------------------------------------ */
+
 /*
  * Deny with msg unless a packaged audit hook or before_deny allows: 0 allowed,
  * -1 raised.
@@ -266,11 +297,9 @@ struct fa_deny_detail {
 };
 int fa_deny(FaEntryObject *e, const char *event, PyObject *args, PyObject *msg,
             const struct fa_deny_detail *dd);
-PyObject *fa_event_message(const char *event, PyObject *args);
-/*
- * Drop what is left of imports a denial broke (called when a context is left).
- */
-void fa_purge_failed_imports(void);
+/* The last approval fa_deny() gave was fastaudit.UNCONFINED. */
+extern int fa_approved_unconfined;
+PyObject *fa_unconfined(void);
 
 /* ---- py_bridge.c (libfashim.so, when preloaded) ------------------------ */
 
@@ -295,7 +324,6 @@ void fa_bridge_live(PyObject *policy, int delta, int learn_fd);
 void fa_bridge_approve(enum fa_op op, const char *path);
 /* unconfined: the host answered fastaudit.UNCONFINED (fa_unconfined()). */
 void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined);
-PyObject *fa_unconfined(void);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);
@@ -306,13 +334,16 @@ int fa_raise_denial(PyObject *event, PyObject *msg,
                     const struct fa_deny_detail *dd);
 /* fastaudit.AuditDenied, made once (borrowed), or NULL with an exception */
 PyObject *fa_audit_denied(void);
+PyObject *fa_all_denials(void);
+
+/* ---- guard.c ------------------------------------------------------------ */
+
 /*
  * exc.fastaudit = {layer, rule, fix} unless it has one; 0 or -1 with an
  * exception set.
  */
 int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
                       const char *fix);
-PyObject *fa_all_denials(void);
 
 /* ---- py_learn.c: policy files and learning contexts --------------------- */
 

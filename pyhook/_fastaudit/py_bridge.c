@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * py_bridge.c - telling libfashim.so, when it is preloaded, which audit
  * context the code on each thread runs in.

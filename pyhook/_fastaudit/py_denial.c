@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * py_denial.c - the exception a denial raises (fastaudit.AuditDenied, a
  * PermissionError), and the recent denials of every layer as Python sees
@@ -231,66 +232,6 @@ const_str(const char *s)
     }
     consts[i].s = s;
     return Py_NewRef(consts[i].u);
-}
-
-/*
- * exc.fastaudit: what a program (or a model driving one) reads to know
- * that the guard refused the call, by which rule, and what would allow
- * it; the same keys for both layers. rule and fix are str or None.
- */
-static int
-set_guard(PyObject *exc, PyObject *layer, PyObject *rule, PyObject *fix)
-{
-    PyObject *d = PyDict_New();
-    int rc = -1;
-
-    if (!d) {
-        return -1;
-    }
-    if (PyDict_SetItem(d, s_layer, layer) == 0
-        && PyDict_SetItem(d, s_rule, rule) == 0
-        && PyDict_SetItem(d, s_fix, fix) == 0)
-    {
-        rc = PyObject_SetAttr(exc, s_fastaudit, d);
-    }
-    Py_DECREF(d);
-    return rc;
-}
-
-/*
- * Set once: the first layer to explain an exception is the one that
- * refused.
- */
-int
-fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
-                  const char *fix)
-{
-    PyObject *d, *r, *f;
-    int rc;
-
-    if (names() < 0) {
-        return -1;
-    }
-    d = PyObject_GetAttr(exc, s_fastaudit);
-    if (d) {
-        /* AuditDenied's class attribute (None) is not an explanation */
-        int has = d != Py_None;
-
-        Py_DECREF(d);
-        if (has) {
-            return 0;
-        }
-    } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Clear();
-    } else {
-        return -1;
-    }
-    r = rule ? PyUnicode_DecodeFSDefault(rule) : Py_NewRef(Py_None);
-    f = fix ? PyUnicode_DecodeFSDefault(fix) : Py_NewRef(Py_None);
-    rc = r && f ? set_guard(exc, layer, r, f) : -1;
-    Py_XDECREF(r);
-    Py_XDECREF(f);
-    return rc;
 }
 
 /*

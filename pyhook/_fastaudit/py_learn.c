@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * py_learn.c - mk_audit(policy=FILE) and mk_audit(learn=True).
  *

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
- * py_policy.c - roots compiled into the engine's fa_policy, and path events
- * judged by it.
+ * py_policy.c - path events judged by a context's policy (whose roots
+ * roots.c compiled into the engine's fa_policy).
  *
  * The engine is the only place path rules live: nothing here resolves or
  * compares paths. What this file knows is how each event spells its
@@ -15,160 +16,6 @@
 #include <unistd.h>
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
-
-static void
-policy_dealloc(FaPolicyObject *self)
-{
-    if (self->policy) {
-        fa_policy_free(self->policy);
-    }
-    Py_XDECREF(self->roots);
-    Py_XDECREF(self->roots_repr);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-PyTypeObject FaPolicy_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fastaudit._fastaudit.Policy",
-    .tp_basicsize = sizeof(FaPolicyObject),
-    .tp_dealloc = (destructor)policy_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A sealed set of write roots (engine policy).",
-};
-
-static int
-add_root(fa_policy *p, PyObject *item)
-{
-    PyObject *b;
-    const char *s;
-    char msg[256] = "";
-    int r;
-
-    if (!PyUnicode_FSConverter(item, &b)) {
-        return -1;
-    }
-    s = PyBytes_AS_STRING(b);
-    if (!strcmp(s, ".")) {
-        r = fa_policy_add_cwd_root(p);
-    } else {
-        r = fa_policy_add_root(p, s, msg, sizeof msg);
-    }
-    if (r < 0) {
-        errno = -r;
-        PyErr_Format(PyExc_ValueError, "mk_audit: root %R cannot be used: %s",
-                     item, msg[0] ? msg : strerror(-r));
-    }
-    Py_DECREF(b);
-    return r < 0 ? -1 : 0;
-}
-
-PyObject *
-fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
-                     fa_policy *base)
-{
-    FaPolicyObject *self;
-    PyObject *it, *item, *s;
-    char msg[256] = "";
-    int i, n, r;
-
-    self = PyObject_New(FaPolicyObject, &FaPolicy_Type);
-    if (!self) {
-        fa_policy_free(base);
-        return NULL;
-    }
-    self->policy = base; /* ours from here on, whatever happens */
-    self->roots = NULL;
-    self->roots_repr = NULL;
-    if (roots == Py_None && base) {
-        PyErr_SetString(PyExc_ValueError,
-                        "mk_audit: roots=None (no restriction) contradicts a "
-                        "policy file");
-        goto fail;
-    }
-    if (roots == Py_None) {
-        /*
-         * Still a policy: the shim needs one to know a context is active
-         * (process starts stay denied without path restrictions).
-         */
-        self->roots = Py_NewRef(Py_None);
-        self->policy = fa_policy_new();
-        if (!self->policy) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-        fa_policy_set_unrestricted(self->policy);
-        if (fa_policy_seal(self->policy, 0, msg, sizeof msg) < 0) {
-            PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
-            goto fail;
-        }
-        goto done;
-    }
-    /* a lone path iterates as characters: refuse rather than guess */
-    if (PyUnicode_Check(roots) || PyBytes_Check(roots)
-        || PyObject_HasAttrString(roots, "__fspath__"))
-    {
-        PyErr_SetString(PyExc_TypeError,
-                        "mk_audit: roots must be a collection of paths or "
-                        "None, not a single path");
-        goto fail;
-    }
-    if (!self->policy) {
-        self->policy = fa_policy_new();
-    }
-    if (!self->policy) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    it = PyObject_GetIter(roots);
-    if (!it) {
-        goto fail;
-    }
-    while ((item = PyIter_Next(it))) {
-        r = add_root(self->policy, item);
-        Py_DECREF(item);
-        if (r < 0) {
-            Py_DECREF(it);
-            goto fail;
-        }
-    }
-    Py_DECREF(it);
-    if (PyErr_Occurred()) {
-        goto fail;
-    }
-    if (symlinks >= 0) {
-        fa_policy_set_symlinks(self->policy, (enum fa_symlinks)symlinks);
-    }
-    fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
-    r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
-    if (r < 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "mk_audit: the roots cannot be used: %s",
-                     msg[0] ? msg : strerror(-r));
-        goto fail;
-    }
-    n = fa_policy_nroots(self->policy);
-    self->roots = PyTuple_New(n);
-    if (!self->roots) {
-        goto fail;
-    }
-    for (i = 0; i < n; i++) {
-        s = PyUnicode_DecodeFSDefault(fa_policy_root(self->policy, i));
-        if (!s) {
-            goto fail;
-        }
-        PyTuple_SET_ITEM(self->roots, i, s);
-    }
-done:
-    /* the roots never change: every path denial quotes the same text */
-    self->roots_repr = PyObject_Repr(self->roots);
-    if (!self->roots_repr) {
-        goto fail;
-    }
-    return (PyObject *)self;
-fail:
-    Py_DECREF(self);
-    return NULL;
-}
 
 /* One path argument, read the way the event spells it. */
 struct fa_arg {
@@ -321,13 +168,15 @@ path_note(struct fa_arg *a, const struct fa_decision *d, enum fa_op op,
     fa_text_lit(&t, ": ");
     if (root) {
         fa_text_lit(&t, "a root can be written into, not removed or renamed");
+    } else if (d->why == FA_WHY_ERROR && d->err > 0) {
+        fa_text_c(&t, fa_why_error_text(d->err));
     } else {
         fa_text_c(&t, fa_why_text(d->why));
     }
     fa_text_lit(&t, " (");
     fa_text_c(&t, fa_why_name(d->why));
     fa_text_lit(&t, ")");
-    if (d->err) {
+    if (d->err && d->why != FA_WHY_ERROR) {
         fa_text_lit(&t, ": ");
         fa_text_c(&t, strerror(d->err));
     }
@@ -641,11 +490,9 @@ fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
             /* os.open() of a relative path: the shim sees its dir_fd */
             return 0;
         }
-#ifdef O_TMPFILE
         if ((flags & O_TMPFILE) == O_TMPFILE) {
             rc = judge_one(event, args, e, &a, FA_OP_DIR, 0);
         } else {
-#endif
             rc = judge_one(event, args, e, &a, FA_OP_WRITE, 1);
         }
         break;

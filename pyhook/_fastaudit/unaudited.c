@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * unaudited.c - CPython's writers that raise no audit event: os.mkfifo
  * and os.mknod make directory entries with none (CPython 3.10-3.14), so

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Workspace type: one fa_ws handle, its methods and its lifetime.
  *
  * Calls release the GIL around the system calls, as os.* functions do. A
  * close() that arrives while another thread is inside a call only marks the
- * workspace closed; the last call out frees the handle.
+ * workspace closed; the last call out frees the handle (fa__ws_leave(),
+ * args.c).
  */
 #include "config.h"
 
@@ -17,26 +19,6 @@
 
 PyTypeObject *fa__ws_type;
 static PyObject *stat_result;
-
-int
-fa__ws_enter(WorkspaceObject *self)
-{
-    if (self->ws == NULL || self->closing) {
-        PyErr_SetString(PyExc_ValueError, "operation on a closed workspace");
-        return -1;
-    }
-    self->busy++;
-    return 0;
-}
-
-void
-fa__ws_leave(WorkspaceObject *self)
-{
-    if (--self->busy == 0 && self->closing && self->ws != NULL) {
-        fa_ws_close(self->ws);
-        self->ws = NULL;
-    }
-}
 
 /* Release the GIL around one C call on a path argument. */
 #define WS_CALL(self, res, expr)                \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the files of fastaudit._workspace. */
 #ifndef FA_WSMODULE_H
 #define FA_WSMODULE_H
@@ -20,6 +21,8 @@ typedef struct {
 /* Process-wide: the module supports a single interpreter (see workspace_module.c). */
 extern PyTypeObject *fa__ws_type;
 extern PyObject *fa__ws_escape_error;
+/* io.open, which wraps the descriptors a workspace opens. */
+extern PyObject *fa__ws_io_open;
 
 /*
  * Bracket a call that releases the GIL: enter fails with ValueError on a

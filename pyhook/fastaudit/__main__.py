@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m fastaudit run|check|kernel ARGS.
 
 run and check: this process becomes fa-run (fa-check), so options,
@@ -6,7 +7,7 @@ whose kernel starts with this install's libfashim.so loaded.
 """
 import sys
 
-from _fastaudit_cmd import exec_program
+from ._cmd import exec_program
 
 _PROGRAMS = {'run': 'fa-run', 'check': 'fa-check'}
 _USAGE = '''usage: python -m fastaudit run [FA-RUN OPTION]... [--] COMMAND [ARG]...

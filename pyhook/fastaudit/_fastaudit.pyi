@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Types of fastaudit._fastaudit, the C extension: the hook, contexts and call monitor."""
 from collections.abc import Callable, Iterable
 from os import PathLike

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m fastaudit kernel install: a Jupyter kernel with the shim loaded.
 
 The kernel is this interpreter's ordinary ipykernel; its kernelspec's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where the package's shim is, and how to re-run a process under it.
 
 The package holds ``lib/libfashim.so`` (and ``bin/fa-run``, ``bin/fa-check``):

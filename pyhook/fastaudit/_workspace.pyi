@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Types of fastaudit._workspace, the C extension behind fastaudit.workspace."""
 import os
 from _typeshed import (OpenBinaryMode, OpenBinaryModeReading, OpenBinaryModeUpdating,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The public API: mk_audit, audit_state, track_call, active_calls.
 
 Enforcement lives in C (``fastaudit._fastaudit``). What stays in Python is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Monitor hooks bundled with fastaudit.
 
 ``lxml_monitor`` lets ordinary lxml calls run unmonitored and keeps the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``%load_ext fastaudit``: every cell of an IPython kernel in an audit context.
 
 ``%fastaudit on DIR [DIR...]`` makes each later cell (and the rest of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Files beneath a pinned root directory: ``safe_open`` and ``Workspace``.
 
 Every path is relative to the workspace root and is resolved by the kernel

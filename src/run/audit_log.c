@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit_log.c - naming what the kernel floor refused, from the kernel's
  * own records.

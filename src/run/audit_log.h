@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit_log.h - the kernel's own account of what the floor refused: the
  * Landlock records of the audit log (ABI 7), read by fa-run while its

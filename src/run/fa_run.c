@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa-run - run a command with its writes and execs confined.
  *
@@ -31,10 +32,10 @@
 
 #include "fa_policy.h"
 #include "path_search.h"
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
+#include "floor/elf.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 #include "run/learn.h"
-#include "shim/fa_shim_run.h"
 
 #define EXIT_FAIL 125
 #define EXIT_CANNOT 126

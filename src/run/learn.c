@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * learn.c - fa-run --learn: the narrowest policy a run needed.
  *

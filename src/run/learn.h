@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * learn.h - fa-run --learn: the policy a run needed, said at its end.
  */

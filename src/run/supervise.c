@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * supervise.c - fa-run as the parent of its command.
  *
@@ -28,8 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "floor/landlock.h"
 #include "run/audit_log.h"
-#include "run/landlock.h"
 #include "run/learn.h"
 
 #ifndef HAVE_CLOSE_RANGE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attr.c - mode, owner, extended attributes, timestamps, inode flags.
  *

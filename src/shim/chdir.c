@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chdir.c - changes of directory, told to the engine's cwd cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dirent.c - calls that add, remove, rename or link directory entries.
  *
@@ -17,20 +18,6 @@
 #include <unistd.h>
 
 #include "wrap.h"
-
-FA_HIDDEN int fa_w_mknodat(void *fa_ra, const char *fa_call, int dirfd, const char *path,
-			   mode_t mode, dev_t dev);
-
-/*
- * The pre-2.33 names are compatibility symbols a newer libc may lack: old
- * binaries calling them get mknodat, checked like any other mknodat.
- */
-int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path, mode_t mode,
-		dev_t *dev)
-{
-	(void)ver;
-	return fa_w_mknodat(ra, call, dirfd, path, mode, *dev);
-}
 
 /*
  * A directory removed: a dirfd that names it must not be taken for the
@@ -68,12 +55,12 @@ int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int 
 	int rc;
 
 	fa_tls.call_whole = &whole;
-	rc = fa_pin_call(call, FA_OP_REMOVE, dirfd, path, NULL, &s, ra);
+	rc = fa_pin_entry_call(call, FA_OP_REMOVE, dirfd, path, &s, ra);
 	fa_tls.call_whole = NULL;
 	if (rc < 0)
 		return -1;
 	rc = flags == AT_REMOVEDIR ? fa_rmdir_at(s.fd, s.name) : FA_REAL(unlinkat)(s.fd, s.name, flags);
-	fa_unpin_call(&s);
+	fa_unpin_after(&s, rc < 0);
 	return rc;
 }
 
@@ -172,6 +159,14 @@ int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 		fa_call_done();
 		errno = *target ? ENAMETOOLONG : ENOENT;
 		return -1;
+	}
+	/*
+	 * Only mkdir makes "name/": the kernel answers a symlink by such a name
+	 * with EEXIST or ENOENT and makes nothing, so it answers first here.
+	 */
+	if (path && *path && path[strnlen(path, PATH_MAX) - 1] == '/') {
+		fa_call_done();
+		return FA_REAL(symlinkat)(target, dirfd, path);
 	}
 	rc = fa_pin_call(call, FA_OP_CREATE, dirfd, path, target, &s, ra);
 	if (rc == 0 && s.pinned && fa_symlink_target_call(call, target, path, &s, ra) < 0) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * env.c - the process policy, read from the environment once.
  *
@@ -18,7 +19,7 @@
 
 #include "sys.h"
 #include "wrap.h"
-#include "run/landlock.h"
+#include "floor/landlock.h"
 
 /* Not initialised yet: every call takes the slow path until fa_init(). */
 int fa_gate = 1;
@@ -370,6 +371,8 @@ void fa_init(void)
 	floor_applied = apply_floor();
 	fa_proc.floor |= floor_applied;
 	fa_proc.allow_static |= floor_applied;
+	fa_proc.floor_entries = fa_proc.floor && !fa_proc.report && !fa_proc.learn &&
+				fa_floor_decides_entries(fa_proc.policy);
 	snapshot_env(floor_applied);
 	__atomic_store_n(&fa_init_state, 2, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&fa_gate, fa_proc.active ? 0 : -1, __ATOMIC_SEQ_CST);

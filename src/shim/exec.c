@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exec.c - the exec family: judge the program, then start it with the
  * shim and the policy in its environment whatever envp the caller built.

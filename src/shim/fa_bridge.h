@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa_bridge.h - the interface libfashim.so offers to code in the same
  * process (the fastaudit Python extension, tests).

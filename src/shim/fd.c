@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fd.c - the process policy's pinned root fds stay the shim's.
  *

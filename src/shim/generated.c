@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * generated.c - every wrapper whose shape symbols.def names: the open
  * family, one-path entry changes run on the pinned parent, changes made
@@ -21,3 +22,15 @@
 	FA_GEN_##shape(name, ret, fail, params, args, __VA_ARGS__)
 #include "symbols.def"
 #undef FA_SYM
+
+/*
+ * The pre-2.33 names are compatibility symbols a newer libc may lack: old
+ * binaries calling them get mknodat (generated above), checked like any
+ * other mknodat.
+ */
+int fa_xmknodat(void *ra, const char *call, int ver, int dirfd, const char *path, mode_t mode,
+		dev_t *dev)
+{
+	(void)ver;
+	return fa_w_mknodat(ra, call, dirfd, path, mode, *dev);
+}

@@ -1,21 +1,16 @@
-# Whether a preload can follow a program (fa_shim_run.h): built once, linked
-# into the shim, fa-run and the floor benchmark.
-noinst_LTLIBRARIES += %D%/libfaprog.la
-%C%_libfaprog_la_SOURCES = %D%/fa_shim_run.h %D%/elf.c
-%C%_libfaprog_la_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden
-
-# libfashim.so: the LD_PRELOAD shim, and fa-run, which starts a command under it.
+# SPDX-License-Identifier: Apache-2.0
+# libfashim.so: the LD_PRELOAD shim.
 lib_LTLIBRARIES += src/libfashim.la
 src_libfashim_la_SOURCES = %D%/symbols.def %D%/wrap.h %D%/shim_internal.h \
 	%D%/fa_bridge.h \
 	%D%/env.c %D%/shim_bridge.c %D%/report.c %D%/shim_judge.c \
 	%D%/open.c %D%/generated.c %D%/dirent.c %D%/attr.c \
 	%D%/tmp.c %D%/utmp.c %D%/net.c %D%/exec.c %D%/spawn.c %D%/spawn_actions.c \
-	%D%/syscall.c %D%/fd.c %D%/chdir.c src/run/landlock.c src/run/landlock.h src/run/landlock_abi.h
+	%D%/syscall.c %D%/fd.c %D%/chdir.c
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
 	-Wl,--version-script=%D%/libfashim.map
-src_libfashim_la_LIBADD = %D%/libfaprog.la src/libfaengine.la -ldl
+src_libfashim_la_LIBADD = src/floor/libfafloor.la src/libfaengine.la -ldl
 EXTRA_src_libfashim_la_DEPENDENCIES = %D%/libfashim.map
 
 # The version script exports exactly the names of symbols.def that this
@@ -43,12 +38,4 @@ uninstall-hook: fa-shim-uninstall-hook
 fa-shim-uninstall-hook:
 	rm -f $(DESTDIR)$(libdir)/libfashim.so
 .PHONY: fa-shim-install-exec-hook fa-shim-uninstall-hook
-
-bin_PROGRAMS += fa-run
-fa_run_SOURCES = src/run/fa_run.c $(FA_RUN_FLOOR_SOURCES)
-fa_run_CPPFLAGS = $(AM_CPPFLAGS) -DFA_LIBDIR='"$(libdir)"' \
-	-DFA_LIBDIR_FROM_BINDIR='"$(FA_LIBDIR_FROM_BINDIR)"'
-fa_run_LDADD = %D%/libfaprog.la src/libfaengine.la
-dist_man_MANS += doc/fa-run.1
-EXTRA_DIST += examples
 

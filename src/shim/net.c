@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * net.c - bind() on a filesystem AF_UNIX address creates a socket file.
  *

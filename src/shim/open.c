@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * open.c - the opens that fit no shape of symbols.def: fopen/freopen,
  * truncate, open_by_handle_at. (open, openat, creat and their twins are

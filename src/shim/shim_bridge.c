@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shim_bridge.c - what the host (the fastaudit extension) tells the shim about
  * the code running on each thread, and what the shim tells it back.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shim_internal.h - state and helpers shared by the files of libfashim.so.
  *
@@ -29,7 +30,7 @@
 #include "counts.h"
 #include "fa_bridge.h"
 #include "fa_policy.h"
-#include "fa_shim_run.h"
+#include "floor/elf.h"
 #include "json.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
@@ -103,6 +104,7 @@ struct fa_proc {
 	int quiet;                /* FA_QUIET=1 */
 	int allow_static;         /* FA_ALLOW_STATIC=1 */
 	int floor;                /* FA_FLOOR=1: fa-run applied a Landlock floor */
+	int floor_entries;        /* that floor alone decides entry changes (shim_judge.c) */
 	int from_context;         /* FA_FROM_CONTEXT=1: the policy is an audit context's (exec.c) */
 	const char *log;          /* FA_LOG, or NULL */
 	int log_approvals;        /* FA_LOG_APPROVALS=1: the log also gets what approvals let through */
@@ -277,7 +279,8 @@ static inline void fa_event_decision(struct fa_event *ev, const fa_policy *p,
 {
 	ev->d = d;
 	ev->why = fa_why_name(d->why);
-	ev->text = fa_why_text(d->why);
+	ev->text = d->why == FA_WHY_ERROR && d->err > 0 ? fa_why_error_text(d->err)
+							: fa_why_text(d->why);
 	ev->policy = p;
 	/* a context's approved child: its process policy is that context's */
 	ev->from_context = from_context || (p && p == fa_proc.policy && fa_proc.from_context);
@@ -322,12 +325,20 @@ struct fa_spin {
 	int fd;
 	const char *name;
 	char nbuf[NAME_MAX + 2];
+	/* Left to the kernel floor (fa_pin_entry_call): what to judge if it refuses. */
+	struct {
+		const char *call, *path;
+		void *ra;
+		const struct fa_whole *whole;
+		int op, dirfd, saved;
+	} floor;
 };
 
 static inline void fa_spin_init(struct fa_spin *s)
 {
 	s->pinned = 0;
 	s->rfd = -1;
+	s->floor.call = NULL;
 }
 
 /* Nothing judged: the real call gets the path as given. */
@@ -346,8 +357,19 @@ static inline int fa_spin_by_name(struct fa_spin *s, const char *path)
  */
 FA_HIDDEN int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 			  const char *shown1, struct fa_spin *s, void *ra);
+/*
+ * fa_pin_call() for a call that makes or removes one entry (mkdir, mknod,
+ * unlink, rmdir): where the kernel floor decides such calls exactly
+ * (fa_floor_decides_entries()) and no context applies, nothing is judged
+ * or pinned and the real call gets the caller's own arguments; the call is
+ * judged only if the kernel refuses it, by fa_unpin_after(), for the message.
+ */
+FA_HIDDEN int fa_pin_entry_call(const char *call, enum fa_op op, int dirfd, const char *path,
+				struct fa_spin *s, void *ra);
 /* Undo what a prep helper holds (pin, opened file); errno kept. */
 FA_HIDDEN void fa_unpin_call(struct fa_spin *s);
+/* fa_unpin_call() after the real call, which failed when 'failed' is set. */
+FA_HIDDEN void fa_unpin_after(struct fa_spin *s, int failed);
 
 /*
  * A write-open under every policy that applies. Returns 1 when the shim
@@ -452,7 +474,7 @@ FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);
 FA_HIDDEN int fa_utime_at(int dirfd, const char *name, const void *times);
 
-/* ---- exec (exec.c; what a preload can follow: fa_shim_run.h, elf.c) ---- */
+/* ---- exec (exec.c; what a preload can follow: floor/elf.h) ---- */
 /*
  * Judge an exec of the program at (dirfd, path) run with argv, from the
  * working directory cwd (AT_FDCWD, or a spawned child's): 0 or -EACCES

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shim_judge.c - one call judged under every policy that applies to it.
  *
@@ -197,6 +198,93 @@ int fa_pin_call(const char *call, enum fa_op op, int dirfd, const char *path,
 	return done(saved, pin_call(call, op, dirfd, path, shown1, s, ra));
 }
 
+/*
+ * Under a floor that decides entry changes (env.c, fa_floor_decides_entries())
+ * the process policy, when no context applies, is the floor's: the call is
+ * exact as bare libc is, since it runs on the caller's own arguments, and
+ * the kernel refuses what lies outside the roots.
+ */
+static int floor_decides(const struct fa_pols *pp)
+{
+	return fa_proc.floor_entries && pp->proc && !pp->ctx;
+}
+
+static int floor_decides_now(enum fa_op op, const char *path)
+{
+	FA_POLS(pp);
+
+	if (!fa_proc.floor_entries || FA_GUARDED() || (op != FA_OP_CREATE && op != FA_OP_REMOVE))
+		return 0;
+	fa_pols_get(&pp, fa_host_op(op), path);
+	return floor_decides(&pp);
+}
+
+int fa_pin_entry_call(const char *call, enum fa_op op, int dirfd, const char *path,
+		      struct fa_spin *s, void *ra)
+{
+	if (!floor_decides_now(op, path))
+		return fa_pin_call(call, op, dirfd, path, NULL, s, ra);
+	fa_spin_init(s);
+	spin_plain(s, dirfd, path);
+	s->floor.call = call;
+	s->floor.path = path;
+	s->floor.ra = ra;
+	s->floor.op = (int)op;
+	s->floor.dirfd = dirfd;
+	s->floor.whole = fa_tls.call_whole;
+	s->floor.saved = errno;
+	/* 0 after the call: it succeeded, and the caller's errno comes back */
+	errno = 0;
+	return 0;
+}
+
+/*
+ * The kernel refused a call left to the floor: judged now as it would have
+ * been before, for the line and the log. The engine refuses it (a denial
+ * as any other, the call already undone by the kernel), or allows it: then
+ * the floor alone refused, and is named. errno stays the kernel's.
+ */
+static void floor_explain(const struct fa_spin *s)
+{
+	struct fa_spin j;
+	struct fa_event ev;
+	int r;
+
+	fa_spin_init(&j);
+	spin_plain(&j, s->floor.dirfd, s->floor.path);
+	fa_tls.call_whole = s->floor.whole;
+	r = pin_call(s->floor.call, (enum fa_op)s->floor.op, s->floor.dirfd, s->floor.path, NULL,
+		     &j, s->floor.ra);
+	fa_tls.call_whole = NULL;
+	if (r == 0) {
+		event_init(&ev, s->floor.call, (enum fa_op)s->floor.op, s->floor.path, NULL,
+			   s->floor.ra);
+		ev.why = "floor";
+		ev.text = "refused by the kernel floor (Landlock), which the policy allowed";
+		(void)fa_report(&ev);
+		fa_unpin_call(&j);
+		r = -EACCES;
+	}
+	/*
+	 * Landlock asks before some of the kernel's own checks (rmdir of a
+	 * file is ENOTDIR only after it): the answer the call gets is the one
+	 * bare libc gives, as when it is judged first.
+	 */
+	errno = -r;
+}
+
+void fa_unpin_after(struct fa_spin *s, int failed)
+{
+	if (FA_UNLIKELY(s->floor.call != NULL)) {
+		if (!failed && errno == 0)
+			errno = s->floor.saved;
+		else if (errno == EACCES)
+			floor_explain(s);
+		s->floor.call = NULL;
+	}
+	fa_unpin_call(s);
+}
+
 void fa_unpin_call(struct fa_spin *s)
 {
 	int saved = errno;
@@ -287,6 +375,22 @@ static int open_call(const char *call, int dirfd, const char *path, int flags,
 	fa_pols_get(&pp, op, path);
 	if (!pp.proc && !pp.ctx)
 		return 0;
+	/*
+	 * A new file under a floor that decides entry changes: made as bare
+	 * libc makes it; only beneath a root may the kernel make it, so it is
+	 * marked as such. Refused, it is judged below, for the message, and
+	 * (the kernel having made nothing) tried once more only if allowed.
+	 */
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) && !(flags & O_PATH) &&
+	    (flags & O_TMPFILE) != O_TMPFILE && floor_decides(&pp)) {
+		fd = fa__sys_openat(dirfd, path, flags, mode);
+		if (fd != -EACCES) {
+			if (fd >= 0)
+				fa_fd_mark(fd);
+			*fdp = fd;
+			return 1;
+		}
+	}
 	opener = pp.proc ? pp.proc : pp.ctx;
 	if (pp.proc && pp.ctx && covers(pp.proc, pp.ctx)) {
 		opener = pp.ctx;

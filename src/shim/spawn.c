@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spawn.c - posix_spawn, posix_spawnp, system, popen and wordexp.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spawn_actions.c - the opens a posix_spawn file-actions list asks for.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * syscall.c - syscall(2) for the file and exec syscalls.
  *

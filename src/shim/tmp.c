@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tmp.c - temporary files and named IPC objects that create or remove entries.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utmp.c - the login records libc writes by name, by itself: utmp
  * (pututline, login, logout) and wtmp (updwtmp, logwtmp, login).

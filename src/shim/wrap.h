@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wrap.h - the invariants every wrapper keeps, written once, and the
  * templates that generate the wrappers of symbols.def by their shape.
@@ -68,7 +69,7 @@
 		if (prep) \
 			return fail; \
 		fa_v = call; \
-		fa_unpin_call(&fa_s); \
+		fa_unpin_after(&fa_s, fa_v == (fail)); \
 		return fa_v; \
 	} \
 	FA_EXPORT ret name params \
@@ -82,7 +83,7 @@
 /* One path naming an entry to change: run as the *at() call on the pinned parent. */
 #define FA_GEN_AT1(name, ret, fail, params, args, op, dirfd, path, call) \
 	FA_GEN_PREP(name, ret, fail, params, args, \
-		    fa_pin_call(fa_call, op, dirfd, path, NULL, &fa_s, fa_ra), call)
+		    fa_pin_entry_call(fa_call, op, dirfd, path, &fa_s, fa_ra), call)
 
 /* AT1, but when 'onfd' holds the call acts on dirfd itself, judged like FD. */
 #define FA_GEN_ATFD(name, ret, fail, params, args, op, dirfd, path, onfd, call) \

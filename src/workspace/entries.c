@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Directory-entry operations. Each one pins the parent directory through
  * the engine (which judges the operation class: a deny subtree and its
@@ -329,6 +330,7 @@ int fa_ws_listdir(fa_ws *ws, const char *rel, fa_ws_dir_cb cb, void *arg)
 	fa__ws_ok();
 	for (;;) {
 		errno = 0;
+		/* cppcheck-suppress readdirCalled ; the stream is this call's alone (readdir_r is deprecated) */
 		de = readdir(dir);
 		if (!de) {
 			if (errno)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The calling thread's last workspace error. A thread-local record keeps the
  * call signatures close to the *at() calls they wrap (an fd or -errno) and

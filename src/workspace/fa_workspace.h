@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa_workspace.h - files beneath a pinned root directory.
  *

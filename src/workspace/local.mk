@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Workspace API: libfaworkspace.so (public header fa_workspace.h, pkg-config
 # fa-workspace), built on the engine. The same code, as a convenience library,
 # goes into the Python extension fastaudit._workspace.

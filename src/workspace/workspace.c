@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A workspace: a sealed engine policy with exactly one root, whose pinned
  * O_PATH fd is the start of every lookup.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the workspace's own files; not installed. */
 #ifndef FA_WS_INTERNAL_H
 #define FA_WS_INTERNAL_H

@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Every interposed libc function, called exactly, under the shim:
 #  - allowed inside the root (and with the same output as without the shim);
 #  - EACCES outside, with exactly one stderr line, and the whole scratch
@@ -64,6 +65,7 @@ ct() {
 	(
 		cd "$IN" || exit 99
 		for v in "${e[@]}" "${XENV[@]}"; do
+			# shellcheck disable=SC2163 # v is NAME=VALUE, exported as such
 			export "$v"
 		done
 		exec "$CT" "$@"
@@ -163,7 +165,7 @@ plain() {
 	SNAP=
 	bare "$@"
 	fresh
-	got=$(POL= ct shim "$@")
+	got=$(POL='' ct shim "$@")
 	check "no-policy $*" "$bare" "$got"
 	case $got in
 	ok*) pass ;;
@@ -515,7 +517,7 @@ deny mq_open "/fa-e2e-mq-$$"
 check "a denied mq_open created nothing" "err ENOENT" "$(ct bare mq_unlink "/fa-e2e-mq-$$")"
 plain mq_open "/fa-e2e-mq-$$"
 deny mq_unlink "/fa-e2e-mq-$$"
-check "no-policy mq_unlink" "$(ct bare mq_unlink "/fa-e2e-mq-$$")" "$(POL= ct shim mq_unlink "/fa-e2e-mq-$$")"
+check "no-policy mq_unlink" "$(ct bare mq_unlink "/fa-e2e-mq-$$")" "$(POL='' ct shim mq_unlink "/fa-e2e-mq-$$")"
 
 # ---- a signal handler that writes while the thread is inside a wrapper ----
 both sig_freopen "$IN/sig" -- "$OUT/sig"

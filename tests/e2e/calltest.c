@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * calltest FUNC ARG... - call one libc function exactly as named and say
  * what happened: "ok" or "err ENAME" on stdout, exit status 0.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* calltest.h - declarations shared by the end-to-end test programs. */
 #ifndef FA_CALLTEST_H
 #define FA_CALLTEST_H

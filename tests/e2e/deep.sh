@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Trees deeper than PATH_MAX under fa-run: built with mkdirat in a loop
 # (6000 bytes below the top), removed by rm -rf through directory fds.
 # Inside the root both work; outside, every change is refused with EACCES

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exact.c - two calls of one kind with a directory moved between them by
  * another process: the second must act where bare libc acts, whatever

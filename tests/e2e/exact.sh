@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Exactness: every call acts on what its arguments name at the moment of
 # the call, as bare libc would, whatever the shim kept from the calls
 # before (the path a dirfd names, the last parent directory pinned, the
@@ -31,7 +32,7 @@ tree() {
 # floor HOW, with the move made when the program asks; its output then
 # the tree.
 run() {
-	local how=$1 c=$2 pid line root=$R
+	local how=$1 c=$2 pid root=$R
 	case $c in root-*) root=$R/a ;; esac
 	rm -rf "$R" "$T/in" "$T/out"
 	mkdir -p "$R/a/sub"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Denials that say how to allow them (the stderr line and the "fix" of the
 # --log line), and the one summary line fa-run prints at exit, which counts
 # the denials of every process of the run, with the kernel floor and
@@ -67,6 +68,7 @@ check "link target: fix" "add --allow-outside-symlinks to fa-run" "$(fix 1)"
 echo x >"$O/sub/src"
 far --landlock=off -- ln "$O/sub/src" hard
 check "hard link source: fix" "add -w $O/sub to fa-run" "$(fix 1)"
+# shellcheck disable=SC2010 # the names are the test's own, plain ASCII
 check "hard link source: nothing made" "" "$(ls "$R" | grep hard)"
 
 # ---- a relative path climbing out: judged, and fixed, where it lands ----

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fdcache.c - sequences that must defeat what the shim remembers about
  * descriptors: the path a dirfd names, and the fds it opened for writing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # What the shim remembers about descriptors is forgotten when it must be
 # (fdcache.c): an fd it opened for writing, whose fchmod/fchown/futimens
 # it does not judge again, once that number is closed, replaced by dup2,
@@ -76,6 +77,7 @@ openat in: ok
 close dir: ok
 openat reused: EACCES
 mkdirat reused: EACCES" "$(run dirfd-reuse)"
+# shellcheck disable=SC2010 # the names are the test's own, plain ASCII
 check "nothing made outside, nor where the old dirfd was" "" \
 	"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
 
@@ -92,6 +94,7 @@ openat in: ok
 $gone
 openat reused: EACCES
 mkdirat reused: EACCES" "$(run "dirfd-gone-$how")"
+	# shellcheck disable=SC2010 # the names are the test's own, plain ASCII
 	check "nothing made outside nor where the dirfd was ($how)" "" \
 		"$(ls "$OUT" | grep -v '^f$'; ls "$IN/d1" | grep -v '^a$')"
 done

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * floor MODE ARG... - writes the preload cannot see, for the kernel floor
  * tests. Exits 0 when the write happened, else the errno that refused it

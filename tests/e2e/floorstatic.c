@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * floorstatic PATH - a static program with no libc at all: it creates
  * PATH and writes "x" with the system call instruction. Exits 0 when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fortify.c - open() and openat() compiled the way a fortified program
  * compiles them: with non-constant flags and no mode, <bits/fcntl2.h>

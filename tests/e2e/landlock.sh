@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel floor under the preload (fa-run --landlock): writes no preload
 # can see - a static program with no libc, the syscall instruction in a
 # dynamic one, io_uring - are refused outside the roots with nothing
@@ -108,6 +109,28 @@ mkfifo "$T/fifo"
 far --landlock=on -w "$R" -- sh -c "exec 3<>'$T/fifo'"
 says "a refusal by the floor alone" "refused by the kernel floor"
 silent_on "a refusal by the floor alone" "not under any allowed root"
+
+# Under a floor that decides entry changes by itself (roots only, no deny
+# subtree, symlinks trusted), mkdir, mknod, unlink, rmdir and O_EXCL
+# creations run on the caller's arguments; a refusal still gets its line,
+# judged after the kernel refused, naming where the path led.
+ln -s "$O" "$R/out-link"
+for how in "mkdir $O/d" "mkdir out-link/d" "mkfifo out-link/p" "rm $O/f" "rmdir $O" \
+	"python3 -c \"import os; os.open('out-link/x', os.O_CREAT | os.O_EXCL | os.O_WRONLY)\""; do
+	case $how in python3*) have_python || continue ;; esac
+	far --landlock=on -w "$R" -- sh -c "$how"
+	[ "$rc" -ne 0 ] && pass || fail "floor decides: $how was allowed"
+	says "floor decides: $how" "not under any allowed root"
+	silent_on "floor decides: $how" "refused by the kernel floor"
+	untouched "floor decides: $how"
+done
+far --landlock=on -w "$R" --log "$T/entries.log" -- sh -c "mkdir out-link/d"
+grep -q "\"resolved\":\"$O/d\".*\"rule\":\"outside-roots\"" "$T/entries.log" && pass ||
+	fail "floor decides: the log lacks the refusal: $(cat "$T/entries.log")"
+far --landlock=on -w "$R" -- sh -c 'mkdir a && mkfifo a/p && touch a/f && rm a/f a/p && rmdir a && mkdir a && echo ok'
+check "floor decides: inside the root" "ok" "$(cat "$T/o")"
+check "floor decides: inside the root, quiet" "" "$(cat "$T/e")"
+rm -rf "${R:?}/a" "$R/out-link"
 
 # ---- the floor's modes ----
 far --landlock=on --verbose -w "$R" -- true

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fa-run --learn on real jobs: a make writing into build/ and a temporary
 # directory, a pip install into a venv, a git commit. Each learned policy,
 # fed back with --policy, runs the job again with no denial at all, and is
@@ -35,7 +36,6 @@ build/a.o: src/a.c
 $TMPD/stamp: build/a.o
 	cp build/a.o $TMPD/stamp
 EOF
-MAKE=$(command -v make)
 (cd "$P" && "$FA_RUN" -w "$P/build.none" --allow-exec make --learn="$T/make.pol" -- make -s) \
 	>"$T/make.out" 2>"$T/make.err"
 check "make under --learn exits as make does" 0 $?

@@ -1,6 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh - sourced by the end-to-end scripts: locations, a scratch tree,
 # the preload line (with the sanitizer runtime first when the build has
 # one), tree snapshots, small assertions and the way to run fa-run.
+# Its variables are for the scripts that source it:
+# shellcheck shell=bash disable=SC2034
 
 # The scripts start under make's sh; what follows is bash.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of libfashim.so and fa-run: small C programs run under
 # the shim by the .sh scripts (exit status; 77 = skip).
 

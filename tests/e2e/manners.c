@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manners TEST ARG... - how the shim behaves around fork, vfork, threads,
  * signals and errno. Prints "ok" or a reason and exits 0 / 1.

@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Fork from a multithreaded process, vfork + exec, signal handlers that
 # call wrapped functions, errno preservation: all under a live policy.
 # Every run has a time limit, so a deadlock fails instead of hanging.

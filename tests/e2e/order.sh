@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The kernel's order of checks under fa-run: a call the kernel fails for
 # another reason first (an entry that exists, one that is missing, a file
 # where a directory must be) gives the kernel's errno and prints nothing;
@@ -115,6 +116,10 @@ for m in "" fallback; do
 	kernel remove "$O/d/."
 	kernel unlinkat . "$O/d/.." REMOVEDIR
 	kernel symlink "" "$O/new"
+	# Only mkdir makes "name/": a symlink by that name is ENOENT (EEXIST if it is there).
+	kernel symlink x "$O/new/"
+	kernel symlink x "$O/f/"
+	kernel symlinkat x . "$O/new/"
 	# O_CREAT follows a final link: where it cannot lead, the kernel says so.
 	kernel open "$O/loop" "WRONLY|CREAT"
 	kernel open "$O/loop" "WRONLY|CREAT|TRUNC"

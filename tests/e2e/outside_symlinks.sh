@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Symlinks that point outside the roots: refused by default, with a
 # message naming the option that allows them; allowed with
 # --allow-outside-symlinks, where a write through such a link is still
@@ -78,4 +79,43 @@ check "beneath, absolute link inside: exit" 2 "$rc"
 grep -q "denied open.*: $R/abs: a symlink not allowed by the symlink mode (beneath: an absolute link" "$T/e" &&
 	pass || fail "beneath: the message does not name the link: $(cat "$T/e")"
 [ -e "$R/sub/a" ] && [ ! -e "$R/sub/b" ] && pass || fail "beneath: wrong files made"
+# As an unprivileged user, from a directory it may search but not read:
+# a creation through a link out of the roots is refused with its line,
+# and one through a link into a directory it cannot search says so.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod 755 "$T"
+	rm -rf "${R:?}"/* "$O"
+	make_outside
+	chmod 777 "$O"
+	mkdir -p "$T/shut/in" "$R/noread"
+	chmod 700 "$T/shut"
+	ln -s "$O" "$R/noread/out"
+	ln -s "$T/shut/in" "$R/noread/shut"
+	chown -R 65534:65534 "$R"
+	chmod 311 "$R/noread"
+	outside=$(snapshot "$O")
+	nobody() {
+		(cd "$R/noread" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$FA_RUN" --landlock=off -w "$R" --log "$T/nobody.log" "$@" >"$T/o" 2>"$T/e")
+		rc=$?
+	}
+	: >"$T/nobody.log"
+	chmod 666 "$T/nobody.log"
+	for how in "mkdir out/d" "touch out/f" "mkdir $R/noread/out/d"; do
+		nobody -- $how
+		check "unreadable cwd, $how: exit" 1 "$rc"
+		says "unreadable cwd, $how" "not under any allowed root"
+	done
+	for p in out/d out/f "$R/noread/out/d"; do
+		grep -q "\"path\":\"$p\".*\"rule\":\"outside-roots\"" "$T/nobody.log" && pass ||
+			fail "unreadable cwd: the log lacks $p: $(cat "$T/nobody.log")"
+	done
+	untouched "unreadable cwd"
+	nobody -- mkdir shut/d
+	check "a link into a directory it cannot search: exit" 1 "$rc"
+	says "a link into a directory it cannot search" "cannot be searched by this user (EACCES)"
+	[ ! -e "$T/shut/in/d" ] && pass || fail "unsearchable: the directory was made"
+else
+	echo "SKIP: an unprivileged user's refusals: needs root and setpriv" >&2
+fi
 finish

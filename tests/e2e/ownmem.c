@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ownmem.c - a program with memory functions of its own (mmap, munmap,
  * malloc and friends) that fail until main has set them up, as a program

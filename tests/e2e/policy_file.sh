@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fa-run --policy FILE: what a file grants and refuses, relative paths from
 # the file's directory, options adding to the file and never silently
 # widening it, and every malformed file stopping with 125 and its

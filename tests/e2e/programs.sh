@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Real programs under fa-run: shell redirections, coreutils, tar, install,
 # make, grandchildren, env -i, exec policy, deny subtrees, report mode, the
 # JSON log, and fa-run's own exit statuses. After every denial the outside
@@ -428,7 +429,7 @@ sys.exit(1)"
 		[ "$rc" -ne 0 ] && pass || fail "the loader with options ran a static program"
 		untouched "the loader with options"
 	fi
-	rm -rf "$P/bin"
+	rm -rf "${P:?}/bin"
 else
 	echo "SKIP: static: no static libc to link with" >&2
 fi

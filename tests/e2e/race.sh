@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The symlink-swap race: ROOT/d flips between a real directory and a
 # symlink to OUTSIDE thousands of times while creations go through it.
 # Zero entries may ever land in OUTSIDE. The same program without the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * racer OP ROOT OUTSIDE ROUNDS SECONDS - the symlink-swap race.
  *

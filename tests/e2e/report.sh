@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # What a denial says: every --log line parses as JSON and gives back the
 # bytes of hostile paths; the stderr line is one line with no control
 # byte; paths of 4095 bytes (two of them, full of escapes) are neither

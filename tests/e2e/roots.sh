@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The root limit under fa-run: 64 write roots; a directory given again, or
 # by another name that resolves to it, counts once; one more is refused at
 # start-up with status 125 and a message saying the limit.

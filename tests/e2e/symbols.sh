@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # src/shim/symbols.def is the list of interposed functions. Each entry
 # must be exported by the built shim, and must have a case in the
 # end-to-end tests (a calltest case driven by calls.sh, or a manners case

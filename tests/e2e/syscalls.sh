@@ -1,4 +1,5 @@
-#!/bin/sh
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # What the shim costs in syscalls, read from strace between two markers
 # that calltest makes around the call (CALLTEST_MARK):
 #  - with the shim loaded and no policy, exactly the syscalls of bare libc;
@@ -29,7 +30,7 @@ OUT=$T/out
 
 fresh() {
 	rm -rf "$IN" "$OUT"
-	mkdir -p "$IN" "$OUT"
+	mkdir -p "$IN/d" "$OUT"
 	echo data >"$IN/f"
 	echo secret >"$OUT/f"
 }
@@ -73,6 +74,39 @@ done
 # Reads are free under a policy too: the very same syscalls.
 check "a read under a policy costs nothing" "$(trace bare open "$OUT/f" RDONLY)" \
 	"$(trace checked open "$OUT/f" RDONLY)"
+
+# Under fa-run's kernel floor, which alone decides entry changes here (a
+# root, no deny subtree, symlinks trusted), a creation or removal runs on
+# the caller's own arguments: bare libc's very syscalls, nothing resolved.
+# (A refusal is judged after the kernel's answer: landlock.sh.)
+if "$FA_RUN" --landlock=on -w "$T" -- true 2>/dev/null; then
+	# strace runs inside the run (its trace file is in a root), so that
+	# only calltest's calls are between the markers.
+	floored() {
+		fresh
+		(cd "$IN" && CALLTEST_MARK=1 "$FA_RUN" --landlock=on -w "$IN" -w "$T" -- \
+			strace -f -qq -o "$T/trace" "$CT" "$@" >/dev/null 2>&1)
+		sed -n '/getppid()/,/getppid()/p' "$T/trace" | sed 's/^[0-9]* *//; s/(.*//' |
+			grep -v -e '^getppid$' -e '^getrandom$' | tr '\n' ' '
+	}
+	for args in "mkdir $IN/n" "mkdirat . n" "unlink $IN/f" "unlinkat . f 0" "rmdir $IN/d" \
+		"open $IN/new WRONLY|CREAT|EXCL" "openat . new WRONLY|CREAT|EXCL" "mknod $IN/p"; do
+		# shellcheck disable=SC2086
+		want=$(trace bare $args)
+		# shellcheck disable=SC2086
+		got=$(floored $args)
+		# mkdir may come as mkdirat (AT_FDCWD): the same call, counted alike.
+		check "under the floor, as many syscalls as bare libc: $args" \
+			"$(echo "$want" | wc -w)" "$(echo "$got" | wc -w)"
+		case " $got " in
+		*" openat2 "* | *" statx "* | *" readlink"*)
+			fail "under the floor, $args was resolved first: $got" ;;
+		*) pass ;;
+		esac
+	done
+else
+	echo "SKIP: no Landlock floor here: entry changes under it" >&2
+fi
 
 # tar -x of N files in D directories, counted (not timed) by strace -c.
 if command -v tar >/dev/null 2>&1; then

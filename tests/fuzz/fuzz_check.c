@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_check.c - fa_check_path(), the core of fa-check, against the model,
  * and fa_check_verdict() against fa_check().

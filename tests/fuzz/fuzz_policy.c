@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_policy.c - the policy text parser (FA_POLICY, the policy children
  * inherit) against a model of its grammar, and the format -> parse round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_policy_file.c - the policy file parser (policy_file.c) against a
  * model of the format, and against the command line that says the same.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fuzz targets for the path algebra, the policy text and fa-check's core,
 # each differential against the obvious model in model.c. Built with clang
 # from the engine's own source list; not part of `make check`:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model.h - the path rules written the obvious way, for the fuzz targets
  * to compare the engine against.

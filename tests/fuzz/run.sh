@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh SRCDIR BUILDDIR SECONDS ENGINE_SOURCE...
 #
 # Build each fuzz target with clang's libFuzzer, AddressSanitizer and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seqfuzz.c - a differential fuzzer of operation sequences: a program's
  * file operations must act under fa-run exactly as they act bare, also

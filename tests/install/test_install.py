@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What an install of fastaudit gives: the shim, fa-run and fa-check found
 through the package, ``python -m fastaudit run``, the version.
 
@@ -70,6 +71,24 @@ def test_commands_are_next_to_the_interpreter():
     bindir = os.path.dirname(sys.executable)
     assert FA_RUN == os.path.join(bindir, 'fa-run') and os.access(FA_RUN, os.X_OK)
     assert FA_CHECK == os.path.join(bindir, 'fa-check') and os.access(FA_CHECK, os.X_OK)
+
+
+def test_the_commands_live_inside_the_package():
+    from fastaudit import _cmd
+    pkg = os.path.dirname(os.path.abspath(fastaudit.__file__))
+    assert _cmd.program_path('fa-run') == os.path.join(pkg, 'bin', 'fa-run')
+    assert _cmd.program_path('fa-check') == os.path.join(pkg, 'bin', 'fa-check')
+    if not INSTALLED:
+        return
+    from importlib import metadata
+    scripts = {e.name: e.value for e in metadata.entry_points(group='console_scripts')
+               if e.name in ('fa-run', 'fa-check')}
+    assert scripts == {'fa-run': 'fastaudit._cmd:fa_run', 'fa-check': 'fastaudit._cmd:fa_check'}
+    # nothing of the distribution's outside the package, its metadata and the commands
+    files = metadata.files('fastaudit-native') or []
+    site = [str(f) for f in files if not str(f).startswith(('fastaudit/', '..'))
+            and '.dist-info/' not in str(f)]
+    assert site == []
 
 
 @pytest.mark.parametrize('how', ['fa-run', 'python -m fastaudit run'])

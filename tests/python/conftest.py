@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures for the fastaudit tests.
 
 Entry points are read once, by the first mk_audit() of the process, so the

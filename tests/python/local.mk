@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/python: pytest suites for the fastaudit package, each named once below.
 python_suites = \
 	%D%/test_api.py \
@@ -26,7 +27,10 @@ python_suites = \
 	%D%/test_notebook.py \
 	%D%/test_typing.py \
 	%D%/test_readme.py \
-	%D%/test_reference_suite.py
+	%D%/test_reference_suite.py \
+	%D%/test_audited.py \
+	%D%/test_dask.py \
+	%D%/test_ray.py
 if WITH_PYTHON
 if HAVE_PYTEST
 PY_TESTS += $(python_suites)
@@ -44,5 +48,7 @@ reference-suite-clean:
 endif
 .PHONY: reference-suite-clean
 EXTRA_DIST += %D%/conftest.py %D%/requirements.txt $(python_suites)
+# The tenants' task that test_dask.py and test_ray.py run on their clusters.
+EXTRA_DIST += %D%/tenant_tasks.py
 # test_typing.py's typed host, and the misuses mypy must reject.
 EXTRA_DIST += examples/typed_host.py %D%/typed_host_bad.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The public surface: names, signatures, audit_state, internal events."""
 import gc
 import sys

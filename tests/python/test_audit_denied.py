@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every refusal explains itself the same way.
 
 Each layer of the audit hook and the call monitor raises

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The bridge's ABI check: a shim whose fingerprint of what crosses the
 bridge (policy layout and limits, decision, denial record, thread context,
 the table itself) differs from the extension's is refused, with both

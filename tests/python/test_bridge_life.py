@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What crosses the bridge to libfashim.so lives as long as anyone reads it.
 
 Native threads the Python side does not know (a C library's pool) judge

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Programs an audit context lets start carry its roots.
 
 A host that approves a process start (before_deny, a tracked tool) starts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Contexts follow tasks, not threads or scheduling order; origins are reported."""
 import asyncio
 import contextvars

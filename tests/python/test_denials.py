@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A native denial seen from Python is the same denial the shim logs.
 
 The dicts of audit_state()['native_denials'] and

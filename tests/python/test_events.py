@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Event classes: allows, setattr, environment, threads, processes, host policy."""
 import asyncio
 import collections

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Program starts inside audit contexts, seen at the libc boundary.
 
 A PATH search tries every candidate: only the one the kernel would really

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every denial says the smallest change that would allow it.
 
 The PermissionError of the audit hook and the OSError of a call the shim

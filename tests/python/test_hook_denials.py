@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The audit hook's record of a denial names the thread that was refused,
 by its kernel id, in a forked child and in other threads as well (the id
 is looked up once per thread, not once per denial)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Path arguments the hook reads in place (an ASCII str) or through the
 file-system encoding (anything else) are judged alike."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The hook alone keeps the paths it proved free of links (pyhook's moves.c).
 
 No libfashim.so here: each case runs in a Python of its own, without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Audit hooks are Python code: one that runs while a context is being
 entered may replace the very configuration being entered (set_data,
 add_imports). The context then enters the configuration that was

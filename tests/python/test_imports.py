@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Import-time side effects of declared modules (fastaudit_import_allow)."""
 import importlib
 import sys

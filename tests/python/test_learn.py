@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Policy files in Python (mk_audit(policy=FILE)) and learning contexts
 (mk_audit(learn=True)): the file read by fa-run's parser, with its errors
 at FILE:LINE:COL; a learning context that refuses nothing, records what it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The sys.monitoring call monitor (3.12+): what is audited, what is ignored."""
 import functools
 import io

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Native writes checked inside audit contexts, with libfashim.so preloaded.
 
 Each case runs a fresh interpreter under LD_PRELOAD (the shim must be there

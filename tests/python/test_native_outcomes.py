@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a host sees after its contexts: no entry kept alive by finished
 tasks, and a native denial's note on the exception for that call alone.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """%load_ext fastaudit in a real Jupyter kernel, started from the kernelspec
 ``python -m fastaudit kernel install`` writes, driven by jupyter_client.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Path events judged by the engine: which path, which descriptor, no side effects."""
 import os
 import shutil

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Thread pools write on behalf of whichever task handed them the work.
 
 A native pool (pyarrow's) has threads that run no Python code of their own:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """mk_audit(roots, preset='data'): the mode a host runs data snippets in.
 
 Native calls judged at libc by libfashim.so (the call monitor's refusals

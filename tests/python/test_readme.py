@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The README's examples, run exactly as written.
 
 Each fenced block of README.md that shows something to run is taken from

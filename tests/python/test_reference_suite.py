@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The reference fastaudit's own test suite, run against this package.
 
 The suites (tests/test_core.py of the fastaudit 0.2.7 and 0.2.10 sdists on

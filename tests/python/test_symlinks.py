@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """mk_audit(symlinks=...): the context's symlink mode, named and judged as
 fa-run --symlinks names and judges it.
 

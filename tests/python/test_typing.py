@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package describes itself: to a type checker and to inspect/help().
 
 mypy --strict must pass on examples/typed_host.py (an agent runner using

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Misuses of the fastaudit API that mypy --strict must reject.
 
 test_typing.py checks this file with mypy and expects exactly the errors

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The shim driven through its bridge as a host drives it (cmocka, TAP
 # output): each program runs itself again under $FA_SHIM in a scratch tree.
 if HAVE_CMOCKA

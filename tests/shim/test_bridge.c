@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The shim side of the bridge, driven the way a host does: a context
  * policy set on a thread, approvals, the denial ring, a resolver,

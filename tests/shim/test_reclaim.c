@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * How long what the host publishes lives: a host that retires a policy may
  * free it only once reclaimable() passes its tag, which no call that began

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Opens requested through posix_spawn file actions are judged before the
  * spawn, under the process policy (roots T/a and T/b; T/c is outside) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A process policy (root T, deny T/c/locked) stacked with an audit
  * context: both must allow a write-open, and when the context's roots lie

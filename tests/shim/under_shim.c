@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The re-run under the shim and the small helpers the shim's tests share. */
 #include "config.h"
 

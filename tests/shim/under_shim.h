@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * under_shim.h - what the shim's own tests share: each program starts
  * itself again with libfashim.so preloaded ($FA_SHIM, after the sanitizer

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fa-check: PathFence's JSON lines and exit codes, from the built program.
 set -u
 check=${FA_CHECK:-./fa-check}

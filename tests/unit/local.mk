@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Unit tests of the policy engine (cmocka, TAP output), and fa-check's lines.
 # The scratch tree the engine's tests run in; its removal, which the
 # shim's tests share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Removing a test's scratch tree (see rm_tree.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rm_tree.h - removing a test's scratch tree, as rm -rf would. */
 #ifndef FA_TEST_RM_TREE_H
 #define FA_TEST_RM_TREE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kernel floor's refusals named from Landlock's audit records: the
  * records of one event (as a kernel with ABI 7 sends them) become one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The engine's cwd cache: relative calls judged on the thread's copy of
  * the cwd's path, with no getcwd, and the same answers as without it.

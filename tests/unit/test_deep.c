@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Below PATH_MAX's depth: a tree some 6000 bytes deep, reached through
  * directory fds and the current directory as rm -rf and find do. Inside

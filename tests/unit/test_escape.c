@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The escape table: paths that try to leave the root (by '..', absolute
  * paths, symlinks, magic links, sibling prefixes, deny subtrees...) crossed

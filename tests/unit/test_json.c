@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The writer of JSON and terminal strings (json.c) against a model written
  * the slow, obvious way: decode one code point at a time with its value

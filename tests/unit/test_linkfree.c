@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kept proofs of fa_check_verdict() (linkfree_cache.c): with a count
  * of moves trusted, a path proved free of links is taken from the cache

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The kernel's order of checks: a refused call that the kernel would have
  * failed for another reason first (an existing entry, a missing one, a

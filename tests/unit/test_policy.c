@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Building, sealing, printing and parsing policies (fail closed on
  * anything unclear), and the pure string helpers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Policy files (policy_file.c) and the roots a run needed (places.c):
  * what a file grants, that every malformed line is refused with its line

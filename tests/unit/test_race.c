@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The symlink-swap race: one thread keeps exchanging a directory inside the
  * root with a symlink to a directory outside it (renameat2 RENAME_EXCHANGE)

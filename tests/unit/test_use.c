@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Check = use: fa_openat, fa_pin_parent, fa_check_symlink_target. Every
  * denial must leave the file system exactly as it was.

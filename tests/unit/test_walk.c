@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The O_PATH walk against the kernel's openat2, answer for answer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The test tree and the runner shared by the engine's unit tests. */
 #include "config.h"
 

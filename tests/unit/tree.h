@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tree.h - the temporary tree every engine test runs in, and the cmocka
  * glue that runs each test twice: through openat2 and through the forced

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Workspace API: cmocka tests of the C library, pytest of the binding.
 if HAVE_CMOCKA
 check_PROGRAMS += %D%/ws_test

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """fastaudit._workspace as a module: one interpreter per process, the
 symlink modes named from the engine's table."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """fastaudit.workspace: the escape table crossed with every operation, with
 openat2 and with the O_NOFOLLOW walk forced; natural errors; fa-check
 agreement; sub-workspaces; a rename-swap race."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Workspace C API, through its installed header only: the escape table
  * crossed with every operation (openat2 and the forced walk), a rename-swap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock.c - the kernel floor: what the preload cannot see (static
  * programs, system calls made without libc, set-ID programs) still cannot
@@ -34,9 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/landlock.h"
-#include "run/landlock_abi.h"
-#include "shim/fa_shim_run.h"
+#include "floor/elf.h"
+#include "floor/landlock.h"
+#include "floor/landlock_abi.h"
 
 int fa_floor_abi(void)
 {
@@ -166,6 +167,7 @@ void fa_floor_allow_devices(struct fa_floor *f)
 	d = opendir("/proc/self/fd");
 	if (!d)
 		return;
+	/* cppcheck-suppress readdirCalled ; this stream is ours alone (readdir_r is deprecated) */
 	while ((e = readdir(d))) {
 		char *end;
 		long n = strtol(e->d_name, &end, 10);
@@ -298,6 +300,19 @@ static void no_landlock(int err, char *why, size_t len)
 	default:
 		snprintf(why, len, "Landlock is refused here: %s", strerror(err));
 	}
+}
+
+int fa_floor_decides_entries(const fa_policy *p)
+{
+	int i;
+
+	if (!p || fa_policy_unrestricted(p) || fa_policy_learning(p) || fa_policy_ndeny(p) ||
+	    fa_policy_symlinks(p) != FA_SYM_TRUST || fa_policy_nroots(p) == 0)
+		return 0;
+	for (i = 0; i < fa_policy_nroots(p); i++)
+		if (fa_policy_root_fd(p, i) < 0)
+			return 0;
+	return 1;
 }
 
 int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,

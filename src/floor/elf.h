@@ -1,12 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fa_shim_run.h - what fa-run takes from the shim: whether a preload can
- * follow a program (elf.c). The shim asks before every exec; fa-run asks
- * before it starts the command, and its kernel floor asks for the
- * interpreters and the loader a program needs. elf.c is built once, into a
- * convenience library both link, and uses nothing else of the shim's.
+ * elf.h - whether a preload can follow a program (elf.c). The shim asks
+ * before every exec; fa-run asks before it starts the command, and the
+ * kernel floor (landlock.c) asks for the interpreters and the loader a
+ * program needs. Part of the floor library both link; it uses neither.
  */
-#ifndef FA_SHIM_RUN_H
-#define FA_SHIM_RUN_H
+#ifndef FA_FLOOR_ELF_H
+#define FA_FLOOR_ELF_H
 
 #include <stddef.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fa-check: the policy engine as a path oracle. One JSON line per path,
  * in PathFence's shape: allow (path, root, rel), deny (path, reason) or

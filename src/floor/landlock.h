@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock.h - the kernel floor under the preload: one Landlock ruleset,
- * built by fa-run from the policy it parsed, applied just before the exec.
+ * built from a policy and applied just before the exec: by fa-run for its
+ * command, by the shim for a context's approved child (FA_FLOOR_APPLY).
  */
-#ifndef FA_RUN_LANDLOCK_H
-#define FA_RUN_LANDLOCK_H
+#ifndef FA_FLOOR_LANDLOCK_H
+#define FA_FLOOR_LANDLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -95,6 +97,18 @@ const char *fa_floor_mode_name(enum fa_floor_mode m);
 int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy *p, int exec,
 		   const char *command, const char *allow, const char *log, char *why,
 		   size_t len);
+
+/*
+ * 1 when the floor fa_floor_build() makes of p refuses exactly the entry
+ * changes p refuses: p holds only roots, each resolved and pinned (the
+ * ruleset's rules are those directories), with no deny subtree, symlinks
+ * trusted, neither learning nor unrestricted. Landlock grants the make and
+ * remove rights beneath the roots alone (devices, inherited descriptors and
+ * the log get write rights only), so under such a floor the kernel itself
+ * refuses a creation or removal outside the roots, whichever way its path
+ * leads there.
+ */
+int fa_floor_decides_entries(const fa_policy *p);
 
 /* What fa-run watches for while the command runs. */
 struct fa_watch {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * elf.c - can a preload follow this program?
  *
@@ -29,7 +30,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fa_shim_run.h"
+#include "floor/elf.h"
 
 /* glibc exports it without a header of its own. */
 extern int capget(cap_user_header_t hdr, cap_user_data_t data);

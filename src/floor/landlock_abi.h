@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * landlock_abi.h - the Landlock interface as the kernel defines it.
  *
