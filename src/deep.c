@@ -131,6 +131,11 @@ static enum fa_verdict judge_fd(struct fa__jctx *c, int fd, const char *name,
 		fa__decide(d, FA_DENY, FA_WHY_DENY_SUBTREE, root, 0);
 		return FA_DENY;
 	}
+	/* A pattern is matched on a path, and this one has none to match: refused. */
+	if (p->wglobs) {
+		fa__decide(d, FA_DENY, FA_WHY_DENY_PATTERN, root, 0);
+		return FA_DENY;
+	}
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, 0);
 	return FA_ALLOW;
 }

@@ -369,6 +369,40 @@ static void put_root_fix(struct fa_buf *b, const struct fa_denial_view *v, const
 	}
 }
 
+/*
+ * Which pattern refused, and the one way to allow it: a pattern is the
+ * run's or the host's, set before the code ran; nothing inside can widen it.
+ */
+static void put_glob_fix(struct fa_buf *b, const struct fa_denial_view *v, const char *judged,
+			 int read)
+{
+	int g = judged && v->policy ? fa_policy_glob_for(v->policy, judged, read, 1) : -1;
+	const char *pat = g >= 0 ? fa_policy_glob(v->policy, g, NULL) : NULL;
+
+	fa_puts(b, read ? "the read-deny pattern " : "the deny pattern ");
+	if (pat) {
+		fa_putc(b, '\'');
+		fa_puts(b, pat);
+		fa_puts(b, "' ");
+	}
+	fa_puts(b, "names ");
+	fa_puts(b, judged ? judged : "it");
+	if (v->from_context) {
+		fa_puts(b, read ? ": drop it from mk_audit(deny_read=[...])"
+				: ": drop it from mk_audit(deny=[...])");
+	} else {
+		fa_puts(b, read ? ": remove --deny-read " : ": remove --deny-glob ");
+		if (pat) {
+			fa_putc(b, '\'');
+			fa_puts(b, pat);
+			fa_putc(b, '\'');
+		}
+		fa_puts(b, read ? " (or the policy file's deny-read line) from fa-run"
+				: " (or the policy file's deny line) from fa-run");
+	}
+	fa_puts(b, "; nothing inside the run can widen it");
+}
+
 static int rule_is(const struct fa_denial_view *v, const char *name)
 {
 	return v->rule && !strcmp(v->rule, name);
@@ -391,6 +425,8 @@ int fa_denial_fix(struct fa_buf *b, const struct fa_denial_view *v)
 		}
 		fa_puts(b, v->from_context ? ": drop it from the context's deny list" :
 					     ": drop that --deny from fa-run");
+	} else if (rule_is(v, "deny-pattern") || rule_is(v, "deny-read")) {
+		put_glob_fix(b, v, judged, rule_is(v, "deny-read"));
 	} else if (rule_is(v, "link-target") && v->op && !strcmp(v->op, "link")) {
 		/* A hard link is the source's own inode: only a root that holds the source allows it. */
 		put_root_fix(b, v, judged);

@@ -132,6 +132,47 @@ ssize_t fa__join(const char *base, size_t blen, const char *rel, char *out, size
 /* The decimal form of n into buf; returns the length. */
 size_t fa__utoa(unsigned long n, char *buf);
 
+/* ---- glob.c: deny patterns ---- */
+
+/*
+ * Pattern pat (plen bytes, cleaned, no leading '/') against path (len
+ * bytes, relative to where the pattern is anchored): 1 when it names path;
+ * with prefix, 2 when it names something beneath path (path may hold a
+ * match: moving or removing it moves or removes that too) and a leading
+ * "**" is not all that got there; else 0.
+ */
+int fa__glob_match(const char *pat, size_t plen, const char *path, size_t len, int prefix);
+/* FA__GLOB_ABS, FA__GLOB_ANY or FA__GLOB_ROOT for a cleaned pattern. */
+int fa__glob_kind(const char *pat);
+/* struct fa__glob's tail: the segments after a lone leading "**", minus a lone name's length, 0. */
+int fa__glob_tail(const char *pat);
+/*
+ * fa__glob_match() without prefix for such a pattern: only the path's last
+ * tail components can be what the segments name (each takes one).
+ */
+int fa__glob_tail_match(const char *pat, size_t plen, int tail, const char *path, size_t len);
+/* The components a path must hold for pat to name it, as bits (struct fa__glob's need). */
+uint64_t fa__glob_need(const char *pat);
+/* The same bits of the components path holds: need & ~have means no match. */
+uint64_t fa__glob_have(const char *path, size_t len);
+/*
+ * A pattern as given, '~' already expanded, in the one form it is kept
+ * in: no "." or empty segments, "dir/" as dir with a final "**". The length, or -errno
+ * with *err saying what is wrong (NULL when it is only too long).
+ */
+ssize_t fa__glob_clean(const char *in, char *out, size_t len, const char **err);
+struct fa__jctx;
+/*
+ * The index of the first pattern of the kind (read or write) that names
+ * path (absolute, judged): *how 1; with prefix, else one that names
+ * something beneath it: *how 2; -1 for none. root and rootlen: the root
+ * (fa__find_root()) that holds path, -1 for none, when the caller knows
+ * it; FA__GLOB_ROOT_UNKNOWN when not.
+ */
+#define FA__GLOB_ROOT_UNKNOWN (-2)
+int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, int prefix,
+		  int root, size_t rootlen, int *how);
+
 /* ---- resolve*.c ---- */
 
 /*

@@ -51,6 +51,8 @@ enum fa_why {
 	FA_WHY_BAD_FD,         /* dirfd is not an open directory */
 	FA_WHY_XDEV,           /* crosses a mount point where the mode forbids it */
 	FA_WHY_PORTABLE,       /* not a portable file name (reserved device name, ':', trailing dot) */
+	FA_WHY_DENY_PATTERN,   /* a deny pattern names it, or something beneath it moved or removed */
+	FA_WHY_DENY_READ,      /* a read-deny pattern names the file opened for reading */
 	FA_WHY_ERROR,          /* resolution failed for another reason; see err */
 };
 

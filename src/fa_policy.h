@@ -43,7 +43,8 @@ typedef struct fa_policy fa_policy;
 	X(FA_OP_LINK, "link")         /* two paths: the source must resolve inside a root; destination like CREATE */ \
 	X(FA_OP_SYMLINK, "symlink")   /* path = the new link (CREATE); path2 = target text, must resolve inside a root */ \
 	X(FA_OP_LATTR, "lattr")       /* lchown, lutimes, AT_SYMLINK_NOFOLLOW: ATTR on the entry itself, final link not followed */ \
-	X(FA_OP_REPLACE, "replace")   /* a rename's destination: the parent, like CREATE, but an entry there is replaced */
+	X(FA_OP_REPLACE, "replace")   /* a rename's destination: the parent, like CREATE, but an entry there is replaced */ \
+	X(FA_OP_READ, "read")         /* a read-open: the file itself, by the read patterns alone (fa_check_read) */
 
 #define FA__OP_ENUMERATOR(id, name) id,
 #define FA__OP_ONE(id, name) +1
@@ -102,6 +103,32 @@ void fa_policy_free(fa_policy *p);
 int fa_policy_add_root(fa_policy *p, const char *path, char *msg, size_t msglen);
 int fa_policy_add_cwd_root(fa_policy *p);
 int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen);
+/*
+ * Deny patterns (glob.c): gitignore-like, "*" within a component, "**"
+ * across them; a pattern that starts with a "**" segment matches at any
+ * depth, "/..." and "~/..." from /, anything else beneath each write root. A write pattern protects what it
+ * names as a deny subtree does (create, write, truncate, rename, link,
+ * remove, chmod, mkdir); a read pattern refuses read-opens of the files it
+ * names (a directory may still be listed). Reads are judged only by read
+ * patterns: roots never restrict them. fa_policy_add_deny_read() takes the
+ * name "secrets" for the built-in set, fa_secret_patterns. 0 or -errno with
+ * msg saying why (a '!', a '..', an empty pattern, too many).
+ */
+int fa_policy_add_deny_glob(fa_policy *p, const char *pattern, char *msg, size_t msglen);
+int fa_policy_add_deny_read(fa_policy *p, const char *pattern, char *msg, size_t msglen);
+/*
+ * Every pattern of src into p, meaning what it meant in src: one anchored
+ * to src's roots becomes one pattern from / per root (a cwd root's stays
+ * as it is), so p's roots do not move it. For a policy that meets src.
+ */
+int fa_policy_add_globs_of(fa_policy *p, const fa_policy *src, char *msg, size_t msglen);
+/* 1 if s has a wildcard ('*', '?', '['): a deny entry that is a pattern, not a path. */
+int fa_glob_is_pattern(const char *s);
+/* 1 if pattern names path (absolute, or relative to where pattern is anchored), 0, -EINVAL. */
+int fa_glob_match(const char *pattern, const char *path);
+/* The built-in sets, NULL-terminated: reads (--deny-read=secrets), and writes --learn warns of. */
+extern const char *const fa_secret_patterns[];
+extern const char *const fa_secret_write_patterns[];
 void fa_policy_set_symlinks(fa_policy *p, enum fa_symlinks mode);
 /*
  * Let symlinks be created whatever their target (by default a target
@@ -149,6 +176,18 @@ int fa_policy_nroots(const fa_policy *p);
 const char *fa_policy_root(const fa_policy *p, int i);   /* "." for the cwd root */
 int fa_policy_ndeny(const fa_policy *p);
 const char *fa_policy_deny(const fa_policy *p, int i);
+/* The patterns: i-th text as kept ('~' expanded), *read 1 for a read pattern. */
+int fa_policy_nglobs(const fa_policy *p);
+const char *fa_policy_glob(const fa_policy *p, int i, int *read);
+/* How many deny writes, how many deny reads. */
+int fa_policy_write_globs(const fa_policy *p);
+int fa_policy_read_globs(const fa_policy *p);
+/*
+ * The index of the pattern (read or write) that names path (absolute, as
+ * judged), or with prefix one that names something beneath it; -1: none.
+ * For messages: which line to remove.
+ */
+int fa_policy_glob_for(const fa_policy *p, const char *path, int read, int prefix);
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p);
 int fa_policy_outside_symlinks(const fa_policy *p);
 /* The pinned O_PATH directory fd of root i, or -1 (cwd root, missing root). */
@@ -272,6 +311,24 @@ enum fa_verdict fa_check2(const fa_policy *p, enum fa_op op,
  */
 enum fa_verdict fa_check_path(const fa_policy *p, const char *path,
 			      struct fa_decision *d);
+
+/*
+ * A read of (dirfd, path) with these open flags, judged by the read
+ * patterns alone: the file it names, resolved (links followed unless
+ * O_NOFOLLOW), must match none. A directory is never refused (listing is
+ * allowed). FA_ALLOW also when the path does not resolve: the open fails
+ * by itself then.
+ */
+enum fa_verdict fa_check_read(const fa_policy *p, int dirfd, const char *path, int flags,
+			      struct fa_decision *d);
+/*
+ * Open for reading through the read patterns: the path is resolved once
+ * (an O_PATH open), the object judged by its real path, and that very
+ * object opened (through /proc/self/fd), so nothing can change between.
+ * An fd, -errno, or -EACCES with *d filled. Not for write flags.
+ */
+int fa_read_openat(const fa_policy *p, int dirfd, const char *path, int flags, mode_t mode,
+		   struct fa_decision *d);
 
 /* ---- check = use ------------------------------------------------------ */
 

@@ -20,6 +20,7 @@
 
 #define FA__MAX_ROOTS 64
 #define FA__MAX_DENY 64
+#define FA__MAX_GLOB 64
 #define FA__POLICY_MAGIC 0x66617031u
 
 struct fa__ent {
@@ -28,6 +29,28 @@ struct fa__ent {
 	int root;	/* deny: index of the root that holds it */
 	uint32_t off;	/* the path, in the pool */
 	uint32_t len;
+};
+
+/* A deny pattern (glob.c): the cleaned text in the pool, and how it is anchored. */
+enum { FA__GLOB_ROOT, FA__GLOB_ANY, FA__GLOB_ABS };
+struct fa__glob {
+	uint32_t off;	/* the pattern, in the pool */
+	uint32_t len;
+	int kind;	/* FA__GLOB_*: beneath each root, at any depth, from / */
+	int read;	/* 1: keeps matching files from being read; 0: from being written */
+	/*
+	 * A leading "**" and no other: how many segments follow it, which
+	 * name the path's last components (a match looks at those alone);
+	 * "**", one plain name, "**": minus the name's length (a match is a
+	 * component that is the name); else 0.
+	 */
+	int tail;
+	/*
+	 * One bit per whole-component literal segment (".git") and per
+	 * extension segment ("*.pem"): a path lacking one of them cannot
+	 * match, which a write finds with one pass over the path.
+	 */
+	uint64_t need;
 };
 
 /*
@@ -53,6 +76,12 @@ struct fa_policy {
 	size_t used;
 	struct fa__ent roots[FA__MAX_ROOTS];
 	struct fa__ent deny[FA__MAX_DENY];
+	int nglob;		/* patterns in globs[], of both kinds */
+	int wglobs;		/* how many deny writes: 0 costs a write nothing */
+	int rglobs;		/* how many deny reads: 0 costs a read nothing */
+	struct fa__glob globs[FA__MAX_GLOB];
+	/* Each root's own components as a pattern filter sees them (glob.c), set by sealing. */
+	uint64_t root_have[FA__MAX_ROOTS];
 	char pool[];
 };
 
@@ -65,7 +94,12 @@ struct fa_policy {
 	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa__ent)), \
 	struct fa__ent, fd), struct fa__ent, cwd), struct fa__ent, root),           \
 	struct fa__ent, off), struct fa__ent, len)
+#define FA__GLOB_LAYOUT(h)                                                       \
+	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa__glob)), \
+	struct fa__glob, off), struct fa__glob, len), struct fa__glob, kind),       \
+	struct fa__glob, read), struct fa__glob, tail), struct fa__glob, need)
 #define FA__POLICY_FIELDS(h)                                                      \
+	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(                                      \
 	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF( \
 	FA__OFF(FA__OFF(FA__OFF(FA_ABI_MIX(h, sizeof(struct fa_policy)),            \
 	struct fa_policy, magic), struct fa_policy, sealed),                        \
@@ -74,11 +108,14 @@ struct fa_policy {
 	struct fa_policy, ndeny), struct fa_policy, learning),                      \
 	struct fa_policy, mapsize),                                                 \
 	struct fa_policy, used), struct fa_policy, roots),                          \
-	struct fa_policy, deny), struct fa_policy, pool)
+	struct fa_policy, deny), struct fa_policy, nglob),                          \
+	struct fa_policy, wglobs), struct fa_policy, rglobs),                       \
+	struct fa_policy, globs), struct fa_policy, root_have), struct fa_policy, pool)
 /* The limits a reader relies on, then the fields. */
 #define FA_POLICY_LAYOUT                                                          \
-	FA__POLICY_FIELDS(FA__ENT_LAYOUT(FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(   \
-	FA_ABI_MIX(FA_ABI_MIX(0x811c9dc5u, FA__POLICY_MAGIC), FA__MAX_ROOTS),       \
-	FA__MAX_DENY), PATH_MAX), FA_SYM_NMODES), FA_OP_NCLASSES)))
+	FA__POLICY_FIELDS(FA__GLOB_LAYOUT(FA__ENT_LAYOUT(FA_ABI_MIX(FA_ABI_MIX(      \
+	FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(FA_ABI_MIX(0x811c9dc5u, FA__POLICY_MAGIC), \
+	FA__MAX_ROOTS), FA__MAX_DENY), FA__MAX_GLOB), PATH_MAX), FA_SYM_NMODES),    \
+	FA_OP_NCLASSES))))
 
 #endif

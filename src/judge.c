@@ -117,6 +117,15 @@ static enum fa_verdict verdict(struct fa__jctx *c, const char *judged, size_t jl
 			return FA_DENY;
 		}
 	}
+	/*
+	 * A pattern names the target, or (moving or removing it) something
+	 * beneath it: like a deny subtree, judged on the real path.
+	 */
+	if (p->wglobs &&
+	    fa__glob_find(c, target, tlen, 0, protect, FA__GLOB_ROOT_UNKNOWN, 0, &i) >= 0) {
+		fa__decide(d, FA_DENY, FA_WHY_DENY_PATTERN, root, d->err);
+		return FA_DENY;
+	}
 	fa__decide(d, FA_ALLOW, FA_WHY_NONE, root, d->err);
 	return FA_ALLOW;
 }
@@ -556,6 +565,8 @@ static enum fa_verdict check(const fa_policy *p, enum fa_op op, int dirfd, const
 	int r;
 
 	d->found = -1;
+	if (op == FA_OP_READ)
+		return fa_check_read(p, dirfd, path, 0, d);
 	r = fa__precheck(p, path, d, NULL);
 
 	if (op == FA_OP_RENAME || op == FA_OP_EXCHANGE)

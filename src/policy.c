@@ -20,7 +20,7 @@
 #include "engine_internal.h"
 
 /* Every string may be stored twice: as given, then as resolved. */
-#define POOL_SIZE ((size_t)2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) * PATH_MAX)
+#define POOL_SIZE ((size_t)(2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) + FA__MAX_GLOB) * PATH_MAX)
 
 static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -185,6 +185,101 @@ int fa_policy_add_deny(fa_policy *p, const char *path, char *msg, size_t msglen)
 	return add(p, p->deny, &p->ndeny, FA__MAX_DENY, "deny subtrees", path, msg, msglen);
 }
 
+/* s with the glob characters of a path escaped, so that it names itself only. */
+static int put_escaped(char *out, size_t len, size_t *o, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("*?[]\\", *s)) {
+			if (*o + 1 >= len)
+				return -ENAMETOOLONG;
+			out[(*o)++] = '\\';
+		}
+		if (*o + 1 >= len)
+			return -ENAMETOOLONG;
+		out[(*o)++] = *s;
+	}
+	out[*o] = 0;
+	return 0;
+}
+
+static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size_t msglen)
+{
+	char home[PATH_MAX], clean[PATH_MAX];
+	const char *in = pattern, *err;
+	struct fa__glob *g;
+	ssize_t n;
+	int i;
+
+	if (!p || p->magic != FA__POLICY_MAGIC)
+		return fail(msg, msglen, -EINVAL, "not a policy");
+	if (p->sealed)
+		return fail(msg, msglen, -EBUSY, "the policy is sealed");
+	if (!pattern)
+		return fail(msg, msglen, -EINVAL, "no pattern");
+	if (read && !strcmp(pattern, "secrets")) {
+		for (i = 0; fa_secret_patterns[i]; i++) {
+			int r = add_glob(p, fa_secret_patterns[i], 1, msg, msglen);
+
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	/* "~" is the user's home, as for roots ("~/.ssh/id_rsa"), a '[' in its name meaning itself. */
+	if (pattern[0] == '~') {
+		const char *h = getenv("HOME");
+		size_t k = 0;
+
+		if (pattern[1] && pattern[1] != '/')
+			return fail(msg, msglen, -EINVAL, "%s: only ~ and ~/ are expanded", pattern);
+		if (!h || h[0] != '/')
+			return fail(msg, msglen, -EINVAL, "%s: $HOME is not an absolute path", pattern);
+		if (put_escaped(home, sizeof home, &k, h) < 0 || k + strlen(pattern + 1) >= sizeof home)
+			return fail(msg, msglen, -ENAMETOOLONG, "%s: path too long", pattern);
+		strcpy(home + k, pattern + 1);
+		in = home;
+	}
+	n = fa__glob_clean(in, clean, sizeof clean, &err);
+	if (n < 0)
+		return fail(msg, msglen, (int)n, "pattern '%s': %s", pattern,
+			    err ? err : "too long");
+	/* "./secrets" is a file of that name: kept escaped, so that it never reads back as the set */
+	if (read && !strcmp(clean, "secrets")) {
+		strcpy(clean, "\\secrets");
+		n++;
+	}
+	for (i = 0; i < p->nglob; i++)
+		if (p->globs[i].read == read && !strcmp(p->pool + p->globs[i].off, clean))
+			return 0;
+	if (p->nglob >= FA__MAX_GLOB)
+		return fail(msg, msglen, -ENOSPC, "too many deny patterns (at most %d, reads and "
+			    "writes together)", FA__MAX_GLOB);
+	g = &p->globs[p->nglob];
+	if (pool_add(p, clean, (size_t)n, &g->off) < 0)
+		return fail(msg, msglen, -ENOSPC, "policy is full");
+	g->len = (uint32_t)n;
+	g->kind = fa__glob_kind(clean);
+	g->tail = fa__glob_tail(clean);
+	g->need = fa__glob_need(clean);
+	g->read = read;
+	p->nglob++;
+	if (read)
+		p->rglobs++;
+	else
+		p->wglobs++;
+	return 0;
+}
+
+int fa_policy_add_deny_glob(fa_policy *p, const char *pattern, char *msg, size_t msglen)
+{
+	return add_glob(p, pattern, 0, msg, msglen);
+}
+
+int fa_policy_add_deny_read(fa_policy *p, const char *pattern, char *msg, size_t msglen)
+{
+	return add_glob(p, pattern, 1, msg, msglen);
+}
+
 int fa_policy_add_cwd_root(fa_policy *p)
 {
 	struct fa__ent *e;
@@ -333,6 +428,15 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 	if (p->unrestricted && p->ndeny)
 		return fail(msg, msglen, -EINVAL,
 			    "deny subtrees need write roots; an unrestricted policy has none");
+	if (p->unrestricted && p->wglobs)
+		return fail(msg, msglen, -EINVAL,
+			    "deny patterns need write roots; an unrestricted policy has none");
+	for (i = 0; i < p->nglob; i++)
+		if (p->globs[i].kind == FA__GLOB_ROOT && !p->nroots)
+			return fail(msg, msglen, -EINVAL,
+				    "pattern '%s' is anchored to the write roots, and there are none "
+				    "(start it with '**/' to match at any depth, or with '/')",
+				    p->pool + p->globs[i].off);
 	for (i = 0; i < p->nroots; i++) {
 		struct fa__ent *e = &p->roots[i];
 		const char *given = fa__str(p, e);
@@ -434,6 +538,9 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 		}
 		e->len = (uint32_t)n;
 	}
+	for (i = 0; i < p->nroots; i++)
+		p->root_have[i] = p->roots[i].cwd ? 0 : fa__glob_have(fa__str(p, &p->roots[i]),
+								      p->roots[i].len);
 	p->sealed = 1;
 	/* From here on the policy is data nobody can change, not even by mistake. */
 	fa__sys_mprotect(p, p->mapsize, PROT_READ);
@@ -491,7 +598,82 @@ ssize_t fa_policy_format(const fa_policy *p, char *buf, size_t len)
 	for (i = 0; i < p->ndeny; i++)
 		if (put(buf, len, &o, "deny ", fa__str(p, &p->deny[i])) < 0)
 			return -ENAMETOOLONG;
+	for (i = 0; i < p->nglob; i++)
+		if (put(buf, len, &o, p->globs[i].read ? "deny-read " : "deny-glob ",
+			p->pool + p->globs[i].off) < 0)
+			return -ENAMETOOLONG;
 	return (ssize_t)o;
+}
+
+/*
+ * A's pattern g in the meet: patterns that do not depend on the roots as
+ * they are, one per root of a's otherwise (anchored there, from /), and as
+ * it is for a's cwd root, which meets only a cwd root.
+ */
+/* g anchored at a's root i, as a pattern from / (PATH_MAX bytes). */
+static int anchored_at(const fa_policy *a, int i, const struct fa__glob *g, char *out)
+{
+	size_t k = 0;
+
+	if (put_escaped(out, PATH_MAX, &k, fa__str(a, &a->roots[i])) < 0 ||
+	    k + 2 + g->len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (k > 1)
+		out[k++] = '/';
+	memcpy(out + k, a->pool + g->off, g->len + 1);
+	return 0;
+}
+
+static int put_glob_meet(char *buf, size_t len, size_t *o, const fa_policy *a,
+			 const struct fa__glob *g)
+{
+	const char *key = g->read ? "deny-read " : "deny-glob ", *pat = a->pool + g->off;
+	char one[PATH_MAX];
+	int i, cwd = 0;
+
+	if (g->kind != FA__GLOB_ROOT)
+		return put(buf, len, o, key, pat);
+	for (i = 0; i < a->nroots; i++) {
+		if (a->roots[i].cwd) {
+			cwd = 1;
+			continue;
+		}
+		if (anchored_at(a, i, g, one) < 0 || put(buf, len, o, key, one) < 0)
+			return -ENAMETOOLONG;
+	}
+	return cwd ? put(buf, len, o, key, pat) : 0;
+}
+
+int fa_policy_add_globs_of(fa_policy *p, const fa_policy *src, char *msg, size_t msglen)
+{
+	char one[PATH_MAX];
+	int i, j, r;
+
+	if (!src || src->magic != FA__POLICY_MAGIC)
+		return fail(msg, msglen, -EINVAL, "not a policy");
+	for (i = 0; i < src->nglob; i++) {
+		const struct fa__glob *g = &src->globs[i];
+		int (*add_one)(fa_policy *, const char *, char *, size_t) =
+			g->read ? fa_policy_add_deny_read : fa_policy_add_deny_glob;
+
+		if (g->kind != FA__GLOB_ROOT) {
+			r = add_one(p, src->pool + g->off, msg, msglen);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		for (j = 0; j < src->nroots; j++) {
+			if (src->roots[j].cwd)
+				r = add_one(p, src->pool + g->off, msg, msglen);
+			else if (anchored_at(src, j, g, one) < 0)
+				r = fail(msg, msglen, -ENAMETOOLONG, "pattern too long");
+			else
+				r = add_one(p, one, msg, msglen);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
 }
 
 /* The root both a's root ra and b's root rb allow: the deeper one, or NULL. */
@@ -531,6 +713,22 @@ static int meet_holds(const fa_policy *a, const fa_policy *b, const char *path, 
 	return 0;
 }
 
+/* p, and the read patterns of the unrestricted policy u (NULL: none) it meets. */
+static ssize_t format_plus_reads(const fa_policy *p, const fa_policy *u, char *buf, size_t len)
+{
+	ssize_t n = fa_policy_format(p, buf, len);
+	size_t o;
+	int i;
+
+	if (n < 0 || !u || u->magic != FA__POLICY_MAGIC)
+		return n;
+	o = (size_t)n;
+	for (i = 0; i < u->nglob; i++)
+		if (u->globs[i].read && put_glob_meet(buf, len, &o, u, &u->globs[i]) < 0)
+			return -ENAMETOOLONG;
+	return (ssize_t)o;
+}
+
 ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf, size_t len)
 {
 	const fa_policy *owner, *pols[2] = { a, b };
@@ -539,9 +737,9 @@ ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf,
 	int i, j, k;
 
 	if (!a || (a->magic == FA__POLICY_MAGIC && a->unrestricted))
-		return fa_policy_format(b, buf, len);
+		return format_plus_reads(b, a, buf, len);
 	if (!b || (b->magic == FA__POLICY_MAGIC && b->unrestricted))
-		return fa_policy_format(a, buf, len);
+		return format_plus_reads(a, b, buf, len);
 	if (a->magic != FA__POLICY_MAGIC || b->magic != FA__POLICY_MAGIC)
 		return -EINVAL;
 	if (buf && len)
@@ -569,6 +767,11 @@ ssize_t fa_policy_format_meet(const fa_policy *a, const fa_policy *b, char *buf,
 			    put(buf, len, &o, "deny ", fa__str(pols[k], d)) < 0)
 				return -ENAMETOOLONG;
 		}
+	/* Every pattern of either side: each only takes away. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < pols[k]->nglob; i++)
+			if (put_glob_meet(buf, len, &o, pols[k], &pols[k]->globs[i]) < 0)
+				return -ENAMETOOLONG;
 	return (ssize_t)o;
 }
 
@@ -610,6 +813,11 @@ int fa_policy_parse(fa_policy *p, const char *text, char *msg, size_t msglen)
 			if ((r = fa_policy_add_cwd_root(p)) < 0)
 				return fail(msg, msglen, r, "policy line %d: %s", lineno,
 					    strerror(-r));
+		} else if (strncmp(line, "deny-glob ", 10) == 0 || strncmp(line, "deny-read ", 10) == 0) {
+			r = line[5] == 'g' ? fa_policy_add_deny_glob(p, line + 10, sub, sizeof sub)
+					   : fa_policy_add_deny_read(p, line + 10, sub, sizeof sub);
+			if (r < 0)
+				return fail(msg, msglen, r, "policy line %d: %s", lineno, sub);
 		} else if (strncmp(line, "root /", 6) == 0 || strncmp(line, "deny /", 6) == 0) {
 			r = line[0] == 'r' ? fa_policy_add_root(p, line + 5, sub, sizeof sub)
 					   : fa_policy_add_deny(p, line + 5, sub, sizeof sub);
@@ -645,6 +853,30 @@ const char *fa_policy_deny(const fa_policy *p, int i)
 	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->ndeny)
 		return NULL;
 	return fa__str(p, &p->deny[i]);
+}
+
+int fa_policy_nglobs(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->nglob : 0;
+}
+
+const char *fa_policy_glob(const fa_policy *p, int i, int *read)
+{
+	if (!p || p->magic != FA__POLICY_MAGIC || i < 0 || i >= p->nglob)
+		return NULL;
+	if (read)
+		*read = p->globs[i].read;
+	return p->pool + p->globs[i].off;
+}
+
+int fa_policy_write_globs(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->wglobs : 0;
+}
+
+int fa_policy_read_globs(const fa_policy *p)
+{
+	return p && p->magic == FA__POLICY_MAGIC ? p->rglobs : 0;
 }
 
 enum fa_symlinks fa_policy_symlinks(const fa_policy *p)

@@ -3,10 +3,11 @@
  * policy_file.c - the policy file users write and fa-run --learn writes.
  *
  * One "key value" per line; '#' starts a comment line; blank lines are
- * ignored. Keys: root, deny, symlinks, outside-symlinks, exec, allow-exec
- * (fa-run(1) documents them). Relative paths are taken from the file's
- * own directory, so a file kept in a project means the same from
- * anywhere. Every error names FILE:LINE:COL, the column of the word that
+ * ignored. Keys: root, deny, deny-glob, deny-read, symlinks,
+ * outside-symlinks, exec, allow-exec (fa-policy(5) documents them). Relative paths are taken from
+ * the file's own directory, so a file kept in a project means the same
+ * from anywhere; a deny value with a wildcard is a pattern, anchored like
+ * fa-run's --deny-glob to each root. Every error names FILE:LINE:COL, the column of the word that
  * is wrong, and fails the whole file: nothing of a bad file is used.
  *
  * The engine's own names are used: fa_symlinks_parse() for the symlink
@@ -163,15 +164,22 @@ static int one_line(fa_policy *p, struct fa_policy_file *pf, const struct where 
 		return err_at(w, kcol, -EINVAL, "unknown key '%.31s...'", k);
 	memcpy(key, k, kl);
 	key[kl] = '\0';
-	if (strcmp(key, "root") && strcmp(key, "deny") && strcmp(key, "symlinks") &&
-	    strcmp(key, "outside-symlinks") && strcmp(key, "exec") && strcmp(key, "allow-exec"))
+	if (strcmp(key, "root") && strcmp(key, "deny") && strcmp(key, "deny-glob") &&
+	    strcmp(key, "deny-read") && strcmp(key, "symlinks") && strcmp(key, "outside-symlinks") &&
+	    strcmp(key, "exec") && strcmp(key, "allow-exec"))
 		return err_at(w, kcol, -EINVAL,
-			      "unknown key '%s': expected root, deny, symlinks, outside-symlinks, exec "
-			      "or allow-exec", key);
+			      "unknown key '%s': expected root, deny, deny-glob, deny-read, symlinks, "
+			      "outside-symlinks, exec or allow-exec", key);
 	if (!*v)
 		return err_at(w, vcol, -EINVAL, "'%s' needs a value", key);
 
-	if (!strcmp(key, "root") || !strcmp(key, "deny")) {
+	if (!strcmp(key, "deny-read") || !strcmp(key, "deny-glob") ||
+	    (!strcmp(key, "deny") && fa_glob_is_pattern(v))) {
+		r = !strcmp(key, "deny-read") ? fa_policy_add_deny_read(p, v, sub, sizeof sub)
+					      : fa_policy_add_deny_glob(p, v, sub, sizeof sub);
+		if (r < 0)
+			return err_at(w, vcol, r, "%s", sub);
+	} else if (!strcmp(key, "root") || !strcmp(key, "deny")) {
 		if (value_path(v, dir, path, sizeof path) < 0)
 			return err_at(w, vcol, -ENAMETOOLONG, "path too long");
 		int before = fa_policy_ndeny(p);

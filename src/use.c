@@ -25,15 +25,22 @@ static int write_class(int flags)
 	       (flags & O_TMPFILE) == O_TMPFILE;
 }
 
-/* Deny-subtree test on a lexical path (no symlinks on it): 1 if inside one. */
-static int in_deny(const fa_policy *p, const char *path, size_t len)
+/*
+ * Deny-subtree and deny-pattern test on a lexical path (no symlinks on it)
+ * that root holds (rootlen bytes of it): 1 if inside one, or (protect)
+ * holding what one names.
+ */
+static int in_deny(struct fa__jctx *c, const char *path, size_t len, int protect, int root,
+		   size_t rootlen)
 {
+	const fa_policy *p = c->p;
 	int i;
 
 	for (i = 0; i < p->ndeny; i++)
-		if (fa__within(path, len, fa__str(p, &p->deny[i]), p->deny[i].len))
+		if (fa__within(path, len, fa__str(p, &p->deny[i]), p->deny[i].len) ||
+		    (protect && fa__within(fa__str(p, &p->deny[i]), p->deny[i].len, path, len)))
 			return 1;
-	return 0;
+	return p->wglobs && fa__glob_find(c, path, len, 0, protect, root, rootlen, &i) >= 0;
 }
 
 /*
@@ -68,7 +75,7 @@ static int open_fast(struct fa__jctx *c, const char *abs, size_t alen, int flags
 		plen = (size_t)n;
 	}
 	root = fa__find_root(c, d->path, plen, &rootlen);
-	if (root < 0 || in_deny(p, d->path, plen))
+	if (root < 0 || in_deny(c, d->path, plen, 0, root, rootlen))
 		return 1;
 	if ((c->how & FA_HOW_BY_PATH) && (c->how & FA_HOW_NO_XDEV))
 		return -EAGAIN;	/* '/' to the root may cross mounts: not by path */
@@ -222,7 +229,7 @@ static int open_start(struct fa__jctx *c, const struct start *s, const char *rel
 	root = start_root(c, s, d->path, (size_t)n, &rootlen);
 	/* The start itself, or a root itself: their parents decide. */
 	if (root < 0 || ((size_t)n == s->len && !tmpfile) || (rootlen == (size_t)n && !tmpfile) ||
-	    in_deny(c->p, d->path, (size_t)n))
+	    in_deny(c, d->path, (size_t)n, 0, FA__GLOB_ROOT_UNKNOWN, 0))
 		return 1;
 	fd = fa__open(s->fd, rel, flags, mode,
 		      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
@@ -624,7 +631,7 @@ static int pin_start(struct fa__jctx *c, const struct start *s, const struct fa_
 	const char *name;
 	size_t dlen, nlen, parent, rootlen;
 	ssize_t n;
-	int root, fd, i;
+	int root, fd;
 	/* Downward only (no '..'): the same walk as beneath the root, for the parent cache. */
 	unsigned how = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
@@ -641,11 +648,8 @@ static int pin_start(struct fa__jctx *c, const struct start *s, const struct fa_
 	if (parent == 0)
 		parent = 1;	/* the start is "/" */
 	root = start_root(c, s, d->path, parent, &rootlen);
-	if (root < 0 || in_deny(p, d->path, (size_t)n))
+	if (root < 0 || in_deny(c, d->path, (size_t)n, rule->protect, FA__GLOB_ROOT_UNKNOWN, 0))
 		return 1;
-	for (i = 0; rule->protect && i < p->ndeny; i++)
-		if (fa__within(fa__str(p, &p->deny[i]), p->deny[i].len, d->path, (size_t)n))
-			return 1;
 	memcpy(dir, path, dlen);
 	dir[dlen] = 0;
 	if (names_start(path, dlen)) {

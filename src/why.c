@@ -29,6 +29,8 @@ static const struct {
 	[FA_WHY_BAD_FD] = {"bad-fd", "the directory descriptor is not an open directory"},
 	[FA_WHY_XDEV] = {"mount-crossing", "crosses a mount point"},
 	[FA_WHY_PORTABLE] = {"not-portable", "not a portable file name"},
+	[FA_WHY_DENY_PATTERN] = {"deny-pattern", "a deny pattern protects it (it names the path, or a file the change would move or remove)"},
+	[FA_WHY_DENY_READ] = {"deny-read", "a read-deny pattern keeps this file from being read"},
 	[FA_WHY_ERROR] = {"error", "the path could not be resolved"},
 };
 

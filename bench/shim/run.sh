@@ -38,6 +38,11 @@ run() {	# run SETTING: "NAME NS" lines, prefixed with the setting
 	checked) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" "$BENCH" "$root" ;;
 	fallback) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root" FA_FORCE_FALLBACK=1 "$BENCH" "$root" ;;
 	naive) "$BENCH" "$root" naive ;;
+	# the same policy with ten write patterns, and with one read pattern
+	glob10) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root
+$globs" "$BENCH" "$root" ;;
+	readpat) env LD_PRELOAD="$FA_SHIM" FA_POLICY="root $root
+deny-read **/*.pem" "$BENCH" "$root" ;;
 	minimal) "$FLOOR_EXEC" --minimal "$root" -- "$BENCH" "$root" ;;
 	floor) "$FLOOR_EXEC" "$root" -- "$BENCH" "$root" ;;
 	# fa-run itself, as a user runs it: its floor, its preload, its environment
@@ -46,13 +51,17 @@ run() {	# run SETTING: "NAME NS" lines, prefixed with the setting
 	esac | sed "s/^/$i $1 /"
 }
 
+# Ten patterns of the kinds people write; none names what the benchmark writes.
+globs=$(printf 'deny-glob %s\n' '**/.env' '**/.envrc' '**/*.pem' '**/*.key' '**/.git/**' \
+	'secrets/**' '**/id_rsa' 'config/*.json' '**/node_modules/**' 'build/**/*.o')
+
 # Landlock present? Without it the floor columns are left out.
 floors="minimal floor farun strict"
 "$FLOOR_EXEC" "$root" -- true 2>/dev/null || floors=
 "$FA_RUN" --landlock=strict -w "$root" -- true 2>/dev/null || floors=${floors% strict}
 
 # The order rotates each round, so no setting always runs first.
-set -- bare nopolicy checked fallback naive $floors
+set -- bare nopolicy checked fallback naive glob10 readpat $floors
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
 	for s in "$@"; do
@@ -109,6 +118,25 @@ awk '
 			b = best["bare write-open-" substr(op, length(op) - 1)]
 			printf "%s: one openat2(RESOLVE_BENEATH) from a root fd, bare: %.0f ns (%.2fx the plain open)\n", substr(op, 7), best["bare " op], best["bare " op] / b
 		}
+		print ""
+		print "deny patterns: ns per call, ratio to bare libc; checked = the same root, no pattern"
+		printf "%-14s %8s %16s %16s %16s\n", "op", "bare", "checked", "10 deny-glob", "1 deny-read"
+		split("write-open-d1 write-open-d5 read-open-d1 read-open-d5 unlink rename", pops, " ")
+		for (j = 1; j <= 6; j++) {
+			op = pops[j]
+			b = best["bare " op]
+			printf "%-14s %8.0f", op, b
+			split("checked glob10 readpat", cols, " ")
+			for (c = 1; c <= 3; c++) {
+				v = best[cols[c] " " op]
+				printf " %8.0f (%5.2fx)", v, v / b
+			}
+			printf "\n"
+		}
+		goal("write-open, 10 deny-glob / bare", "glob10", "bare", "write-open-d1", 1.10)
+		goal("write-open, 10 deny-glob / bare", "glob10", "bare", "write-open-d5", 1.10)
+		goal("read-open, 10 deny-glob / bare", "glob10", "bare", "read-open-d1", 1.02)
+		goal("read-open, no read pattern / bare", "checked", "bare", "read-open-d5", 1.02)
 		if (!(("floor write-open-d1") in best))
 			exit
 		print ""

@@ -15,7 +15,8 @@
 static char *mk_audit_kw[] = {
     "roots", "before_deny", "on_call", "data", "tool_id", "monitor_calls",
     "allow_imports", "native", "allow_outside_symlinks", "native_calls",
-    "policy", "learn", "symlinks", "preset", "threads", "trust_imports", NULL,
+    "policy", "learn", "symlinks", "preset", "threads", "trust_imports",
+    "deny", "deny_read", NULL,
 };
 
 /*
@@ -62,6 +63,7 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *allow_imports = NULL, *pol = NULL, *imports = NULL, *cfg = NULL,
         *r = NULL;
     PyObject *symlinks_arg = NULL, *monitor_arg = NULL, *preset_arg = Py_None;
+    struct fa_py_denies dn = { NULL, NULL };
     enum fa_symlinks mode;
     int symlinks = -1;
     const char *native = "auto", *native_calls = NULL, *threads = NULL,
@@ -70,14 +72,15 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     int record = -1, preset = -1, libc_calls, follow, trust;
 
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOiOO$spzOpOOzz:mk_audit",
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOiOO$spzOpOOzzOO:mk_audit",
                                      mk_audit_kw, &roots,
                                      &before_deny, &on_call, &data, &tool_id,
                                      &monitor_arg,
                                      &allow_imports, &native,
                                      &outside_symlinks, &native_calls,
                                      &policy, &learn, &symlinks_arg,
-                                     &preset_arg, &threads, &trust_imports))
+                                     &preset_arg, &threads, &trust_imports,
+                                     &dn.deny, &dn.deny_read))
     {
         return NULL;
     }
@@ -181,7 +184,7 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     if (trust && fa_trust_init() < 0) {
         return NULL;
     }
-    pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn);
+    pol = fa_policy_for(policy, roots, symlinks, outside_symlinks, learn, &dn);
     if (!pol) {
         return NULL;
     }
@@ -350,7 +353,7 @@ static PyMethodDef methods[] = {
      "         monitor_calls=True, allow_imports=(), *, native='auto',\n"
      "         allow_outside_symlinks=False, native_calls=None, policy=None,\n"
      "         learn=False, symlinks=None, preset=None, threads=None,\n"
-     "         trust_imports=None)\n--\n\n"
+     "         trust_imports=None, deny=(), deny_read=())\n--\n\n"
      "Install the audit hook (once) and return an audit_perms context "
      "factory:\n"
      "inside `with audit_perms():` writes outside roots, process starts, "
@@ -380,6 +383,13 @@ static PyMethodDef methods[] = {
      "  learn: refuse nothing, record what would have been refused\n"
      "    (audit_perms.learned()).\n"
      "  symlinks: 'trust', 'beneath' or 'nofollow'.\n"
+     "  deny: deny subtrees (paths) and deny patterns ('**/.env', "
+     "'secrets/**'),\n"
+     "    protected as a whole from every write.\n"
+     "  deny_read: patterns of files no read-open may reach ('secrets': "
+     "the\n"
+     "    built-in set of keys and credentials); directories may be "
+     "listed.\n"
      "  threads: 'deny' (thread starts are refused; Python 3.12+, before "
      "which they\n"
      "    raise no event) or 'context' (a thread started inside runs in a "

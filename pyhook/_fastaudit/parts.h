@@ -131,8 +131,17 @@ extern PyTypeObject FaPolicy_Type;
  * their target. base: a policy already filled from a policy file (taken
  * over, freed on failure), or NULL.
  */
+/*
+ * mk_audit(deny=, deny_read=): iterables of paths and patterns, or NULL.
+ * A deny entry with a wildcard is a pattern, any other a deny subtree.
+ */
+struct fa_py_denies {
+    PyObject *deny;
+    PyObject *deny_read;
+};
 PyObject *fa_policy_from_roots(PyObject *roots, int symlinks,
-                               int outside_symlinks, fa_policy *base);
+                               int outside_symlinks, fa_policy *base,
+                               const struct fa_py_denies *dn);
 
 /* ---- py_policy.c ------------------------------------------------------- */
 
@@ -353,7 +362,8 @@ int fa_set_guard_attr(PyObject *exc, PyObject *layer, const char *rule,
  * learn=True.
  */
 PyObject *fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
-                        int outside_symlinks, int learn);
+                        int outside_symlinks, int learn,
+                        const struct fa_py_denies *dn);
 /*
  * A new fastaudit.core.Learner, or NULL with an exception; *record is the
  * descriptor of its record (learn_record.h), which the Learner owns.

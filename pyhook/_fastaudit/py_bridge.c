@@ -727,6 +727,9 @@ meet(const fa_policy *const *pols, int n)
                 goto fail;
             }
         }
+        if (fa_policy_add_globs_of(p, pols[i], msg, sizeof msg) < 0) {
+            goto fail;
+        }
         if (fa_policy_symlinks(pols[i]) > sym) {
             sym = fa_policy_symlinks(pols[i]);
         }

@@ -31,7 +31,7 @@
 
 static PyObject *
 policy_from_file(PyObject *file, PyObject *roots, int symlinks,
-                 int outside_symlinks, int learn)
+                 int outside_symlinks, int learn, const struct fa_py_denies *dn)
 {
     struct fa_policy_file pf;
     char msg[PATH_MAX + 256];
@@ -89,20 +89,20 @@ policy_from_file(PyObject *file, PyObject *roots, int symlinks,
      */
     r = fa_policy_from_roots(roots, symlinks,
                              outside_symlinks || fa_policy_outside_symlinks(p),
-                             p);
+                             p, dn);
     Py_XDECREF(none);
     return r;
 }
 
 PyObject *
 fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
-              int outside_symlinks, int learn)
+              int outside_symlinks, int learn, const struct fa_py_denies *dn)
 {
     fa_policy *base = NULL;
 
     if (file != Py_None) {
         return policy_from_file(file, roots, symlinks, outside_symlinks,
-                                learn);
+                                learn, dn);
     }
     /* roots=None restricts no path: there is nothing for the shim to learn. */
     if (learn && roots != Py_None) {
@@ -112,7 +112,7 @@ fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
         }
         fa_policy_set_learning(base);
     }
-    return fa_policy_from_roots(roots, symlinks, outside_symlinks, base);
+    return fa_policy_from_roots(roots, symlinks, outside_symlinks, base, dn);
 }
 
 PyObject *

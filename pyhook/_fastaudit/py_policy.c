@@ -151,6 +151,31 @@ path_message(const char *event, FaEntryObject *e, struct fa_arg *a, int root)
     return fa_text_done(&t);
 }
 
+/* "open '.env' is protected by the deny pattern '**' then '/.env'" */
+static PyObject *
+pattern_message(const char *event, FaEntryObject *e, struct fa_arg *a,
+                const struct fa_decision *d)
+{
+    const fa_policy *p = e->cfg->pol->policy;
+    int read = d->why == FA_WHY_DENY_READ,
+        g = fa_policy_glob_for(p, d->path, read, 1);
+    struct fa_text t;
+
+    fa_text_init(&t);
+    fa_text_c(&t, event);
+    fa_text_lit(&t, " ");
+    fa_text_repr(&t, a->obj);
+    if (read) {
+        fa_text_lit(&t, " is kept from reading by the pattern ");
+    } else {
+        fa_text_lit(&t, " is protected by the deny pattern ");
+    }
+    fa_text_lit(&t, "'");
+    fa_text_c(&t, g >= 0 ? fa_policy_glob(p, g, NULL) : "?");
+    fa_text_lit(&t, "'");
+    return fa_text_done(&t);
+}
+
 /*
  * "fastaudit: write judged at /p: not under any allowed root (outside-roots)"
  */
@@ -215,7 +240,9 @@ deny_path(const char *event, PyObject *args, FaEntryObject *e,
         return 0;
     }
     root = d->why == FA_WHY_OUTSIDE && is_root_itself(e, a, op);
-    msg = path_message(event, e, a, root);
+    msg = d->why == FA_WHY_DENY_PATTERN || d->why == FA_WHY_DENY_READ
+          ? pattern_message(event, e, a, d)
+          : path_message(event, e, a, root);
     if (!msg) {
         return -1;
     }
@@ -444,6 +471,39 @@ sqlite_uri(struct fa_arg *a)
     return 1;
 }
 
+/*
+ * A read-open under read patterns: the file the path resolves to, by its
+ * real name. A directory (listing) and what is not a path pass; the shim,
+ * when loaded, judges the real call again, dir_fd included.
+ */
+static int
+judge_read(const char *event, PyObject *args, FaEntryObject *e)
+{
+    struct fa_decision d;
+    struct fa_arg a;
+    PyObject *fl = PyTuple_GET_ITEM(args, 2);
+    long flags = PyLong_Check(fl) ? PyLong_AsLong(fl) : 0;
+    int rc = 0;
+
+    a.bytes = NULL;
+    if (!arg_read(&a, PyTuple_GET_ITEM(args, 0), AT_FDCWD)) {
+        return 0;
+    }
+    if (PyTuple_GET_ITEM(args, 1) == Py_None && a.path[0] != '/'
+        && fa_native_on())
+    {
+        arg_done(&a);
+        return 0;     /* os.open() relative: the shim sees its dir_fd */
+    }
+    if (fa_check_read(e->cfg->pol->policy, AT_FDCWD, a.path, (int)flags, &d)
+        != FA_ALLOW)
+    {
+        rc = deny_path(event, args, e, &a, &d, FA_OP_READ, a.path);
+    }
+    arg_done(&a);
+    return rc;
+}
+
 int
 fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
 {
@@ -461,6 +521,12 @@ fa_judge_event(PyObject *entry, const struct fa_evinfo *ev, PyObject *args)
     a.path = b.path = NULL;
     a.dirfd = b.dirfd = AT_FDCWD;
 
+    if (ev->cls == FA_EV_OPEN && n >= 3
+        && !PyLong_Check(PyTuple_GET_ITEM(args, 0)) && !open_writes(args))
+    {
+        return fa_policy_read_globs(e->cfg->pol->policy)
+               ? judge_read(event, args, e) : 0;
+    }
     if (fa_policy_unrestricted(e->cfg->pol->policy)) {
         return 0;
     }

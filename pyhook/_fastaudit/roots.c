@@ -56,9 +56,80 @@ add_root(fa_policy *p, PyObject *item)
     return r < 0 ? -1 : 0;
 }
 
+/*
+ * One entry of deny= (read 0) or deny_read= (read 1): a pattern, or for
+ * deny= an exact subtree when it has no wildcard.
+ */
+static int
+add_deny(fa_policy *p, PyObject *item, int read)
+{
+    PyObject *b;
+    const char *s;
+    char msg[PATH_MAX + 128] = "";
+    int r;
+
+    if (PyUnicode_Check(item) || PyBytes_Check(item)
+        || PyObject_HasAttrString(item, "__fspath__"))
+    {
+        if (!PyUnicode_FSConverter(item, &b)) {
+            return -1;
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError, "mk_audit: %s entries must be paths or "
+                     "patterns, not %.100s", read ? "deny_read" : "deny",
+                     Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    s = PyBytes_AS_STRING(b);
+    if (read) {
+        r = fa_policy_add_deny_read(p, s, msg, sizeof msg);
+    } else if (fa_glob_is_pattern(s)) {
+        r = fa_policy_add_deny_glob(p, s, msg, sizeof msg);
+    } else {
+        r = fa_policy_add_deny(p, s, msg, sizeof msg);
+    }
+    if (r < 0) {
+        PyErr_Format(PyExc_ValueError, "mk_audit: %s entry %R cannot be used: %s",
+                     read ? "deny_read" : "deny", item,
+                     msg[0] ? msg : strerror(-r));
+    }
+    Py_DECREF(b);
+    return r < 0 ? -1 : 0;
+}
+
+/* Every entry of a deny= or deny_read= iterable (a lone path is refused). */
+static int
+add_denies(fa_policy *p, PyObject *list, int read)
+{
+    PyObject *it, *item;
+    int r = 0;
+
+    if (!list || list == Py_None) {
+        return 0;
+    }
+    if (PyUnicode_Check(list) || PyBytes_Check(list)
+        || PyObject_HasAttrString(list, "__fspath__"))
+    {
+        PyErr_Format(PyExc_TypeError, "mk_audit: %s must be a collection of "
+                     "paths or patterns, not a single one",
+                     read ? "deny_read" : "deny");
+        return -1;
+    }
+    it = PyObject_GetIter(list);
+    if (!it) {
+        return -1;
+    }
+    while (r == 0 && (item = PyIter_Next(it))) {
+        r = add_deny(p, item, read);
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    return r < 0 || PyErr_Occurred() ? -1 : 0;
+}
+
 PyObject *
 fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
-                     fa_policy *base)
+                     fa_policy *base, const struct fa_py_denies *dn)
 {
     FaPolicyObject *self;
     PyObject *it, *item, *s;
@@ -91,6 +162,11 @@ fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
             goto fail;
         }
         fa_policy_set_unrestricted(self->policy);
+        if (dn && (add_denies(self->policy, dn->deny, 0) < 0
+                   || add_denies(self->policy, dn->deny_read, 1) < 0))
+        {
+            goto fail;
+        }
         if (fa_policy_seal(self->policy, 0, msg, sizeof msg) < 0) {
             PyErr_Format(PyExc_ValueError, "mk_audit: %s", msg);
             goto fail;
@@ -133,6 +209,11 @@ fa_policy_from_roots(PyObject *roots, int symlinks, int outside_symlinks,
         fa_policy_set_symlinks(self->policy, (enum fa_symlinks)symlinks);
     }
     fa_policy_set_outside_symlinks(self->policy, outside_symlinks);
+    if (dn && (add_denies(self->policy, dn->deny, 0) < 0
+               || add_denies(self->policy, dn->deny_read, 1) < 0))
+    {
+        goto fail;
+    }
     r = fa_policy_seal(self->policy, 0, msg, sizeof msg);
     if (r < 0) {
         PyErr_Format(PyExc_ValueError,

@@ -85,6 +85,8 @@ def mk_audit(
     preset: Literal['data'] | None = None,
     threads: Literal['deny', 'context'] | None = None,
     trust_imports: Literal['named', 'stdlib', 'installed'] | None = None,
+    deny: Iterable[_AnyPath] = (),
+    deny_read: Iterable[_AnyPath] = (),
 ) -> audit_perms:
     """Install the audit hook (once) and return an audit_perms context factory."""
 @overload
@@ -105,6 +107,8 @@ def mk_audit(
     preset: Literal['data'] | None = None,
     threads: Literal['deny', 'context'] | None = None,
     trust_imports: Literal['named', 'stdlib', 'installed'] | None = None,
+    deny: Iterable[_AnyPath] = (),
+    deny_read: Iterable[_AnyPath] = (),
 ) -> audit_perms:
     """With no roots, the roots of the policy file."""
 

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ static void usage(FILE *f)
 	int i;
 
 	fputs("usage: fa-check --allow DIR [--allow DIR]... [--deny DIR]...\n"
+	      "                [--deny-glob PATTERN]... [--deny-read PATTERN]... [--read]\n"
 	      "                [--symlinks=", f);
 	for (i = 0; i < FA_SYM_NMODES; i++)
 		fprintf(f, "%s%s", i ? "|" : "", fa_symlinks_name((enum fa_symlinks)i));
@@ -35,6 +37,9 @@ static void usage(FILE *f)
 	      "against every root. Symlinks are resolved per --symlinks (default trust).\n"
 	      "--portable also rejects names other systems cannot hold (CON, NUL, COM1,\n"
 	      "LPT1... with any extension, ':', a trailing dot or space).\n"
+	      "--deny-glob denies what a gitignore-like pattern names (\"deny-pattern\");\n"
+	      "--read judges each PATH as a read instead, by the --deny-read patterns\n"
+	      "alone (\"deny-read\"; 'secrets' is the built-in set; see fa-run(1)).\n"
 	      "\n"
 	      "Exit status: 0 every path allowed, 1 some path denied or rejected,\n"
 	      "2 usage or policy error (nothing is judged).\n",
@@ -101,13 +106,27 @@ static int portable_rel(const char *rel)
 	return 1;
 }
 
-static int judge(const fa_policy *p, const char *input, int portable)
+/* A read of input (relative: to the first root), judged by the read patterns. */
+static enum fa_verdict judge_read(const fa_policy *p, const char *input, struct fa_decision *d)
+{
+	char abs[PATH_MAX];
+	const char *base = fa_policy_root(p, 0);
+
+	if (input[0] != '/' && base && strcmp(base, ".") &&
+	    fa_path_join(base, strlen(base), input, abs, sizeof abs) >= 0)
+		input = abs;
+	return fa_check_read(p, AT_FDCWD, input, 0, d);
+}
+
+static int judge(const fa_policy *p, const char *input, int portable, int read)
 {
 	struct fa_decision d;
-	enum fa_verdict v = fa_check_path(p, input, &d);
+	enum fa_verdict v = read ? judge_read(p, input, &d) : fa_check_path(p, input, &d);
 	char cwd[PATH_MAX];
 	const char *root = NULL, *rel = ".";
 
+	if (read && !d.path[0])
+		snprintf(d.path, sizeof d.path, "%s", input);
 	if (v == FA_ALLOW && d.root >= 0) {
 		size_t rl;
 
@@ -155,6 +174,9 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"allow", required_argument, NULL, 'a'},
 		{"deny", required_argument, NULL, 'd'},
+		{"deny-glob", required_argument, NULL, 'g'},
+		{"deny-read", required_argument, NULL, 'r'},
+		{"read", no_argument, NULL, 'R'},
 		{"symlinks", required_argument, NULL, 's'},
 		{"portable", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
@@ -162,7 +184,7 @@ int main(int argc, char **argv)
 	};
 	char msg[512];
 	fa_policy *p = fa_policy_new();
-	int c, r, portable = 0, nallow = 0, status = 0, i;
+	int c, r, portable = 0, nallow = 0, status = 0, i, read = 0;
 
 	if (!p) {
 		fprintf(stderr, "fa-check: cannot build a policy: %s\n", strerror(ENOMEM));
@@ -170,7 +192,7 @@ int main(int argc, char **argv)
 	}
 	if (getenv("FA_FORCE_FALLBACK") && strcmp(getenv("FA_FORCE_FALLBACK"), "1") == 0)
 		fa_resolve_force_fallback(1);
-	while ((c = getopt_long(argc, argv, "+a:d:s:ph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+a:d:g:r:Rs:ph", opts, NULL)) != -1) {
 		enum fa_symlinks mode;
 
 		switch (c) {
@@ -188,6 +210,18 @@ int main(int argc, char **argv)
 				complain("--deny ", optarg, msg);
 				return 2;
 			}
+			break;
+		case 'g':
+		case 'r':
+			r = c == 'g' ? fa_policy_add_deny_glob(p, optarg, msg, sizeof msg)
+				     : fa_policy_add_deny_read(p, optarg, msg, sizeof msg);
+			if (r < 0) {
+				complain(c == 'g' ? "--deny-glob " : "--deny-read ", optarg, msg);
+				return 2;
+			}
+			break;
+		case 'R':
+			read = 1;
 			break;
 		case 's':
 			if (fa_symlinks_parse(optarg, &mode) < 0) {
@@ -226,7 +260,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = optind; i < argc; i++)
-		status |= judge(p, argv[i], portable);
+		status |= judge(p, argv[i], portable, read);
 	fa_policy_free(p);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "fa-check: cannot write the answer: %s\n", strerror(errno));

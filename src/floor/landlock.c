@@ -307,6 +307,7 @@ int fa_floor_decides_entries(const fa_policy *p)
 	int i;
 
 	if (!p || fa_policy_unrestricted(p) || fa_policy_learning(p) || fa_policy_ndeny(p) ||
+	    fa_policy_write_globs(p) ||
 	    fa_policy_symlinks(p) != FA_SYM_TRUST || fa_policy_nroots(p) == 0)
 		return 0;
 	for (i = 0; i < fa_policy_nroots(p); i++)

@@ -101,7 +101,8 @@ int fa_floor_build(struct fa_floor *f, enum fa_floor_mode mode, const fa_policy 
 /*
  * 1 when the floor fa_floor_build() makes of p refuses exactly the entry
  * changes p refuses: p holds only roots, each resolved and pinned (the
- * ruleset's rules are those directories), with no deny subtree, symlinks
+ * ruleset's rules are those directories), with no deny subtree or write
+ * pattern (read patterns judge no entry change), symlinks
  * trusted, neither learning nor unrestricted. Landlock grants the make and
  * remove rights beneath the roots alone (devices, inherited descriptors and
  * the log get write rights only), so under such a floor the kernel itself

@@ -63,6 +63,16 @@ static void usage(FILE *f)
 "  -w, --write DIR         allow writes beneath DIR (repeatable); with none,\n"
 "                          the directory fa-run starts in; no implicit /tmp\n"
 "      --deny DIR          deny writes beneath DIR, a subtree of a write root\n"
+"      --deny-glob PATTERN deny writes to what PATTERN names (repeatable):\n"
+"                          gitignore-like, anchored to each write root\n"
+"                          unless it starts with '**/' ('**/.env',\n"
+"                          '**/.git/**', '**/*.pem', 'secrets/**'); the\n"
+"                          files it names are protected as a whole (create,\n"
+"                          write, truncate, rename, link, remove, chmod, mkdir)\n"
+"      --deny-read PATTERN refuse read-opens of the files PATTERN names\n"
+"                          (repeatable; '~/' is $HOME; directories may still\n"
+"                          be listed); --deny-read=secrets names the built-in\n"
+"                          set of keys and credentials (see fa-run(1))\n"
 "      --exec=MODE         allow (default): programs may start;\n"
 "                          deny: no program may start; two different\n"
 "                          modes are an error\n"
@@ -354,12 +364,14 @@ static const char *floor_handles(const struct fa_floor *f)
 enum {
 	OPT_DENY = 256, OPT_EXEC, OPT_ALLOW_EXEC, OPT_ALLOW_STATIC, OPT_SYMLINKS, OPT_REPORT,
 	OPT_LOG, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_LANDLOCK, OPT_VERBOSE, OPT_OUTSIDE_SYMLINKS,
-	OPT_LOG_APPROVALS, OPT_POLICY, OPT_LEARN,
+	OPT_LOG_APPROVALS, OPT_POLICY, OPT_LEARN, OPT_DENY_GLOB, OPT_DENY_READ,
 };
 
 static const struct option options[] = {
 	{ "write", required_argument, NULL, 'w' },
 	{ "deny", required_argument, NULL, OPT_DENY },
+	{ "deny-glob", required_argument, NULL, OPT_DENY_GLOB },
+	{ "deny-read", required_argument, NULL, OPT_DENY_READ },
 	{ "exec", required_argument, NULL, OPT_EXEC },
 	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
 	{ "allow-static", no_argument, NULL, OPT_ALLOW_STATIC },
@@ -411,6 +423,14 @@ int main(int argc, char **argv)
 		case OPT_DENY:
 			if (fa_policy_add_deny(p, optarg, msg, sizeof(msg)) < 0)
 				die(EXIT_FAIL, "--deny %s: %s", optarg, msg);
+			break;
+		case OPT_DENY_GLOB:
+			if (fa_policy_add_deny_glob(p, optarg, msg, sizeof(msg)) < 0)
+				die(EXIT_FAIL, "--deny-glob %s: %s", optarg, msg);
+			break;
+		case OPT_DENY_READ:
+			if (fa_policy_add_deny_read(p, optarg, msg, sizeof(msg)) < 0)
+				die(EXIT_FAIL, "--deny-read %s: %s", optarg, msg);
 			break;
 		case OPT_EXEC: {
 			enum fa_exec_mode m;
@@ -534,6 +554,11 @@ int main(int argc, char **argv)
 			die(EXIT_FAIL, "%s: %s", cwd, msg);
 	}
 	fa_policy_set_symlinks(p, sym);
+	/* --learn watches the writes a common secret pattern names: reported, never refused. */
+	learn.user_globs = fa_policy_nglobs(p);
+	for (r = 0; learn.on && fa_secret_write_patterns[r]; r++)
+		if (fa_policy_add_deny_glob(p, fa_secret_write_patterns[r], msg, sizeof(msg)) < 0)
+			break;
 	msg[0] = '\0';
 	if (fa_policy_seal(p, 1, msg, sizeof(msg)) < 0)
 		die(EXIT_FAIL, "%s%s%s", policy_file ? policy_file : "", policy_file ? ": " : "",

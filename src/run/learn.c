@@ -146,6 +146,8 @@ struct needs {
 	struct list dirs;       /* directories written in outside every root */
 	struct list execs;      /* programs refused */
 	struct list undeny;     /* deny subtrees written beneath */
+	struct list unglob;     /* the user's deny patterns the run wrote to */
+	struct list secrets;    /* "path\npattern": written, and a common secret pattern names it */
 	struct list other;      /* "op path (rule)" nobody can grant by a root */
 	int trust, outside, calls;
 	uint64_t lost;          /* would-be denials past the record's bound */
@@ -172,6 +174,20 @@ static void take(struct needs *nd, const struct fa_learn *l, const char *op, con
 			if (within(path, fa_policy_deny(l->policy, i)) ||
 			    within(fa_policy_deny(l->policy, i), path))
 				add(&nd->undeny, fa_policy_deny(l->policy, i));
+	} else if (!strcmp(rule, "deny-pattern")) {
+		int read, g = fa_policy_glob_for(l->policy, path, 0, 1);
+		const char *pat = fa_policy_glob(l->policy, g, &read);
+		char *x;
+
+		if (pat && g < l->user_globs) {
+			add(&nd->unglob, pat);
+		} else if (pat) {
+			nd->calls--;	/* watched, not refused by the policy in force */
+			if (asprintf(&x, "%s\n%s", path, pat) >= 0) {
+				add(&nd->secrets, x);
+				free(x);
+			}
+		}
 	} else if (!strcmp(rule, "symlink")) {
 		nd->trust = 1;
 	} else if (!strcmp(rule, "link-target")) {
@@ -240,6 +256,15 @@ static void policy_lines(struct list *out, const struct fa_learn *l, const struc
 	for (i = 0; i < fa_policy_ndeny(l->policy); i++)
 		if (!nd || !has(&nd->undeny, fa_policy_deny(l->policy, i)))
 			addf(out, "deny ", fa_policy_deny(l->policy, i));
+	for (i = 0; i < fa_policy_nglobs(l->policy) && i < l->user_globs; i++) {
+		int read;
+		const char *g = fa_policy_glob(l->policy, i, &read);
+
+		if (read)
+			addf(out, "deny-read ", g);
+		else if (!nd || !has(&nd->unglob, g))
+			addf(out, "deny-glob ", g);
+	}
 	if (nd && nd->trust)
 		add(out, "symlinks trust");
 	else if (fa_policy_symlinks(l->policy) != FA_SYM_TRUST)
@@ -287,6 +312,15 @@ static void put_policy(FILE *f, const struct fa_learn *l, const struct needs *nd
 				"if that is meant\n", sug[i].path, sug[i].sensitive, sug[i].path);
 	for (i = 0; i < nd->undeny.n; i++)
 		fprintf(f, "# dropped: deny %s (the run wrote beneath it)\n", nd->undeny.v[i]);
+	for (i = 0; i < nd->unglob.n; i++)
+		fprintf(f, "# dropped: deny-glob %s (the run wrote what it names)\n", nd->unglob.v[i]);
+	for (i = 0; i < nd->secrets.n; i++) {
+		const char *pat = strchr(nd->secrets.v[i], '\n') + 1;
+
+		fprintf(f, "# secret? the run wrote %.*s, which the common secret pattern %s names: "
+			"'deny-glob %s' keeps such files from being written\n",
+			(int)(pat - 1 - nd->secrets.v[i]), nd->secrets.v[i], pat, pat);
+	}
 	for (i = 0; i < nd->other.n; i++)
 		fprintf(f, "# also refused, no root would allow it: %s\n", nd->other.v[i]);
 }
@@ -362,6 +396,8 @@ void fa_learn_report(struct fa_learn *l)
 	drop(&nd.dirs);
 	drop(&nd.execs);
 	drop(&nd.undeny);
+	drop(&nd.unglob);
+	drop(&nd.secrets);
 	drop(&nd.other);
 	free(sug);
 }

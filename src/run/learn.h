@@ -11,6 +11,12 @@ struct fa_learn {
 	int on;
 	const char *out;            /* --learn=FILE, or NULL */
 	const fa_policy *policy;    /* the policy in force (sealed) */
+	/*
+	 * Its patterns below this index are the user's; the rest are the
+	 * common secret patterns (fa_secret_write_patterns), added only to
+	 * see the run's writes they name (nothing is enforced under --learn).
+	 */
+	int user_globs;
 	enum fa_exec_mode exec;     /* the exec rule in force */
 	const char *allow;          /* its allow list, newline-separated, or NULL */
 	char *const *argv;          /* the command, for the file's header */

@@ -23,6 +23,8 @@
 
 /* Not initialised yet: every call takes the slow path until fa_init(). */
 int fa_gate = 1;
+/* Set once any policy has a read pattern: read-opens are judged from then on. */
+int fa_read_guard;
 int fa_init_state;
 struct fa_proc fa_proc = { .pin_lo = 0x80000000u };
 
@@ -201,6 +203,8 @@ static void read_policy(void)
 	if (fa_policy_seal(p, 0, msg, sizeof(msg)) < 0)
 		invalid("FA_POLICY", msg[0] ? msg : "cannot resolve the roots");
 	fa_proc.policy = p;
+	if (fa_policy_read_globs(p))
+		__atomic_store_n(&fa_read_guard, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < fa_policy_nroots(p); i++) {
 		fd = fa_policy_root_fd(p, i);
 		if (fd < 0)

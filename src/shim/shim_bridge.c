@@ -303,6 +303,8 @@ static void set_thread(const struct fa_thread_ctx *c)
 
 	/* the host publishes a live policy: good until the next retire() */
 	slot_epoch = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
+	if (c && c->policy && fa_policy_read_globs(c->policy))
+		__atomic_store_n(&fa_read_guard, 1, __ATOMIC_RELAXED);
 	slot_store(c);
 	if (!c || !c->policy)
 		fa_tls.nappr = 0;
@@ -406,6 +408,8 @@ static void set_shared(const struct fa_thread_ctx *c)
 {
 	int next = !__atomic_load_n(&shared_cur, __ATOMIC_RELAXED);
 
+	if (c && c->policy && fa_policy_read_globs(c->policy))
+		__atomic_store_n(&fa_read_guard, 1, __ATOMIC_RELAXED);
 	if (c)
 		shared[next] = *c;
 	else

@@ -376,6 +376,19 @@ FA_HIDDEN void fa_unpin_after(struct fa_spin *s, int failed);
  * opened (or refused): *fd is the fd, or -1 with errno set. Returns 0
  * when no policy applies: the caller runs its own real function.
  */
+/*
+ * Set once any policy in the process has a read pattern (the process
+ * policy, or a context's published through the bridge), never cleared:
+ * until then a read-open pays one load and branch for it.
+ */
+extern FA_HIDDEN int fa_read_guard;
+#define FA_READS_GUARDED() FA_UNLIKELY(__atomic_load_n(&fa_read_guard, __ATOMIC_RELAXED) != 0)
+/*
+ * A read-open under read patterns: 1 with *fdp (-1 and errno on failure)
+ * when it was judged and done here; 0: the caller opens as usual.
+ */
+FA_HIDDEN int fa_read_call(const char *call, int dirfd, const char *path, int flags,
+			   mode_t mode, void *ra, int *fdp);
 FA_HIDDEN int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 			   mode_t mode, void *ra, int *fd);
 /*

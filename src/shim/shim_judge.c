@@ -312,6 +312,9 @@ static int covers(const fa_policy *wide, const fa_policy *narrow)
 
 	if (fa_policy_unrestricted(wide))
 		return 1;
+	/* A pattern may name something anywhere beneath a root: judged by each policy. */
+	if (fa_policy_write_globs(wide))
+		return 0;
 	/* A learning policy lets everything through: only wide's own check stands. */
 	if (fa_policy_unrestricted(narrow) || fa_policy_learning(narrow) ||
 	    !fa_symlinks_as_strict(fa_policy_symlinks(narrow), fa_policy_symlinks(wide)))
@@ -454,6 +457,65 @@ int fa_open_call(const char *call, int dirfd, const char *path, int flags,
 		fd = -1;
 	} else {
 		errno = saved;
+	}
+	*fdp = fd;
+	return 1;
+}
+
+/* A policy that judges reads: one with a read pattern. */
+static const fa_policy *reads_of(const fa_policy *p)
+{
+	return p && fa_policy_read_globs(p) ? p : NULL;
+}
+
+int fa_read_call(const char *call, int dirfd, const char *path, int flags, mode_t mode,
+		 void *ra, int *fdp)
+{
+	FA_POLS(pp);
+	struct fa_decision d;
+	struct fa_event ev;
+	const fa_policy *opener, *other;
+	int saved, fd;
+
+	/*
+	 * Listing a directory is never refused, nor an O_PATH open, which
+	 * reads nothing (reopening it through /proc is an open judged again).
+	 */
+	if (FA_GUARDED() || (flags & (O_DIRECTORY | O_PATH)))
+		return 0;
+	saved = errno;
+	fa_pols_get(&pp, FA_OP_READ, path);
+	opener = reads_of(pp.proc) ? pp.proc : reads_of(pp.ctx);
+	other = opener == pp.proc ? reads_of(pp.ctx) : NULL;
+	if (!opener) {
+		errno = saved;
+		return 0;
+	}
+	/* Two policies with read patterns: the context's judged first, the open by the other. */
+	if (other && ENGINE(fa_check_read(other, dirfd, path, flags, &d)) != FA_ALLOW) {
+		open_event(&ev, call, FA_OP_READ, path, flags, mode, ra);
+		if (deny(&ev, other, &d, 1)) {
+			*fdp = -1;
+			errno = EACCES;
+			return 1;
+		}
+	}
+	d.verdict = FA_ALLOW;
+	fd = ENGINE(fa_read_openat(opener, dirfd, path, flags, mode, &d));
+	if (refused(fd, &d)) {
+		open_event(&ev, call, FA_OP_READ, path, flags, mode, ra);
+		if (!deny(&ev, opener, &d, opener == pp.ctx)) {
+			/* reported, not enforced: the call goes through as it was */
+			errno = saved;
+			return 0;
+		}
+	}
+	if (fd >= 0) {
+		fa_fd_forget(fd);
+		errno = saved;
+	} else {
+		errno = -fd;
+		fd = -1;
 	}
 	*fdp = fd;
 	return 1;
@@ -661,7 +723,8 @@ static int deny_beneath(const fa_policy *p, const char *dir)
 	for (k = 0; p && k < fa_policy_ndeny(p); k++)
 		if (fa_path_within(fa_policy_deny(p, k), dir))
 			return 1;
-	return 0;
+	/* a pattern may name something beneath any directory */
+	return p && fa_policy_write_globs(p);
 }
 
 /*

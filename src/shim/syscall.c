@@ -70,13 +70,15 @@
 #define P(i) ((void *)a[i])
 #define REAL() FA_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5])
 
-/* A write-open by number: judged and opened by the engine, or passed on. */
+/* An open by number: a write judged and opened by the engine, a read by the read patterns. */
 static long fa_open_nr(void *ra, const char *call, int dirfd, const char *path, int flags,
 		       mode_t mode, long nr, const long *a)
 {
 	int fd;
 
-	if (fa_is_write(flags) && fa_open_call(call, dirfd, path, flags, mode, ra, &fd))
+	if (fa_is_write(flags) ? fa_open_call(call, dirfd, path, flags, mode, ra, &fd)
+			       : FA_READS_GUARDED() &&
+				 fa_read_call(call, dirfd, path, flags, mode, ra, &fd))
 		return fd;
 	return REAL();
 }

@@ -224,7 +224,9 @@ static inline int fa_fd_marked(int fd)
 #define FA_OPEN_BODY(name, args, dirfd, path, flags, mode) \
 	do { \
 		int fa_fd; \
-		if (fa_is_write(flags) && fa_open_call(#name, dirfd, path, flags, mode, FA_RA(), &fa_fd)) \
+		if (fa_is_write(flags) ? fa_open_call(#name, dirfd, path, flags, mode, FA_RA(), &fa_fd) \
+				       : FA_READS_GUARDED() && \
+					 fa_read_call(#name, dirfd, path, flags, mode, FA_RA(), &fa_fd)) \
 			return fa_fd; \
 		fa_fd = FA_REAL(name) args; \
 		fa_fd_forget(fa_fd); \

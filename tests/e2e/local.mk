@@ -29,6 +29,7 @@ E2E_TESTS += \
 	%D%/explain.sh \
 	%D%/learn.sh \
 	%D%/policy_file.sh \
+	%D%/deny_glob.sh \
 	%D%/fdcache.sh \
 	%D%/exact.sh
 

@@ -6,7 +6,9 @@
  *
  * The grammar, one item per line: blank lines and '#' comments;
  * "symlinks trust|beneath|nofollow"; "outside-symlinks allow";
- * "unrestricted"; "cwdroot"; "root /ABS"; "deny /ABS". A root or deny
+ * "unrestricted"; "cwdroot"; "root /ABS"; "deny /ABS"; "deny-glob PATTERN"
+ * and "deny-read PATTERN" (model_pattern(); "deny-read secrets" the
+ * built-in set). A root or deny
  * subtree given again is the same one and counts once; once the table is
  * full, so is another name that resolves to a listed one (the engine's
  * realpath is the oracle for that: resolving is not what is fuzzed here). Anything else, a
@@ -35,7 +37,40 @@ struct model {
 	size_t rlen[FA__MAX_ROOTS];
 	const char *deny[FA__MAX_DENY];
 	size_t dlen[FA__MAX_DENY];
+	int nglob;
+	int gread[FA__MAX_GLOB];
+	char glob[FA__MAX_GLOB][PATH_MAX];
 };
+
+/* A pattern line: kept once per kind, cleaned; the built-in set for "deny-read secrets". */
+static int model_glob(struct model *m, const char *v, size_t n, int read)
+{
+	char in[PATH_MAX + 32], c[PATH_MAX];
+	int i;
+
+	if (n >= sizeof in)
+		return -1;
+	memcpy(in, v, n);
+	in[n] = 0;
+	if (read && !strcmp(in, "secrets")) {
+		for (i = 0; fa_secret_patterns[i]; i++)
+			if (model_glob(m, fa_secret_patterns[i], strlen(fa_secret_patterns[i]), 1) < 0)
+				return -1;
+		return 0;
+	}
+	if (model_pattern(in, c, sizeof c) < 0)
+		return -1;
+	if (read && !strcmp(c, "secrets"))
+		strcpy(c, "\\secrets");	/* a file of that name, not the set */
+	for (i = 0; i < m->nglob; i++)
+		if (m->gread[i] == read && !strcmp(m->glob[i], c))
+			return 0;
+	if (m->nglob == FA__MAX_GLOB)
+		return -1;
+	m->gread[m->nglob] = read;
+	strcpy(m->glob[m->nglob++], c);
+	return 0;
+}
 
 static char text[1 << 16];
 static char out[(FA__MAX_ROOTS + FA__MAX_DENY + 4) * (PATH_MAX + 16)];
@@ -88,7 +123,8 @@ static int resolves_listed(const char *const *tab, const size_t *lens, int k, co
 
 static void model_parse(const char *s, struct model *m)
 {
-	memset(m, 0, sizeof *m);
+	m->nroots = m->ndeny = m->nglob = 0;
+	m->symlinks = m->unrestricted = m->outside_symlinks = 0;
 	m->ok = 1;
 	while (*s) {
 		const char *e = strchr(s, '\n');
@@ -129,6 +165,9 @@ static void model_parse(const char *s, struct model *m)
 				goto bad;
 			m->roots[m->nroots] = l + 5;
 			m->rlen[m->nroots++] = n - 5;
+		} else if (has_prefix(l, n, "deny-glob ") || has_prefix(l, n, "deny-read ")) {
+			if (model_glob(m, l + 10, n - 10, l[5] == 'r') < 0)
+				goto bad;
 		} else if (has_prefix(l, n, "deny /")) {
 			if (n - 5 >= PATH_MAX)
 				goto bad;
@@ -179,11 +218,20 @@ static void compare(const fa_policy *p, const struct model *m, const char *when)
 		if (!d || strlen(d) != m->dlen[i] || memcmp(d, m->deny[i], m->dlen[i]) != 0)
 			fail(what);
 	}
+	if (fa_policy_nglobs(p) != m->nglob)
+		fail(what);
+	for (i = 0; i < m->nglob; i++) {
+		int read;
+		const char *g = fa_policy_glob(p, i, &read);
+
+		if (!g || read != m->gread[i] || strcmp(g, m->glob[i]))
+			fail(what);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct model m;
+	static struct model m;
 	fa_policy *p, *q;
 	char msg[256];
 	ssize_t n;

@@ -10,9 +10,9 @@
  * (the symlink and exec modes by their names, contradictions, "allow-exec"
  * after "exec allow" and the other way round, deny subtrees beneath a root
  * of the file). Meanwhile it builds the policy fa-run would build from the
- * equivalent options (-w /fz/VALUE, --deny /fz/VALUE, --symlinks=MODE,
- * --allow-outside-symlinks): the same engine calls, given the path as a
- * user types it, unfolded.
+ * equivalent options (-w /fz/VALUE, --deny /fz/VALUE, --deny-glob VALUE,
+ * --deny-read VALUE, --symlinks=MODE, --allow-outside-symlinks): the same
+ * engine calls, given the path as a user types it, unfolded.
  *
  * A file the model accepts must be accepted, and, once both are sealed, give
  * the same policy text as the options, the same root count, exec rule and
@@ -153,10 +153,44 @@ static enum verdict path_line(struct model *m, int root, const char *v)
 	return ACCEPT;
 }
 
+/*
+ * A pattern line ("deny-glob", "deny-read", or "deny" with a wildcard), as
+ * fa-run's --deny-glob / --deny-read would give it: refused for a '!', a
+ * '..' component, a '\\' escaping nothing or a '/', a '~' not followed by
+ * '/', or nothing but '.' and '/' ("secrets" for reads is the built-in set).
+ */
+static enum verdict pattern_line(struct model *m, int read, const char *v)
+{
+	char msg[PATH_MAX + 64];
+	const char *c;
+	size_t n, i;
+	int named = 0;
+
+	if (v[0] == '!' || (v[0] == '~' && v[1] && v[1] != '/'))
+		return REFUSE;
+	for (i = 0; v[i]; i++)
+		if (v[i] == '\\' && (!v[++i] || v[i] == '/'))
+			return REFUSE;
+	for (c = v; *c; c += n) {
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return REFUSE;
+		named |= n && !(n == 1 && c[0] == '.');
+	}
+	if (!named)
+		return REFUSE;
+	if (strlen(v) >= PATH_MAX - 16)
+		return UNSURE;
+	if ((read ? fa_policy_add_deny_read : fa_policy_add_deny_glob)(m->q, v, msg, sizeof msg) < 0)
+		return UNSURE;	/* a full table, $HOME */
+	return v[0] == '~' ? UNSURE : ACCEPT;
+}
+
 static enum verdict one(struct model *m, const char *k, size_t kl, const char *v)
 {
 	static const char *const keys[] = { "root", "deny", "symlinks", "outside-symlinks", "exec",
-					    "allow-exec" };
+					    "allow-exec", "deny-glob", "deny-read" };
 	static const char *const syms[] = { "trust", "beneath", "nofollow" };
 	static const enum fa_symlinks sym_of[] = { FA_SYM_TRUST, FA_SYM_BENEATH, FA_SYM_NOFOLLOW };
 	static const char *const execs[] = { "allow", "deny", "list" };
@@ -167,9 +201,11 @@ static enum verdict one(struct model *m, const char *k, size_t kl, const char *v
 		return REFUSE;
 	memcpy(key, k, kl);
 	key[kl] = '\0';
-	i = name_in(key, keys, 6);
+	i = name_in(key, keys, 8);
 	if (i < 0 || !*v)
 		return REFUSE;
+	if (i == 6 || i == 7 || (i == 1 && strpbrk(v, "*?[")))
+		return pattern_line(m, i == 7, v);
 	switch (i) {
 	case 0:
 	case 1:
@@ -350,10 +386,12 @@ static void same_policy(fa_policy *p, fa_policy *q)
 static size_t from_recipe(const uint8_t *d, size_t n)
 {
 	static const char *const keys[] = { "root ", "deny ", "symlinks ", "outside-symlinks ",
-					    "exec ", "allow-exec ", "  root\t", "# " };
+					    "exec ", "allow-exec ", "  root\t", "# ", "deny-glob ",
+					    "deny-read " };
 	static const char *const values[] = { "trust", "beneath", "nofollow", "allow", "deny", "list",
 					      "a", "a/b", "a/b/", "../c", "/fz/a/../d", "~/e", "sh",
-					      "bin/t", "/", "a ", "x\r" };
+					      "bin/t", "/", "a ", "x\r", "**/.env", "a/*.pem",
+					      "/fz/**/k", "!x", "secrets", "a/../*" };
 	size_t o = 0, i = 1, k;
 	const char *v;
 

@@ -3,6 +3,9 @@
  * model.c - see model.h.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
@@ -73,4 +76,63 @@ int model_within(const char *path, const char *base)
 	if (strcmp(base, "/") == 0)
 		return path[0] == '/';
 	return strncmp(path, base, b) == 0 && (path[b] == 0 || path[b] == '/');
+}
+
+int model_pattern(const char *in, char *out, size_t len)
+{
+	char buf[2 * PATH_MAX];
+	const char *home = getenv("HOME"), *s;
+	size_t o = 0, n, i;
+	int dirs;
+
+	/* "~/" is $HOME's, as for roots */
+	if (in[0] == '~') {
+		if (in[1] && in[1] != '/')
+			return -1;
+		if (!home || home[0] != '/' || 2 * strlen(home) + strlen(in) >= sizeof buf)
+			return -1;
+		/* $HOME names itself: its glob characters escaped */
+		for (o = 0; *home; home++) {
+			if (strchr("*?[]\\", *home))
+				buf[o++] = '\\';
+			buf[o++] = *home;
+		}
+		snprintf(buf + o, sizeof buf - o, "%s", in + 1);
+		o = 0;
+		in = buf;
+	}
+	n = strlen(in);
+	if (!n || in[0] == '!' || strchr(in, '\n'))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (in[i] == '\\' && (++i >= n || in[i] == '/'))
+			return -1;
+	dirs = in[n - 1] == '/';
+	if (in[0] == '/')
+		out[o++] = '/';
+	for (s = in; *s; s += n) {
+		s += strspn(s, "/");
+		n = strcspn(s, "/");
+		if (!n || (n == 1 && s[0] == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return -1;
+		if (o + n + 5 >= len)
+			return -1;
+		if (o && !(o == 1 && out[0] == '/'))
+			out[o++] = '/';
+		memcpy(out + o, s, n);
+		o += n;
+	}
+	if (!o || (o == 1 && out[0] == '/'))
+		return -1;
+	out[o] = 0;
+	if (dirs && !(!strcmp(out, "**") || (o >= 3 && !strcmp(out + o - 3, "/**"))))
+		strcpy(out + o, "/**");
+	/* a name that would read back as "~/..." or a negation is escaped */
+	if (out[0] == '~' || out[0] == '!') {
+		memmove(out + 1, out, strlen(out) + 1);
+		out[0] = '\\';
+	}
+	return 0;
 }

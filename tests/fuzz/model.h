@@ -31,4 +31,11 @@ ssize_t model_fold(const char *in, int absolute, char *out, size_t len);
 /* 1 if 'path' is 'base' or lies beneath it, by whole components. */
 int model_within(const char *path, const char *base);
 
+/*
+ * A deny pattern as the engine keeps it: "~/" from $HOME, '.' and empty
+ * components dropped, a final '/' as a final "**"; -1 for what is refused
+ * ('!', a '..' component, a '\' escaping nothing or a '/', nothing left).
+ */
+int model_pattern(const char *in, char *out, size_t len);
+
 #endif

@@ -15,6 +15,7 @@ python_suites = \
 	%D%/test_explain.py \
 	%D%/test_audit_denied.py \
 	%D%/test_symlinks.py \
+	%D%/test_deny.py \
 	%D%/test_bridge_abi.py \
 	%D%/test_hook_reentry.py \
 	%D%/test_hook_denials.py \

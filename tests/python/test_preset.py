@@ -316,7 +316,7 @@ def test_signatures_name_every_parameter():
     assert list(sig.parameters)[:7] == ['roots', 'before_deny', 'on_call', 'data', 'tool_id',
                                         'monitor_calls', 'allow_imports']
     assert {'native', 'native_calls', 'policy', 'learn', 'symlinks', 'preset', 'threads',
-            'trust_imports', 'allow_outside_symlinks'} == set(kwonly)
+            'trust_imports', 'allow_outside_symlinks', 'deny', 'deny_read'} == set(kwonly)
     assert sig.parameters['preset'].default is None
     for name in ('audit_state', 'recent_denials', 'native_denials'):
         assert str(inspect.signature(getattr(_fastaudit, name))) == '()'

@@ -79,11 +79,24 @@ expect 0 \
 	"{\"input\":\"é\",\"decision\":\"allow\",\"path\":\"$A/é\",\"root\":\"$A\",\"rel\":\"é\"}" \
 	-- --allow "$A" 'q"b\s' "$tab" "$bad" 'é'
 
+# patterns: writes by --deny-glob, reads (--read) by --deny-read
+mkdir -p "$A/pd"
+echo k >"$A/pd/k.key"
+expect 1 \
+	"{\"input\":\"pd/../x/.env\",\"decision\":\"deny\",\"path\":\"$A/x/.env\",\"reason\":\"deny-pattern\"}" \
+	"{\"input\":\"x/env\",\"decision\":\"allow\",\"path\":\"$A/x/env\",\"root\":\"$A\",\"rel\":\"x/env\"}" \
+	-- --allow "$A" --deny-glob '**/.env' pd/../x/.env x/env
+expect 1 \
+	"{\"input\":\"pd/k.key\",\"decision\":\"deny\",\"path\":\"$A/pd/k.key\",\"reason\":\"deny-read\"}" \
+	"{\"input\":\"pd\",\"decision\":\"allow\",\"path\":\"$A/pd\"}" \
+	-- --allow "$A" --deny-read '**/*.key' --read pd/k.key pd
+rm -r "$A/pd"
+
 done
 
 # usage and policy errors: status 2, nothing judged
 for args in "" "--allow $A" "x" "--allow $A --symlinks=weird x" "--allow $A --deny $top/outside x" \
-	"--bogus --allow $A x"; do
+	"--bogus --allow $A x" "--allow $A --deny-glob !x x" "--allow $A --deny-glob a/../b x"; do
 	# shellcheck disable=SC2086
 	out=$(cd "$top" && "$check" $args 2>/dev/null); st=$?
 	if [ $st -ne 2 ] || [ -n "$out" ]; then

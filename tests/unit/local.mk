@@ -30,6 +30,11 @@ check_PROGRAMS += %D%/test_policy
 %C%_test_policy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %C%_test_policy_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
+check_PROGRAMS += %D%/test_glob
+%C%_test_glob_SOURCES = %D%/test_glob.c $(unit_tree_sources)
+%C%_test_glob_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+%C%_test_glob_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
+
 check_PROGRAMS += %D%/test_walk
 %C%_test_walk_SOURCES = %D%/test_walk.c $(rm_tree_sources)
 %C%_test_walk_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -66,7 +71,7 @@ check_PROGRAMS += %D%/test_policy_file
 %C%_test_policy_file_LDADD = src/libfaengine.la $(CMOCKA_LIBS)
 
 C_TESTS += %D%/test_policy_file
-C_TESTS += %D%/test_json %D%/test_policy %D%/test_audit_log %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
+C_TESTS += %D%/test_json %D%/test_policy %D%/test_glob %D%/test_audit_log %D%/test_escape %D%/test_use %D%/test_race %D%/test_walk \
 	%D%/test_cwd %D%/test_linkfree %D%/test_order %D%/test_deep
 endif
 
