@@ -34,6 +34,43 @@
 #define RESOLVE_IN_ROOT		0x10
 #endif
 
+/*
+ * struct statx and the STATX_* bits the engine asks for, as the kernel lays
+ * them out, for a libc that has none (musl before 1.2.5): the engine makes
+ * the system call itself, so only the layout matters.
+ */
+#ifndef STATX_TYPE
+#define STATX_TYPE	0x0001u
+#define STATX_MODE	0x0002u
+#define STATX_NLINK	0x0004u
+#define STATX_INO	0x0100u
+struct statx_timestamp {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t fa_pad;
+};
+struct statx {
+	uint32_t stx_mask;
+	uint32_t stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink;
+	uint32_t stx_uid;
+	uint32_t stx_gid;
+	uint16_t stx_mode;
+	uint16_t fa_pad0;
+	uint64_t stx_ino;
+	uint64_t stx_size;
+	uint64_t stx_blocks;
+	uint64_t stx_attributes_mask;
+	struct statx_timestamp stx_atime, stx_btime, stx_ctime, stx_mtime;
+	uint32_t stx_rdev_major;
+	uint32_t stx_rdev_minor;
+	uint32_t stx_dev_major;
+	uint32_t stx_dev_minor;
+	uint64_t fa_spare[14];
+};
+#endif
+
 /* struct open_how, spelled out so that old headers do not matter. */
 struct fa__open_how {
 	uint64_t flags;

@@ -21,7 +21,7 @@
 #include <link.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
+#include "linux_abi.h"
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>

@@ -18,8 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/netlink.h>
+#include "linux_abi.h"
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +343,12 @@ void fa_audit_record(struct fa_audit *a, int type, const char *text, size_t len)
 	}
 }
 
+/* NLMSG_OK without its compare of the unsigned length with an int. */
+static int msg_ok(const struct nlmsghdr *h, int left)
+{
+	return left >= (int)sizeof(*h) && h->nlmsg_len >= sizeof(*h) && h->nlmsg_len <= (unsigned)left;
+}
+
 /* Everything the socket holds now. */
 static void drain(struct fa_audit *a)
 {
@@ -360,7 +365,7 @@ static void drain(struct fa_audit *a)
 		if (n <= 0)
 			return;
 		left = (int)n;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+		for (h = (struct nlmsghdr *)buf; msg_ok(h, left); h = NLMSG_NEXT(h, left)) {
 			size_t tl = h->nlmsg_len - NLMSG_HDRLEN;
 
 			if (h->nlmsg_type == AUDIT_GET || h->nlmsg_type == NLMSG_ERROR) {

@@ -33,6 +33,15 @@
 #include "run/audit_log.h"
 #include "run/learn.h"
 
+#ifndef HAVE_CLOSE_RANGE
+#include <sys/syscall.h>
+/* A libc without close_range() (musl): the kernel's own (Linux 5.9). */
+static int close_range(unsigned int first, unsigned int last, int flags)
+{
+	return (int)syscall(SYS_close_range, first, last, flags);
+}
+#endif
+
 static volatile pid_t child;
 
 /*

@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/fs.h>
+#include "linux_abi.h"
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -78,13 +78,14 @@ int fa_utime_at(int dirfd, const char *name, const void *times)
  * The inode flags (immutable, append-only, ...) and fsxattr change the
  * file an fd names whatever the fd's access mode: judged like fchmod.
  */
-static int changes_inode(unsigned long request)
+static int changes_inode(unsigned int request)
 {
-	return request == FS_IOC_SETFLAGS || request == FS_IOC32_SETFLAGS ||
-	       request == FS_IOC_FSSETXATTR;
+	/* The kernel reads the request as an unsigned int, whatever libc's type. */
+	return request == (unsigned)FS_IOC_SETFLAGS || request == (unsigned)FS_IOC32_SETFLAGS ||
+	       request == (unsigned)FS_IOC_FSSETXATTR;
 }
 
-int ioctl(int fd, unsigned long request, ...)
+int ioctl(int fd, fa_ioctl_req request, ...)
 {
 	va_list ap;
 	void *arg;
@@ -92,7 +93,7 @@ int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (FA_GATE_OPEN() || !changes_inode(request))
+	if (FA_GATE_OPEN() || !changes_inode((unsigned)request))
 		return FA_REAL(ioctl)(fd, request, arg);
 	if (fa_fd_call("ioctl", fd, FA_RA()))
 		return -1;

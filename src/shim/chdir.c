@@ -108,6 +108,7 @@ int daemon(int nochdir, int noclose)
 	return r;
 }
 
+#ifdef HAVE_FTS_OPEN
 /*
  * fts without FTS_NOCHDIR changes directory in fts_read() and returns to
  * the start in fts_close(): the cache stays off in between. A stream
@@ -140,7 +141,9 @@ int fts_close(FTS *f)
 		fa_cwd_release();
 	return r;
 }
+#endif
 
+#ifdef HAVE_FTS64_OPEN
 FTS64 *fts64_open(char *const *argv, int options,
 		  int (*compar)(const FTSENT64 **, const FTSENT64 **))
 {
@@ -167,9 +170,10 @@ int fts64_close(FTS64 *f)
 		fa_cwd_release();
 	return r;
 }
+#endif
 
 /* FTW_CHDIR: the callbacks run in the directory of each entry. */
-int nftw(const char *dir, __nftw_func_t fn, int nfd, int flags)
+int nftw(const char *dir, fa_nftw_fn fn, int nfd, int flags)
 {
 	int r;
 
@@ -181,7 +185,8 @@ int nftw(const char *dir, __nftw_func_t fn, int nfd, int flags)
 	return r;
 }
 
-int nftw64(const char *dir, __nftw64_func_t fn, int nfd, int flags)
+#ifdef HAVE_LFS64
+int nftw64(const char *dir, fa_nftw64_fn fn, int nfd, int flags)
 {
 	int r;
 
@@ -192,3 +197,4 @@ int nftw64(const char *dir, __nftw64_func_t fn, int nfd, int flags)
 	fa_cwd_release();
 	return r;
 }
+#endif

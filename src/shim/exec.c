@@ -418,6 +418,23 @@ out:
 		} \
 	} while (0)
 
+/*
+ * The program starts: execve for a plain path, else execveat, which a libc
+ * without it (musl) leaves to the kernel's own call.
+ */
+static int real_exec(int dirfd, const char *path, char *const argv[], char *const envp[],
+		     int flags)
+{
+	if (dirfd == AT_FDCWD && !flags)
+		return FA_REAL(execve)(path, argv, envp);
+#ifdef HAVE_EXECVEAT
+	return FA_REAL(execveat)(dirfd, path, argv, envp, flags);
+#else
+	errno = (int)-fa__sys6(SYS_execveat, dirfd, (long)path, (long)argv, (long)envp, flags, 0);
+	return -1;
+#endif
+}
+
 /* *denied is set when the policy, not the kernel, refused the program. */
 static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 		     char *const argv[], char *const envp[], int flags, int *denied)
@@ -429,26 +446,9 @@ static int exec_at_d(void *ra, const char *call, int dirfd, const char *path,
 		errno = -rc;
 		return -1;
 	}
-	if (!fa_proc.active && !fa_tls.child_ctx) {
-		if (dirfd == AT_FDCWD && !flags)
-			return FA_REAL(execve)(path, argv, envp);
-#ifdef HAVE_EXECVEAT
-		return FA_REAL(execveat)(dirfd, path, argv, envp, flags);
-#else
-		errno = ENOSYS;
-		return -1;
-#endif
-	}
-	WITH_CHILD_ENV(envp, newenv, {
-		if (dirfd == AT_FDCWD && !flags)
-			rc = FA_REAL(execve)(path, argv, newenv);
-		else
-#ifdef HAVE_EXECVEAT
-			rc = FA_REAL(execveat)(dirfd, path, argv, newenv, flags);
-#else
-			rc = -1, errno = ENOSYS;
-#endif
-	});
+	if (!fa_proc.active && !fa_tls.child_ctx)
+		return real_exec(dirfd, path, argv, envp, flags);
+	WITH_CHILD_ENV(envp, newenv, rc = real_exec(dirfd, path, argv, newenv, flags));
 	fa_child_ctx_done();
 	return rc;
 }

@@ -36,8 +36,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "wrap.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -45,14 +47,6 @@
 #endif
 
 unsigned char fa_fd_marks[FA_FD_MARKS];
-
-static void forget_range(unsigned int first, unsigned int last)
-{
-	unsigned int fd;
-
-	for (fd = first; fd <= last && fd < FA_FD_MARKS; fd++)
-		fa_fd_forget((int)fd);
-}
 
 int fa_is_root_fd(int fd)
 {
@@ -73,9 +67,35 @@ int fa_is_root_fd(int fd)
 	return 0;
 }
 
+static void forget_range(unsigned int first, unsigned int last)
+{
+	unsigned int fd;
+
+	for (fd = first; fd <= last && fd < FA_FD_MARKS; fd++)
+		fa_fd_forget((int)fd);
+}
+
+/* libc's close_range, or the kernel's where libc has none (musl). */
+static int real_close_range(unsigned int first, unsigned int last, int flags)
+{
 #ifdef HAVE_CLOSE_RANGE
-/* Close [first, last] except the root fds, in the pieces between them. */
-int close_range(unsigned int first, unsigned int last, int flags)
+	return FA_REAL(close_range)(first, last, flags);
+#else
+	long r = fa__sys6(SYS_close_range, first, last, flags, 0, 0, 0);
+
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (int)r;
+#endif
+}
+
+/*
+ * Close [first, last] except the root fds, in the pieces between them:
+ * close_range() and syscall(SYS_close_range) alike.
+ */
+int fa_close_range(unsigned int first, unsigned int last, int flags)
 {
 	unsigned int lo = fa_proc.pin_lo, hi = fa_proc.pin_lo + fa_proc.pin_span, fd, from;
 	int rc;
@@ -83,7 +103,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	if (!(flags & CLOSE_RANGE_CLOEXEC))
 		forget_range(first, last);
 	if (FA_LIKELY((!fa_proc.npinned && !fa_proc.counts) || last < lo || first > hi)) {
-		rc = FA_REAL(close_range)(first, last, flags);
+		rc = real_close_range(first, last, flags);
 		goto out;
 	}
 	from = first;
@@ -91,17 +111,23 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	for (fd = first > lo ? first : lo; fd <= hi && fd <= last; fd++) {
 		if (!fa_is_root_fd((int)fd))
 			continue;
-		if (fd > from && (rc = FA_REAL(close_range)(from, fd - 1, flags)) < 0)
+		if (fd > from && (rc = real_close_range(from, fd - 1, flags)) < 0)
 			goto out;
 		from = fd + 1;
 	}
 	if (from <= last)
-		rc = FA_REAL(close_range)(from, last, flags);
+		rc = real_close_range(from, last, flags);
 out:
 	/* Closed at exec only (CLOEXEC): the numbers still name what they named. */
 	if (!(flags & CLOSE_RANGE_CLOEXEC))
 		fa_fd_moved_range(first, last);
 	return rc;
+}
+
+#ifdef HAVE_CLOSE_RANGE
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	return fa_close_range(first, last, flags);
 }
 
 void closefrom(int lowfd)
@@ -112,7 +138,7 @@ void closefrom(int lowfd)
 		fa_fd_moved_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
 		return;
 	}
-	close_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
+	fa_close_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
 }
 #endif
 

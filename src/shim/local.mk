@@ -17,16 +17,17 @@ EXTRA_src_libfashim_la_DEPENDENCIES = %D%/libfashim.map
 # libc has (its #ifdef HAVE_... lines are decided by config.h), and the
 # bridge: the table stays the only list.
 %D%/libfashim.map: $(srcdir)/%D%/symbols.def config.h
-	$(AM_V_GEN)$(MKDIR_P) src/shim && { \
+	$(AM_V_GEN)$(MKDIR_P) src/shim && \
+	printf '#include "config.h"\n#define FA_SYM(name, ...) FA_MAP_SYM name;\n#include "symbols.def"\n' \
+	  >$@-in.c && \
+	$(CC) -E -P $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) \
+	  -I$(srcdir)/src/shim $@-in.c >$@-i && { \
 	  echo '/* Generated from symbols.def by the build. */'; \
 	  echo '{'; echo 'global:'; \
-	  printf '#include "config.h"\n#define FA_SYM(name, ...) FA_MAP_SYM name;\n#include "symbols.def"\n' | \
-	    $(CC) -E -P $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) \
-	      -I$(srcdir)/src/shim - | \
-	    $(SED) -n 's/FA_MAP_SYM \([A-Za-z0-9_]*\);/\n\1;\n/gp' | \
+	  $(SED) -n 's/FA_MAP_SYM \([A-Za-z0-9_]*\);/\n\1;\n/gp' $@-i | \
 	    $(SED) -n 's/^\([A-Za-z0-9_]*\);$$/	\1;/p'; \
 	  printf '\tfa_bridge_v1;\nlocal:\n\t*;\n};\n'; \
-	} >$@-t && mv -f $@-t $@
+	} >$@-t && rm -f $@-in.c $@-i && mv -f $@-t $@
 CLEANFILES += %D%/libfashim.map
 
 # The .la is of no use to anyone preloading the shim.

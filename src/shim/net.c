@@ -20,9 +20,9 @@
 
 #include "wrap.h"
 
-int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+int fa_do_bind(void *ra, const char *call, int fd, fa_sockaddr_arg addr, socklen_t len)
 {
-	const struct sockaddr_un *un = addr.__sockaddr_un__;
+	const struct sockaddr_un *un = FA_SOCKADDR_UN(addr);
 	char path[sizeof(un->sun_path) + 1];
 	size_t n;
 

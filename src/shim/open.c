@@ -139,19 +139,23 @@ FILE *fopen(const char *path, const char *mode)
 	return fopen_slow(FA_RA(), "fopen", path, mode, 0, FA_REAL(fopen));
 }
 
+#ifdef HAVE_LFS64
 FILE *fopen64(const char *path, const char *mode)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_fopen64(path, mode);
 	return fopen_slow(FA_RA(), "fopen64", path, mode, O_LARGEFILE, FA_REAL(fopen64));
 }
+#endif
 
+#ifdef HAVE__IO_FOPEN
 FILE *_IO_fopen(const char *path, const char *mode)
 {
 	if (FA_GATE_OPEN())
 		return fa_real__IO_fopen(path, mode);
 	return fopen_slow(FA_RA(), "_IO_fopen", path, mode, 0, FA_REAL(_IO_fopen));
 }
+#endif
 
 /*
  * freopen must keep the caller's FILE: the engine opens the file and libc
@@ -199,12 +203,14 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 	return freopen_slow(FA_RA(), "freopen", path, mode, f, 0, FA_REAL(freopen));
 }
 
+#ifdef HAVE_LFS64
 FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_freopen64(path, mode, f);
 	return freopen_slow(FA_RA(), "freopen64", path, mode, f, O_LARGEFILE, FA_REAL(freopen64));
 }
+#endif
 
 /*
  * truncate(path) is judged and performed as a write-open without O_TRUNC
@@ -212,14 +218,14 @@ FILE *freopen64(const char *path, const char *mode, FILE *f)
  * Returns 0 when no policy applies (the caller truncates by path), 1 with
  * *rc set otherwise.
  */
-int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len, int *rc)
+int fa_do_truncate(void *ra, const char *call, const char *path, int64_t len, int *rc)
 {
 	int fd;
 
 	if (!fa_open_call(call, AT_FDCWD, path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
 			  ra, &fd))
 		return 0;
-	*rc = fd < 0 ? -1 : ftruncate64(fd, len);
+	*rc = fd < 0 ? -1 : fa_ftruncate64(fd, len);
 	if (fd >= 0) {
 		struct fa_spin s;
 
@@ -239,6 +245,7 @@ int truncate(const char *path, off_t len)
 	return fa_do_truncate(FA_RA(), "truncate", path, len, &rc) ? rc : FA_REAL(truncate)(path, len);
 }
 
+#ifdef HAVE_LFS64
 int truncate64(const char *path, off64_t len)
 {
 	int rc;
@@ -248,6 +255,7 @@ int truncate64(const char *path, off64_t len)
 	return fa_do_truncate(FA_RA(), "truncate64", path, len, &rc) ? rc
 								: FA_REAL(truncate64)(path, len);
 }
+#endif
 
 /*
  * A handle names no path until it is open. Opened O_PATH first (a read),

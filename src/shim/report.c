@@ -297,7 +297,7 @@ static __attribute__((noinline)) void log_failed(int err)
 	fa_puts(&b, "libfashim: cannot append to the log ");
 	fa_put_shown(&b, fa_proc.log);
 	fa_puts(&b, " (");
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 32)
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 	fa_puts(&b, strerrorname_np(err) ? strerrorname_np(err) : "error");
 #else
 	fa_puts(&b, "errno ");

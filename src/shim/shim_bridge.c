@@ -23,7 +23,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/membarrier.h>
+#include "linux_abi.h"
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>

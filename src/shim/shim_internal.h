@@ -37,6 +37,35 @@
 #define FA_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/*
+ * Parameter types each libc spells its own way; a wrapper's prototype must
+ * be the header's. glibc passes bind's address as a transparent union and
+ * names nftw's callback types; musl writes them out.
+ */
+#include <ftw.h>
+#ifdef __GLIBC__
+typedef __CONST_SOCKADDR_ARG fa_sockaddr_arg;
+#define FA_SOCKADDR_UN(a) ((a).__sockaddr_un__)
+typedef __nftw_func_t fa_nftw_fn;
+typedef __nftw64_func_t fa_nftw64_fn;
+#else
+typedef const struct sockaddr *fa_sockaddr_arg;
+#define FA_SOCKADDR_UN(a) ((const struct sockaddr_un *)(const void *)(a))
+typedef int (*fa_nftw_fn)(const char *, const struct stat *, int, struct FTW *);
+#endif
+/* ioctl's request: unsigned long in glibc, int in POSIX and musl. */
+#ifdef __GLIBC__
+typedef unsigned long fa_ioctl_req;
+#else
+typedef int fa_ioctl_req;
+#endif
+/* A file length of 64 bits whatever off_t is; musl's off_t always is. */
+#ifdef HAVE_LFS64
+#define fa_ftruncate64 ftruncate64
+#else
+#define fa_ftruncate64 ftruncate
+#endif
+
 /* ---- the real functions, one pointer per line of symbols.def ---- */
 #define FA_SYM(name, ret, fail, params, args, ...) \
 	typedef ret (*fa_real_t_##name) params; \
@@ -429,11 +458,13 @@ FA_HIDDEN int fa_do_linkat(void *ra, const char *call, int fromfd, const char *f
 FA_HIDDEN int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int flags);
 FA_HIDDEN int fa_do_symlinkat(void *ra, const char *call, const char *target, int dirfd,
 			      const char *path);
-FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, off64_t len,
+FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, int64_t len,
 			     int *rc);
 FA_HIDDEN int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h,
 				int flags, int *fd);
-FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, __CONST_SOCKADDR_ARG addr,
+/* close_range() and syscall(SYS_close_range): the root fds stay (fd.c). */
+FA_HIDDEN int fa_close_range(unsigned int first, unsigned int last, int flags);
+FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, fa_sockaddr_arg addr,
 			 socklen_t len);
 FA_HIDDEN int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flags,
 			   int dir, int *out);

@@ -266,6 +266,7 @@ FILE *popen(const char *cmd, const char *mode)
 }
 
 /* The old libio name of popen, still exported and reachable by itself. */
+#ifdef HAVE__IO_POPEN
 FILE *_IO_popen(const char *cmd, const char *mode)
 {
 	struct env_swap s;
@@ -279,8 +280,10 @@ FILE *_IO_popen(const char *cmd, const char *mode)
 	swap_out(&s);
 	return f;
 }
+#endif
 
 /* popen's engine, also exported: it fills a FILE its caller provides. */
+#ifdef HAVE__IO_PROC_OPEN
 FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
 {
 	struct env_swap s;
@@ -294,6 +297,7 @@ FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
 	swap_out(&s);
 	return f;
 }
+#endif
 
 /*
  * wordexp() runs a command substitution ($(...) or `...`) through

@@ -13,7 +13,9 @@
  * the headers of the glibc built against and checked once at run time
  * against the glibc actually loaded; when it does not match, or an entry
  * has a tag this file does not know, a list is refused under a policy
- * rather than passed unread.
+ * rather than passed unread. musl keeps the same actions as a linked list
+ * (src/process/fdop.h: newest first, each { next, prev, cmd, fd, srcfd,
+ * oflag, mode, path[] }), read the same way and checked by the same probe.
  *
  * The judgement is made in the parent just before the spawn: the child's
  * open can still race with a rename in between (no check = use here).
@@ -28,10 +30,20 @@
 
 #include "wrap.h"
 
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+#if (defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))) || \
+	(defined(__linux__) && !defined(__GLIBC__))
 #define FA_SPAWN_READABLE 1
 
 enum { DO_CLOSE, DO_DUP2, DO_OPEN, DO_CHDIR, DO_FCHDIR, DO_CLOSEFROM, DO_TCSETPGRP, DO_NTAGS };
+
+/* One action, whichever libc recorded it. */
+struct action {
+	int tag;
+	int fd, newfd;
+	const char *path;
+	int oflag;
+	mode_t mode;
+};
 
 struct glibc_action {
 	int tag;
@@ -60,14 +72,117 @@ struct glibc_action {
 	} u;
 };
 
-/* 1: the loaded glibc lays its list out as above; -1: it does not; 0: not known yet. */
+#ifdef __GLIBC__
+static int count(const posix_spawn_file_actions_t *fa)
+{
+	return fa->__used > 0 ? fa->__used : 0;
+}
+
+static void action_at(const posix_spawn_file_actions_t *fa, int i, struct action *out)
+{
+	const struct glibc_action *a = (const struct glibc_action *)fa->__actions + i;
+
+	memset(out, 0, sizeof(*out));
+	out->tag = a->tag;
+	switch (a->tag) {
+	case DO_CLOSE:
+		out->fd = a->u.close.fd;
+		break;
+	case DO_DUP2:
+		out->fd = a->u.dup2.fd;
+		out->newfd = a->u.dup2.newfd;
+		break;
+	case DO_OPEN:
+		out->fd = a->u.open.fd;
+		out->path = a->u.open.path;
+		out->oflag = a->u.open.oflag;
+		out->mode = a->u.open.mode;
+		break;
+	case DO_CHDIR:
+		out->path = a->u.chdir.path;
+		break;
+	case DO_FCHDIR:
+		out->fd = a->u.fchdir.fd;
+		break;
+	case DO_CLOSEFROM:
+		out->fd = a->u.closefrom.from;
+		break;
+	}
+}
+#else
+struct musl_fdop {
+	struct musl_fdop *next, *prev;
+	int cmd, fd, srcfd, oflag;
+	mode_t mode;
+	char path[];
+};
+enum { MUSL_CLOSE = 1, MUSL_DUP2, MUSL_OPEN, MUSL_CHDIR, MUSL_FCHDIR };
+
+static const struct musl_fdop *oldest(const posix_spawn_file_actions_t *fa, int *n)
+{
+	const struct musl_fdop *op = fa->__actions;
+
+	*n = 0;
+	if (!op)
+		return NULL;
+	for (*n = 1; op->next; op = op->next)
+		++*n;
+	return op;
+}
+
+static int count(const posix_spawn_file_actions_t *fa)
+{
+	int n;
+
+	(void)oldest(fa, &n);
+	return n;
+}
+
+/* The child runs the list from the oldest action to the newest. */
+static void action_at(const posix_spawn_file_actions_t *fa, int i, struct action *out)
+{
+	int n;
+	const struct musl_fdop *op = oldest(fa, &n);
+
+	while (i-- > 0)
+		op = op->prev;
+	memset(out, 0, sizeof(*out));
+	switch (op->cmd) {
+	case MUSL_CLOSE:
+		out->tag = DO_CLOSE;
+		break;
+	case MUSL_DUP2:
+		out->tag = DO_DUP2;
+		break;
+	case MUSL_OPEN:
+		out->tag = DO_OPEN;
+		out->path = op->path;
+		break;
+	case MUSL_CHDIR:
+		out->tag = DO_CHDIR;
+		out->path = op->path;
+		break;
+	case MUSL_FCHDIR:
+		out->tag = DO_FCHDIR;
+		break;
+	default:
+		out->tag = DO_NTAGS;
+	}
+	out->fd = op->cmd == MUSL_DUP2 ? op->srcfd : op->fd;
+	out->newfd = op->fd;
+	out->oflag = op->oflag;
+	out->mode = op->mode;
+}
+#endif
+
+/* 1: the loaded libc lays its list out as above; -1: it does not; 0: not known yet. */
 static int layout_ok;
 
 static int probe_layout(void)
 {
 	posix_spawn_file_actions_t t;
-	const struct glibc_action *a;
-	int ok;
+	struct action a[4];
+	int ok, i;
 
 	if (posix_spawn_file_actions_init(&t))
 		return -1;
@@ -77,39 +192,41 @@ static int probe_layout(void)
 	     !posix_spawn_file_actions_adddup2(&t, 3, 4) &&
 	     !posix_spawn_file_actions_addchdir_np(&t, "/fa-dir");
 	fa_tls.guard--;
-	a = (const struct glibc_action *)t.__actions;
-	ok = ok && t.__used == 4 &&
-	     a[0].tag == DO_CLOSE && a[0].u.close.fd == 7 &&
-	     a[1].tag == DO_OPEN && a[1].u.open.fd == 9 && a[1].u.open.path &&
-	     !strcmp(a[1].u.open.path, "/fa-probe") &&
-	     a[1].u.open.oflag == (O_WRONLY | O_CREAT) && a[1].u.open.mode == 0640 &&
-	     a[2].tag == DO_DUP2 && a[2].u.dup2.fd == 3 && a[2].u.dup2.newfd == 4 &&
-	     a[3].tag == DO_CHDIR && a[3].u.chdir.path && !strcmp(a[3].u.chdir.path, "/fa-dir");
+	ok = ok && count(&t) == 4;
+	if (ok) {
+		for (i = 0; i < 4; i++)
+			action_at(&t, i, &a[i]);
+		ok = a[0].tag == DO_CLOSE && a[0].fd == 7 &&
+		     a[1].tag == DO_OPEN && a[1].fd == 9 && a[1].path &&
+		     !strcmp(a[1].path, "/fa-probe") &&
+		     a[1].oflag == (O_WRONLY | O_CREAT) && a[1].mode == 0640 &&
+		     a[2].tag == DO_DUP2 && a[2].fd == 3 && a[2].newfd == 4 &&
+		     a[3].tag == DO_CHDIR && a[3].path && !strcmp(a[3].path, "/fa-dir");
+	}
 	posix_spawn_file_actions_destroy(&t);
 	return ok ? 1 : -1;
 }
 
 /* Did an action before index i leave fd naming something the parent does not hold? */
-static int fd_changed_before(const struct glibc_action *a, int i, int fd)
+static int fd_changed_before(const posix_spawn_file_actions_t *fa, int i, int fd)
 {
+	struct action a;
 	int k;
 
 	for (k = 0; k < i; k++) {
-		switch (a[k].tag) {
+		action_at(fa, k, &a);
+		switch (a.tag) {
 		case DO_CLOSE:
-			if (a[k].u.close.fd == fd)
+		case DO_OPEN:
+			if (a.fd == fd)
 				return 1;
 			break;
 		case DO_DUP2:
-			if (a[k].u.dup2.newfd == fd)
-				return 1;
-			break;
-		case DO_OPEN:
-			if (a[k].u.open.fd == fd)
+			if (a.newfd == fd)
 				return 1;
 			break;
 		case DO_CLOSEFROM:
-			if (fd >= a[k].u.closefrom.from)
+			if (fd >= a.fd)
 				return 1;
 			break;
 		}
@@ -144,16 +261,17 @@ static void where_chdir(struct where *w, const char *path)
 }
 
 /* Apply action i if it changes directory; 1 if it did. */
-static int where_step(struct where *w, const struct glibc_action *a, int i)
+static int where_step(struct where *w, const posix_spawn_file_actions_t *fa, int i,
+		      const struct action *a)
 {
-	switch (a[i].tag) {
+	switch (a->tag) {
 	case DO_CHDIR:
-		where_chdir(w, a[i].u.chdir.path);
+		where_chdir(w, a->path);
 		return 1;
 	case DO_FCHDIR:
-		w->dirfd = a[i].u.fchdir.fd;
+		w->dirfd = a->fd;
 		w->len = 0;
-		w->lost = fd_changed_before(a, i, w->dirfd);
+		w->lost = fd_changed_before(fa, i, w->dirfd);
 		return 1;
 	default:
 		return 0;
@@ -173,19 +291,20 @@ static int readable(void)
 
 int fa_spawn_actions_cwd(const posix_spawn_file_actions_t *fa, int *dirfd, char *dir, size_t len)
 {
-	const struct glibc_action *a;
+	struct action a;
 	struct where w;
-	int i, moved = 0;
+	int i, n, moved = 0;
 
-	if (!fa || fa->__used <= 0 || !readable())
+	if (!fa || !readable() || (n = count(fa)) == 0)
 		return 0;
-	a = (const struct glibc_action *)fa->__actions;
 	w.dirfd = AT_FDCWD;
 	w.lost = 0;
 	w.len = 0;
 	w.dir[0] = '\0';
-	for (i = 0; i < fa->__used; i++)
-		moved |= where_step(&w, a, i);
+	for (i = 0; i < n; i++) {
+		action_at(fa, i, &a);
+		moved |= where_step(&w, fa, i, &a);
+	}
 	if (!moved)
 		return 0;
 	if (w.lost || w.len + 1 > len)
@@ -214,12 +333,12 @@ static int refuse(const char *call, const char *path, int flags, const char *why
 int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *fa, void *ra)
 {
 	char full[PATH_MAX];
-	const struct glibc_action *a;
+	struct action a;
 	FA_POLS(pp);
 	struct where w;
-	int i;
+	int i, nact;
 
-	if (!fa || fa->__used <= 0)
+	if (!fa || (nact = count(fa)) == 0)
 		return 0;
 	fa_pols_get(&pp, FA_OP_WRITE, NULL);
 	if (!pp.proc && !pp.ctx)
@@ -228,18 +347,18 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 		return refuse(call, "(file actions)", -1, "spawn-actions-unreadable",
 			      "this libc's posix_spawn file actions cannot be read, so their opens cannot be judged",
 			      ra);
-	a = (const struct glibc_action *)fa->__actions;
 	w.dirfd = AT_FDCWD;
 	w.lost = 0;
 	w.len = 0;
-	for (i = 0; i < fa->__used; i++) {
+	for (i = 0; i < nact; i++) {
 		const char *path;
 		enum fa_op op;
 		int dirfd;
 
-		if (where_step(&w, a, i))
+		action_at(fa, i, &a);
+		if (where_step(&w, fa, i, &a))
 			continue;
-		switch (a[i].tag) {
+		switch (a.tag) {
 		case DO_CLOSE:
 		case DO_DUP2:
 		case DO_CLOSEFROM:
@@ -252,14 +371,14 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 				      "a posix_spawn file action of a kind this guard does not know",
 				      ra);
 		}
-		path = a[i].u.open.path;
-		if (!fa_is_write(a[i].u.open.oflag) || !path)
+		path = a.path;
+		if (!fa_is_write(a.oflag) || !path)
 			continue;
-		op = (a[i].u.open.oflag & O_TMPFILE) == O_TMPFILE ? FA_OP_DIR : FA_OP_WRITE;
+		op = (a.oflag & O_TMPFILE) == O_TMPFILE ? FA_OP_DIR : FA_OP_WRITE;
 		dirfd = AT_FDCWD;
 		if (path[0] != '/') {
 			if (w.lost)
-				return refuse(call, path, a[i].u.open.oflag, "spawn-actions-cwd",
+				return refuse(call, path, a.oflag, "spawn-actions-cwd",
 					      "opened relative to a directory the file actions themselves set up, which cannot be judged before the spawn",
 					      ra);
 			dirfd = w.dirfd;
@@ -274,7 +393,7 @@ int fa_spawn_actions_check(const char *call, const posix_spawn_file_actions_t *f
 				path = full;
 			}
 		}
-		if (fa_check_call(call, op, dirfd, path, a[i].u.open.oflag, ra) < 0)
+		if (fa_check_call(call, op, dirfd, path, a.oflag, ra) < 0)
 			return -errno;
 	}
 	return 0;

@@ -123,7 +123,7 @@ static long fa_handle_nr(void *ra, const char *call, int mount_fd, struct file_h
 	return REAL();
 }
 
-static long fa_truncate_nr(void *ra, const char *call, const char *path, off64_t len, long nr,
+static long fa_truncate_nr(void *ra, const char *call, const char *path, int64_t len, long nr,
 			   const long *a)
 {
 	int rc;

@@ -130,12 +130,14 @@ FILE *tmpfile(void)
 	return tmpfile_slow(FA_RA(), "tmpfile", 0, FA_REAL(tmpfile));
 }
 
+#ifdef HAVE_LFS64
 FILE *tmpfile64(void)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_tmpfile64();
 	return tmpfile_slow(FA_RA(), "tmpfile64", O_LARGEFILE, FA_REAL(tmpfile64));
 }
+#endif
 
 /* The file behind a POSIX IPC name, as libc spells it; 0 if libc will refuse the name. */
 static int ipc_path(const char *prefix, const char *name, char *buf, size_t len)

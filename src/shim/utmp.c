@@ -66,12 +66,15 @@ void updwtmpx(const char *file, const struct utmpx *ut)
 		FA_REAL(updwtmpx)(file, ut);
 }
 
+#ifdef HAVE_LOGWTMP
 void logwtmp(const char *line, const char *name, const char *host)
 {
 	if (FA_GATE_OPEN() || !judge(FA_RA(), "logwtmp", _PATH_WTMP))
 		FA_REAL(logwtmp)(line, name, host);
 }
+#endif
 
+#ifdef HAVE_LOGIN
 void login(const struct utmp *ut)
 {
 	void *ra = FA_RA();
@@ -79,3 +82,4 @@ void login(const struct utmp *ut)
 	if (FA_GATE_OPEN() || (!judge(ra, "login", fa_utmp_path()) && !judge(ra, "login", _PATH_WTMP)))
 		FA_REAL(login)(ut);
 }
+#endif

@@ -233,8 +233,13 @@ static inline int fa_fd_marked(int fd)
 		return fa_fd; \
 	} while (0)
 
-/* open(path, flags, ...): the mode is read only when the flags say there is one. */
-#define FA_GEN_OPEN(name, ret, fail, params, args, dirfd, path, flags) \
+/*
+ * open(path, flags, ...): the mode is read only when the flags say there is
+ * one. Every OPEN row names its last parameter 'flags', which va_start
+ * needs as written (C11 7.16.1.4); the column 'oflags' is what is judged
+ * (flags | O_LARGEFILE for the 64-bit names).
+ */
+#define FA_GEN_OPEN(name, ret, fail, params, args, dirfd, path, oflags) \
 	FA_EXPORT ret name params \
 	{ \
 		mode_t mode = 0; \
@@ -246,7 +251,7 @@ static inline int fa_fd_marked(int fd)
 		} \
 		if (FA_GATE_OPEN()) \
 			return fa_real_##name args; \
-		FA_OPEN_BODY(name, args, dirfd, path, flags, mode); \
+		FA_OPEN_BODY(name, args, dirfd, path, oflags, mode); \
 	}
 
 /* A fixed-arity open (creat). */

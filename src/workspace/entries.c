@@ -19,6 +19,24 @@
 
 #include "ws_internal.h"
 
+/*
+ * renameat2 through the kernel where libc has no wrapper (musl): its flags
+ * are the kernel's (include/uapi/linux/fs.h).
+ */
+#ifndef HAVE_RENAMEAT2
+#include <sys/syscall.h>
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+static int renameat2(int ofd, const char *from, int nfd, const char *to, unsigned flags)
+{
+	return (int)syscall(SYS_renameat2, ofd, from, nfd, to, flags);
+}
+#endif
+
 /* A path written with a trailing slash must name a directory. */
 static int slash_needs_dir(const fa_ws *ws, const char *op, const struct ws_path *wp,
 			   const struct fa_pin *pin)

@@ -52,6 +52,8 @@
 #include <utmp.h>
 #include <utmpx.h>
 
+#include "../libc_compat.h"
+
 #include "calltest.h"
 
 #define SENTINEL 1234
@@ -183,18 +185,38 @@ static int ro_fd(const char *path)
 #define CASE(fn) static int c_##fn(char **argv)
 
 CASE(open) { errno = SENTINEL; return fd_result(open(A(0), parse_flags(A(1)), 0644)); }
+#ifdef HAVE_LFS64
 CASE(open64) { errno = SENTINEL; return fd_result(open64(A(0), parse_flags(A(1)), 0644)); }
+#endif
 CASE(openat) { int d = dir_fd(A(0)); errno = SENTINEL; return fd_result(openat(d, A(1), parse_flags(A(2)), 0644)); }
+#ifdef HAVE_LFS64
 CASE(openat64) { int d = dir_fd(A(0)); errno = SENTINEL; return fd_result(openat64(d, A(1), parse_flags(A(2)), 0644)); }
+#endif
+#ifdef HAVE___OPEN_2
 CASE(__open_2) { int f = parse_flags(A(1)); errno = SENTINEL; return fd_result(__open_2(A(0), f)); }
+#endif
+#ifdef HAVE___OPEN64_2
 CASE(__open64_2) { int f = parse_flags(A(1)); errno = SENTINEL; return fd_result(__open64_2(A(0), f)); }
+#endif
+#ifdef HAVE___OPENAT_2
 CASE(__openat_2) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return fd_result(__openat_2(d, A(1), f)); }
+#endif
+#ifdef HAVE___OPENAT64_2
 CASE(__openat64_2) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return fd_result(__openat64_2(d, A(1), f)); }
+#endif
+#ifdef HAVE___OPEN_2
 CASE(fortify_open) { int f = parse_flags(A(1)); errno = SENTINEL; return fd_result(fortified_open(A(0), f)); }
+#endif
+#ifdef HAVE___OPENAT_2
 CASE(fortify_openat) { int d = dir_fd(A(0)); int f = parse_flags(A(2)); errno = SENTINEL; return fd_result(fortified_openat(d, A(1), f)); }
+#endif
 /* glibc exports these aliases of open(); programs can call them. */
+#ifdef HAVE___OPEN
 CASE(__open) { errno = SENTINEL; return fd_result(__open(A(0), parse_flags(A(1)), 0644)); }
+#endif
+#ifdef HAVE___OPEN64
 CASE(__open64) { errno = SENTINEL; return fd_result(__open64(A(0), parse_flags(A(1)), 0644)); }
+#endif
 /*
  * Hold PATH open read-only, then open it again for writing through the
  * magic link PREFIX/N (/proc/self/fd or /dev/fd): an upgrade, judged like
@@ -213,9 +235,13 @@ static int reopen(const char *prefix, const char *path, int flags)
 CASE(reopen) { return reopen("/proc/self/fd", A(0), parse_flags(A(1))); }
 CASE(reopen_devfd) { return reopen("/dev/fd", A(0), parse_flags(A(1))); }
 CASE(creat) { errno = SENTINEL; return fd_result(creat(A(0), 0644)); }
+#ifdef HAVE_LFS64
 CASE(creat64) { errno = SENTINEL; return fd_result(creat64(A(0), 0644)); }
+#endif
 CASE(fopen) { errno = SENTINEL; return file_result(fopen(A(0), A(1))); }
+#ifdef HAVE_LFS64
 CASE(fopen64) { errno = SENTINEL; return file_result(fopen64(A(0), A(1))); }
+#endif
 
 CASE(freopen)
 {
@@ -229,6 +255,7 @@ CASE(freopen)
 	return file_result(g);
 }
 
+#ifdef HAVE_LFS64
 CASE(freopen64)
 {
 	FILE *f = fopen("/dev/null", "r");
@@ -238,9 +265,12 @@ CASE(freopen64)
 	errno = SENTINEL;
 	return file_result(freopen64(A(0), A(1), f));
 }
+#endif
 
 CASE(truncate) { errno = SENTINEL; return rc_neg(truncate(A(0), atol(A(1)))); }
+#ifdef HAVE_LFS64
 CASE(truncate64) { errno = SENTINEL; return rc_neg(truncate64(A(0), atol(A(1)))); }
+#endif
 
 /* An fd opened for writing was judged when it was opened. */
 CASE(ftruncate)
@@ -267,6 +297,7 @@ CASE(renameat)
 	return rc_neg(renameat(d1, A(1), d2, A(3)));
 }
 
+#ifdef HAVE_RENAMEAT2
 CASE(renameat2)
 {
 	int d1 = dir_fd(A(0)), d2 = dir_fd(A(2));
@@ -275,6 +306,7 @@ CASE(renameat2)
 	errno = SENTINEL;
 	return rc_neg(renameat2(d1, A(1), d2, A(3), f));
 }
+#endif
 
 CASE(link) { errno = SENTINEL; return rc_neg(link(A(0), A(1))); }
 
@@ -338,10 +370,12 @@ static void *old_sym(const char *name)
 {
 	void *f = dlsym(RTLD_DEFAULT, name);
 
+#ifdef __GLIBC__
 	if (!f)
 		f = dlvsym(RTLD_DEFAULT, name, "GLIBC_2.2.5");
 	if (!f)
 		f = dlvsym(RTLD_DEFAULT, name, "GLIBC_2.17");
+#endif
 	if (!f) {
 		printf("err ENOSYS\n");
 		exit(0);
@@ -404,13 +438,21 @@ static char *tmpl(const char *dir, const char *suffix)
 }
 
 CASE(mkstemp) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkstemp(t)); }
+#ifdef HAVE_LFS64
 CASE(mkstemp64) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkstemp64(t)); }
+#endif
 CASE(mkostemp) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkostemp(t, O_CLOEXEC)); }
+#ifdef HAVE_LFS64
 CASE(mkostemp64) { char *t = tmpl(A(0), ""); errno = SENTINEL; return fd_result(mkostemp64(t, O_CLOEXEC)); }
+#endif
 CASE(mkstemps) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkstemps(t, 2)); }
+#ifdef HAVE_LFS64
 CASE(mkstemps64) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkstemps64(t, 2)); }
+#endif
 CASE(mkostemps) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkostemps(t, 2, O_CLOEXEC)); }
+#ifdef HAVE_LFS64
 CASE(mkostemps64) { char *t = tmpl(A(0), ".x"); errno = SENTINEL; return fd_result(mkostemps64(t, 2, O_CLOEXEC)); }
+#endif
 
 CASE(mkdtemp)
 {
@@ -429,7 +471,9 @@ CASE(mkdtemp)
 }
 
 CASE(tmpfile) { (void)argv; errno = SENTINEL; return file_result(tmpfile()); }
+#ifdef HAVE_LFS64
 CASE(tmpfile64) { (void)argv; errno = SENTINEL; return file_result(tmpfile64()); }
+#endif
 
 CASE(sem_open)
 {
@@ -526,6 +570,7 @@ CASE(fexecve)
 	return rc_neg(fexecve(fd, v, environ));
 }
 
+#ifdef HAVE_EXECVEAT
 CASE(execveat)
 {
 	int d = dir_fd(A(0));
@@ -534,6 +579,7 @@ CASE(execveat)
 	PRE_EXEC();
 	return rc_neg(execveat(d, A(1), v, environ, 0));
 }
+#endif
 
 static int wait_ok(pid_t pid)
 {
@@ -700,6 +746,7 @@ static const struct utimbuf past_ub = { 978307200, 978307200 };
 
 typedef int (*open_fn)(const char *, int, ...);
 
+#if defined(HAVE___OPEN_NOCANCEL) || defined(HAVE___OPEN64_NOCANCEL)
 /* Private names of open() that libc's own libraries call; looked up, not linked. */
 static int nocancel(const char *name, const char *path, int flags)
 {
@@ -712,10 +759,17 @@ static int nocancel(const char *name, const char *path, int flags)
 	errno = SENTINEL;
 	return fd_result(f(path, flags, 0644));
 }
+#endif
 
+#ifdef HAVE___OPEN_NOCANCEL
 CASE(__open_nocancel) { return nocancel("__open_nocancel", A(0), parse_flags(A(1))); }
+#endif
+#ifdef HAVE___OPEN64_NOCANCEL
 CASE(__open64_nocancel) { return nocancel("__open64_nocancel", A(0), parse_flags(A(1))); }
+#endif
+#ifdef HAVE__IO_FOPEN
 CASE(_IO_fopen) { errno = SENTINEL; return file_result(_IO_fopen(A(0), A(1))); }
+#endif
 
 /* freopen(NULL): the stream's own file, opened read-only, reopened with MODE. */
 CASE(freopen_null)
@@ -768,11 +822,14 @@ static int openat2_in_root(long nr, const char *dir, const char *path, int flags
 }
 
 CASE(setmntent) { errno = SENTINEL; return file_result(setmntent(A(0), A(1))); }
+#ifdef HAVE___SETMNTENT
 CASE(__setmntent) { errno = SENTINEL; return file_result(__setmntent(A(0), A(1))); }
+#endif
 
 /* libio's own entry: opens into a FILE it is given, with open(2) flags. */
 int _IO_file_close_it(FILE *fp);
 FILE *_IO_file_open(FILE *fp, const char *file, int flags, int prot, int rw, int is32);
+#ifdef HAVE__IO_FILE_OPEN
 CASE(_IO_file_open)
 {
 	FILE *f = fopen("/dev/null", "r");
@@ -783,8 +840,10 @@ CASE(_IO_file_open)
 	errno = SENTINEL;
 	return file_result(_IO_file_open(f, A(0), parse_flags(A(1)), 0644, 4 /* _IO_NO_READS */, 1));
 }
+#endif
 
 FILE *_IO_file_fopen(FILE *fp, const char *file, const char *mode, int is32);
+#ifdef HAVE__IO_FILE_FOPEN
 CASE(_IO_file_fopen)
 {
 	FILE *f = fopen("/dev/null", "r");
@@ -795,6 +854,7 @@ CASE(_IO_file_fopen)
 	errno = SENTINEL;
 	return file_result(_IO_file_fopen(f, A(0), A(1), 1));
 }
+#endif
 
 /*
  * popen's engine, given the FILE to fill: only its refusal is tested, since
@@ -803,6 +863,7 @@ CASE(_IO_file_fopen)
  * large and the case reports "started" without reading from it.
  */
 FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode);
+#ifdef HAVE__IO_PROC_OPEN
 CASE(_IO_proc_open)
 {
 	static long long buf[512];
@@ -815,6 +876,7 @@ CASE(_IO_proc_open)
 	printf("started\n");
 	return 0;
 }
+#endif
 
 /* A descriptor handed to stdio and read back through the stream. */
 CASE(fdopen)
@@ -942,6 +1004,7 @@ CASE(pututline) { return put_utmp(A(0), 0); }
 CASE(utmpxname) { return put_utmp(A(0), 1); }
 CASE(pututxline) { return put_utmp(A(0), 1); }
 
+#ifdef HAVE_LOGIN
 CASE(login)
 {
 	struct utmp ut = one_ut();
@@ -952,14 +1015,18 @@ CASE(login)
 	login(&ut);
 	return grew(A(0), n);
 }
+#endif
 
+#ifdef HAVE_LOGOUT
 CASE(logout)
 {
 	utmpname(A(0));
 	errno = SENTINEL;
 	return rc_neg(logout("fa0") ? 0 : -1);
 }
+#endif
 
+#ifdef HAVE_LOGWTMP
 CASE(logwtmp)
 {
 	off_t n = size_of(_PATH_WTMP);
@@ -969,6 +1036,7 @@ CASE(logwtmp)
 	logwtmp("fa0", "fa", "");
 	return grew(_PATH_WTMP, n);
 }
+#endif
 
 CASE(lckpwdf)
 {
@@ -1179,7 +1247,10 @@ static long sys_nr(const char *s)
 		{ "open_by_handle_at", SYS_open_by_handle_at },
 		{ "setxattrat", 463 }, { "removexattrat", 466 },
 		{ "mq_open", SYS_mq_open }, { "mq_unlink", SYS_mq_unlink },
-		{ "close", SYS_close }, { "dup2", SYS_dup2 }, { "dup3", SYS_dup3 },
+		{ "close", SYS_close }, { "dup3", SYS_dup3 },
+#ifdef SYS_dup2
+		{ "dup2", SYS_dup2 },
+#endif
 #ifdef SYS_close_range
 		{ "close_range", SYS_close_range },
 #endif
@@ -1391,14 +1462,18 @@ CASE(daemon)
 			return say_err(errno); \
 		return open_here(A(2)); \
 	}
+#ifdef HAVE_FTS_OPEN
 #define fts_read fts_read
 FTS_CASE(fts_open, fts_close, FTS, FTSENT)
 FTS_CLOSE_CASE(fts_open, fts_close, FTS, FTSENT)
 #undef fts_read
+#endif
+#ifdef HAVE_FTS64_OPEN
 #define fts_read fts64_read
 FTS_CASE(fts64_open, fts64_close, FTS64, FTSENT64)
 FTS_CLOSE_CASE(fts64_open, fts64_close, FTS64, FTSENT64)
 #undef fts_read
+#endif
 
 /* nftw DIR FILE with FTW_CHDIR: the write from the first entry's callback. */
 static const char *nftw_file;
@@ -1412,6 +1487,7 @@ static int nftw_cb(const char *path, const struct stat *st, int type, struct FTW
 	return 1;
 }
 
+#ifdef HAVE_LFS64
 static int nftw64_cb(const char *path, const struct stat64 *st, int type, struct FTW *ftw)
 {
 	(void)path, (void)st, (void)type;
@@ -1420,6 +1496,7 @@ static int nftw64_cb(const char *path, const struct stat64 *st, int type, struct
 	open_here(nftw_file);
 	return 1;
 }
+#endif
 
 CASE(nftw)
 {
@@ -1430,6 +1507,7 @@ CASE(nftw)
 	return rc == 1 ? 0 : say_err(rc < 0 ? errno : ENOENT);
 }
 
+#ifdef HAVE_LFS64
 CASE(nftw64)
 {
 	int rc;
@@ -1438,6 +1516,7 @@ CASE(nftw64)
 	rc = nftw64(A(0), nftw64_cb, 8, FTW_PHYS | FTW_CHDIR);
 	return rc == 1 ? 0 : say_err(rc < 0 ? errno : ENOENT);
 }
+#endif
 
 
 static int run_case(int argc, char **argv);
@@ -1475,49 +1554,150 @@ static const struct {
 	int nargs;
 	int (*fn)(char **argv);
 } cases[] = {
-	ENTRY(open, 2), ENTRY(open64, 2), ENTRY(openat, 3), ENTRY(openat64, 3),
-	ENTRY(__open_2, 2), ENTRY(__open64_2, 2), ENTRY(__openat_2, 3), ENTRY(__openat64_2, 3),
-	ENTRY(fortify_open, 2), ENTRY(fortify_openat, 3),
-	ENTRY(__open, 2), ENTRY(__open64, 2), ENTRY(reopen, 2), ENTRY(reopen_devfd, 2),
-	ENTRY(creat, 1), ENTRY(creat64, 1), ENTRY(fopen, 2), ENTRY(fopen64, 2),
-	ENTRY(freopen, 2), ENTRY(freopen64, 2),
-	ENTRY(truncate, 2), ENTRY(truncate64, 2), ENTRY(ftruncate, 2),
-	ENTRY(unlink, 1), ENTRY(unlinkat, 3), ENTRY(remove, 1), ENTRY(rmdir, 1),
-	ENTRY(rename, 2), ENTRY(renameat, 4), ENTRY(renameat2, 5),
+	ENTRY(open, 2),
+#ifdef HAVE_LFS64
+	ENTRY(open64, 2),
+#endif
+	ENTRY(openat, 3),
+#ifdef HAVE_LFS64
+	ENTRY(openat64, 3),
+#endif
+#ifdef HAVE___OPEN_2
+	ENTRY(__open_2, 2),
+#endif
+#ifdef HAVE___OPEN64_2
+	ENTRY(__open64_2, 2),
+#endif
+#ifdef HAVE___OPENAT_2
+	ENTRY(__openat_2, 3),
+#endif
+#ifdef HAVE___OPENAT64_2
+	ENTRY(__openat64_2, 3),
+#endif
+#ifdef HAVE___OPEN_2
+	ENTRY(fortify_open, 2),
+#endif
+#ifdef HAVE___OPENAT_2
+	ENTRY(fortify_openat, 3),
+#endif
+#ifdef HAVE___OPEN
+	ENTRY(__open, 2),
+#endif
+#ifdef HAVE___OPEN64
+	ENTRY(__open64, 2),
+#endif
+	ENTRY(reopen, 2), ENTRY(reopen_devfd, 2), ENTRY(creat, 1),
+#ifdef HAVE_LFS64
+	ENTRY(creat64, 1),
+#endif
+	ENTRY(fopen, 2),
+#ifdef HAVE_LFS64
+	ENTRY(fopen64, 2),
+#endif
+	ENTRY(freopen, 2),
+#ifdef HAVE_LFS64
+	ENTRY(freopen64, 2),
+#endif
+	ENTRY(truncate, 2),
+#ifdef HAVE_LFS64
+	ENTRY(truncate64, 2),
+#endif
+	ENTRY(ftruncate, 2), ENTRY(unlink, 1), ENTRY(unlinkat, 3), ENTRY(remove, 1), ENTRY(rmdir, 1),
+	ENTRY(rename, 2), ENTRY(renameat, 4),
+#ifdef HAVE_RENAMEAT2
+	ENTRY(renameat2, 5),
+#endif
 	ENTRY(link, 2), ENTRY(linkat, 5), ENTRY(linkat_fd, 2), ENTRY(linkat_proc, 2),
-	ENTRY(linkat_tmpfile, 2),
-	ENTRY(symlink, 2), ENTRY(symlinkat, 3),
-	ENTRY(mkdir, 1), ENTRY(mkdirat, 2), ENTRY(mknod, 1), ENTRY(mknodat, 2),
-	ENTRY(__xmknod, 1), ENTRY(__xmknodat, 2),
-	ENTRY(mkfifo, 1), ENTRY(mkfifoat, 2),
-	ENTRY(chmod, 2), ENTRY(fchmodat, 3), ENTRY(fchmod, 2), ENTRY(lchmod, 2),
-	ENTRY(chown, 1), ENTRY(lchown, 1), ENTRY(fchownat, 3), ENTRY(fchown, 1),
-	ENTRY(setxattr, 1), ENTRY(lsetxattr, 1), ENTRY(removexattr, 1), ENTRY(lremovexattr, 1),
-	ENTRY(fsetxattr, 1), ENTRY(fremovexattr, 1),
-	ENTRY(mkstemp, 1), ENTRY(mkstemp64, 1), ENTRY(mkostemp, 1), ENTRY(mkostemp64, 1),
-	ENTRY(mkstemps, 1), ENTRY(mkstemps64, 1), ENTRY(mkostemps, 1), ENTRY(mkostemps64, 1),
-	ENTRY(mkdtemp, 1), ENTRY(tmpfile, 0), ENTRY(tmpfile64, 0),
-	ENTRY(sem_open, 1), ENTRY(shm_open, 1), ENTRY(bind, 1),
-	ENTRY(execve, 1), ENTRY(execv, 1), ENTRY(execvp, 1), ENTRY(execvpe, 1),
-	ENTRY(execl, 1), ENTRY(execlp, 1), ENTRY(execle, 1), ENTRY(fexecve, 1),
-	ENTRY(execveat, 2), ENTRY(posix_spawn, 1), ENTRY(posix_spawnp, 1), ENTRY(posix_spawnp_errno, 1),
-	ENTRY(system, 1), ENTRY(popen, 1),
-	ENTRY(spawn_noenv, 2), ENTRY(execle_noenv, 2), ENTRY(clearenv_exec, 2),
-	ENTRY(syscall, 2),
-	ENTRY(chdir, 2), ENTRY(fchdir, 2), ENTRY(daemon, 1),
-	ENTRY(fts_open, 2), ENTRY(fts64_open, 2), ENTRY(fts_close, 3), ENTRY(fts64_close, 3),
-	ENTRY(nftw, 2), ENTRY(nftw64, 2),
-	ENTRY(__open_nocancel, 2), ENTRY(__open64_nocancel, 2), ENTRY(_IO_fopen, 2),
-	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2), ENTRY(__setmntent, 2), ENTRY(_IO_file_open, 2), ENTRY(_IO_file_fopen, 2),
-	ENTRY(_IO_proc_open, 1), ENTRY(fdopen, 1), ENTRY(fclose, 1), ENTRY(closedir, 1), ENTRY(acct, 1),
-	ENTRY(updwtmp, 1), ENTRY(updwtmpx, 1), ENTRY(utmpname, 1), ENTRY(utmpxname, 1),
-	ENTRY(pututline, 1), ENTRY(pututxline, 1), ENTRY(login, 1), ENTRY(logout, 1),
-	ENTRY(logwtmp, 0), ENTRY(lckpwdf, 0), ENTRY(ioctl, 1),
-	ENTRY(utimensat, 3), ENTRY(futimens, 1), ENTRY(utimes, 1), ENTRY(lutimes, 1),
-	ENTRY(futimes, 1), ENTRY(futimesat, 2), ENTRY(utime, 1),
+	ENTRY(linkat_tmpfile, 2), ENTRY(symlink, 2), ENTRY(symlinkat, 3), ENTRY(mkdir, 1),
+	ENTRY(mkdirat, 2), ENTRY(mknod, 1), ENTRY(mknodat, 2), ENTRY(__xmknod, 1),
+	ENTRY(__xmknodat, 2), ENTRY(mkfifo, 1), ENTRY(mkfifoat, 2), ENTRY(chmod, 2),
+	ENTRY(fchmodat, 3), ENTRY(fchmod, 2), ENTRY(lchmod, 2), ENTRY(chown, 1), ENTRY(lchown, 1),
+	ENTRY(fchownat, 3), ENTRY(fchown, 1), ENTRY(setxattr, 1), ENTRY(lsetxattr, 1),
+	ENTRY(removexattr, 1), ENTRY(lremovexattr, 1), ENTRY(fsetxattr, 1), ENTRY(fremovexattr, 1),
+	ENTRY(mkstemp, 1),
+#ifdef HAVE_LFS64
+	ENTRY(mkstemp64, 1),
+#endif
+	ENTRY(mkostemp, 1),
+#ifdef HAVE_LFS64
+	ENTRY(mkostemp64, 1),
+#endif
+	ENTRY(mkstemps, 1),
+#ifdef HAVE_LFS64
+	ENTRY(mkstemps64, 1),
+#endif
+	ENTRY(mkostemps, 1),
+#ifdef HAVE_LFS64
+	ENTRY(mkostemps64, 1),
+#endif
+	ENTRY(mkdtemp, 1), ENTRY(tmpfile, 0),
+#ifdef HAVE_LFS64
+	ENTRY(tmpfile64, 0),
+#endif
+	ENTRY(sem_open, 1), ENTRY(shm_open, 1), ENTRY(bind, 1), ENTRY(execve, 1), ENTRY(execv, 1),
+	ENTRY(execvp, 1), ENTRY(execvpe, 1), ENTRY(execl, 1), ENTRY(execlp, 1), ENTRY(execle, 1),
+	ENTRY(fexecve, 1),
+#ifdef HAVE_EXECVEAT
+	ENTRY(execveat, 2),
+#endif
+	ENTRY(posix_spawn, 1), ENTRY(posix_spawnp, 1), ENTRY(posix_spawnp_errno, 1),
+	ENTRY(system, 1), ENTRY(popen, 1), ENTRY(spawn_noenv, 2), ENTRY(execle_noenv, 2),
+	ENTRY(clearenv_exec, 2), ENTRY(syscall, 2), ENTRY(chdir, 2), ENTRY(fchdir, 2),
+	ENTRY(daemon, 1),
+#ifdef HAVE_FTS_OPEN
+	ENTRY(fts_open, 2),
+#endif
+#ifdef HAVE_FTS64_OPEN
+	ENTRY(fts64_open, 2),
+#endif
+#ifdef HAVE_FTS_OPEN
+	ENTRY(fts_close, 3),
+#endif
+#ifdef HAVE_FTS64_OPEN
+	ENTRY(fts64_close, 3),
+#endif
+	ENTRY(nftw, 2),
+#ifdef HAVE_LFS64
+	ENTRY(nftw64, 2),
+#endif
+#ifdef HAVE___OPEN_NOCANCEL
+	ENTRY(__open_nocancel, 2),
+#endif
+#ifdef HAVE___OPEN64_NOCANCEL
+	ENTRY(__open64_nocancel, 2),
+#endif
+#ifdef HAVE__IO_FOPEN
+	ENTRY(_IO_fopen, 2),
+#endif
+	ENTRY(freopen_null, 2), ENTRY(open_by_handle_at, 2), ENTRY(setmntent, 2),
+#ifdef HAVE___SETMNTENT
+	ENTRY(__setmntent, 2),
+#endif
+#ifdef HAVE__IO_FILE_OPEN
+	ENTRY(_IO_file_open, 2),
+#endif
+#ifdef HAVE__IO_FILE_FOPEN
+	ENTRY(_IO_file_fopen, 2),
+#endif
+#ifdef HAVE__IO_PROC_OPEN
+	ENTRY(_IO_proc_open, 1),
+#endif
+	ENTRY(fdopen, 1), ENTRY(fclose, 1), ENTRY(closedir, 1), ENTRY(acct, 1), ENTRY(updwtmp, 1),
+	ENTRY(updwtmpx, 1), ENTRY(utmpname, 1), ENTRY(utmpxname, 1), ENTRY(pututline, 1),
+	ENTRY(pututxline, 1),
+#ifdef HAVE_LOGIN
+	ENTRY(login, 1),
+#endif
+#ifdef HAVE_LOGOUT
+	ENTRY(logout, 1),
+#endif
+#ifdef HAVE_LOGWTMP
+	ENTRY(logwtmp, 0),
+#endif
+	ENTRY(lckpwdf, 0), ENTRY(ioctl, 1), ENTRY(utimensat, 3), ENTRY(futimens, 1),
+	ENTRY(utimes, 1), ENTRY(lutimes, 1), ENTRY(futimes, 1), ENTRY(futimesat, 2), ENTRY(utime, 1),
 	ENTRY(shm_unlink, 1), ENTRY(sem_unlink, 1), ENTRY(mq_open, 1), ENTRY(mq_unlink, 1),
-	ENTRY(sig_freopen, 1), ENTRY(sig_open, 2),
-	ENTRY(removed, 2),
+	ENTRY(sig_freopen, 1), ENTRY(sig_open, 2), ENTRY(removed, 2),
 };
 
 int main(int argc, char **argv)

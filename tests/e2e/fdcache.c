@@ -9,6 +9,8 @@
  *   fdcache CASE IN OUT     (IN inside the policy's root, OUT outside)
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "../libc_compat.h"
 
 static const char *in, *out;
 

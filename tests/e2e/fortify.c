@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../libc_compat.h"
+
 #include "calltest.h"
 
 int fortified_build(void)

@@ -33,7 +33,7 @@ E2E_TESTS += \
 	%D%/fdcache.sh \
 	%D%/exact.sh
 
-EXTRA_DIST += %D%/lib.sh $(E2E_TESTS)
+EXTRA_DIST += %D%/lib.sh $(E2E_TESTS) tests/libc_compat.h
 
 # The kernel floor: writes no preload can see (raw system calls, io_uring,
 # a static program with no libc, built without the sanitizers it cannot carry).

@@ -47,8 +47,12 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include "../libc_compat.h"
+
 /* popen's libio name, exported by glibc without a declaration. */
+#ifdef HAVE__IO_POPEN
 extern FILE *_IO_popen(const char *cmd, const char *mode);
+#endif
 
 static const char *root, *outside;
 static atomic_int stop;
@@ -441,6 +445,7 @@ static int do_wordexp(void)
 	return fails != 0;
 }
 
+#ifdef HAVE__IO_POPEN
 static int do_io_popen(void)
 {
 	const char *mode = getenv("FA_EXEC");
@@ -478,12 +483,23 @@ static int do_io_popen(void)
 		puts("ok");
 	return fails != 0;
 }
+#endif
 
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		puts("fork-threads\nvfork\nsignal\nerrno\nclose\n__close\ndup2\n__dup2\ndup3\nclose_range\n"
-		     "closefrom\npthread_create\nvfork-cwd\nclone-vm-cwd\nwordexp\n_IO_popen");
+		/* libc's internal names only where this libc has them (symbols.def) */
+		puts("fork-threads\nvfork\nsignal\nerrno\nclose\ndup2\ndup3\nclose_range\n"
+		     "closefrom\npthread_create\nvfork-cwd\nclone-vm-cwd\nwordexp");
+#ifdef HAVE___CLOSE
+		puts("__close");
+#endif
+#ifdef HAVE___DUP2
+		puts("__dup2");
+#endif
+#ifdef HAVE__IO_POPEN
+		puts("_IO_popen");
+#endif
 		return 0;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "fork-threads")) {
@@ -507,8 +523,13 @@ int main(int argc, char **argv)
 		root = argv[2];
 		outside = argv[3];
 		use_clone = argv[1][0] == 'c';
-		return argv[1][0] == 'v' || use_clone ? vfork_cwd() :
-		       argv[1][0] == 'w'	      ? do_wordexp() : do_io_popen();
+		if (argv[1][0] == 'v' || use_clone)
+			return vfork_cwd();
+		if (argv[1][0] == 'w')
+			return do_wordexp();
+#ifdef HAVE__IO_POPEN
+		return do_io_popen();
+#endif
 	}
 	if (argc == 4) {
 		int rc;

@@ -42,7 +42,18 @@ fi
 run "errno preserved" ok -- errno "$ROOT"
 run "errno preserved, fallback walk" ok FA_FORCE_FALLBACK=1 -- errno "$ROOT"
 
+# libc's internal names (__close, _IO_popen, ...) where this libc has them:
+# the others are named at the end as not run.
+CASES=" $("$E2E/manners" --list | tr '\n' ' ') "
+ABSENT=
+has_case() {
+	case $CASES in *" $1 "*) return 0 ;; esac
+	ABSENT="$ABSENT $1"
+	return 1
+}
+
 for how in close __close dup2 __dup2 dup3 close_range closefrom pthread_create; do
+	has_case "$how" || continue
 	run "$how over every descriptor, then the policy still holds" ok -- "$how" "$ROOT" "$OUT"
 	run "$how, fallback walk" ok FA_FORCE_FALLBACK=1 -- "$how" "$ROOT" "$OUT"
 done
@@ -58,8 +69,10 @@ rm -f "$ROOT"/v*
 # Shells glibc starts by itself: wordexp's command substitution, _IO_popen.
 run "wordexp: command substitution refused under exec deny" ok FA_EXEC=deny -- wordexp "$ROOT" "$OUT"
 run "wordexp: the substitution's shell confined after clearenv" ok FA_EXEC=allow -- wordexp "$ROOT" "$OUT"
-run "_IO_popen: refused under exec deny" ok FA_EXEC=deny -- _IO_popen "$ROOT" "$OUT"
-run "_IO_popen: its shell confined after unsetenv LD_PRELOAD" ok FA_EXEC=allow -- _IO_popen "$ROOT" "$OUT"
+if has_case _IO_popen; then
+	run "_IO_popen: refused under exec deny" ok FA_EXEC=deny -- _IO_popen "$ROOT" "$OUT"
+	run "_IO_popen: its shell confined after unsetenv LD_PRELOAD" ok FA_EXEC=allow -- _IO_popen "$ROOT" "$OUT"
+fi
 
 # LD_AUDIT modules leave little of the static TLS block glibc sizes for the
 # libraries loaded with the program: the shim's own TLS must fit what is
@@ -98,4 +111,5 @@ fi
 [ "$(cat "$OUT/f")" = keep ] && pass || fail "the outside file changed"
 [ "$(ls "$OUT")" = f ] && pass || fail "entries appeared outside: $(ls "$OUT")"
 
+[ -z "$ABSENT" ] || echo "not in this libc, not run:$ABSENT"
 finish

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../libc_compat.h"
+
 static atomic_int stop;
 static atomic_long swaps, swap_errors;
 static int rootfd;

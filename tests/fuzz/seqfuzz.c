@@ -91,6 +91,8 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "../libc_compat.h"
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif

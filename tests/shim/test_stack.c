@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../libc_compat.h"
+
 #include "under_shim.h"
 
 /*

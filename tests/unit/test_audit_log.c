@@ -22,7 +22,7 @@
 
 static char dir[64], logpath[96];
 
-static void feed(struct fa_audit *a, int type, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void feed(struct fa_audit *a, int type, const char *fmt, ...)
 {
 	char text[1024];
 	va_list ap;

@@ -118,13 +118,28 @@ static int held_off(fa_policy *p)
 	return bad;
 }
 
+/* Whether this process can install a seccomp filter (qemu-user cannot). */
+static int seccomp_works(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(refuse_getcwd() != 0);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static void cache_serves_relative_calls(void **state)
 {
-	fa_policy *p = tree_policy(FA_SYM_TRUST);
-
+	fa_policy *p;
 	struct fa_decision d;
 
 	(void)state;
+	if (!seccomp_works()) {
+		puts("# no seccomp filters in this process (an emulator?): skipped");
+		skip();
+	}
+	p = tree_policy(FA_SYM_TRUST);
 	cd("root");
 	/* One relative call reads the directory; the child inherits the copy. */
 	assert_int_equal(fa_check(p, FA_OP_WRITE, AT_FDCWD, "x", &d), FA_ALLOW);

@@ -17,6 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../libc_compat.h"
+
 #include "tree.h"
 
 static uint64_t count = 1;

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../libc_compat.h"
+
 #include "tree.h"
 
 /*

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "tree.h"
 
 #define WFLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
@@ -313,6 +314,7 @@ static void openat_how_no_xdev(void **state)
 	struct fa_decision d;
 	struct fa_pin pin;
 	struct stat a, b;
+	uint64_t m1, m2;
 	char msg[256];
 	fa_policy *p;
 	int mode, fd;
@@ -320,6 +322,12 @@ static void openat_how_no_xdev(void **state)
 	(void)state;
 	if (stat("/", &a) != 0 || stat("/proc/self", &b) != 0 || a.st_dev == b.st_dev)
 		skip();
+	/* qemu-user's statx says it gave the mount id and leaves it 0. */
+	if (fa__sys_mount_id(AT_FDCWD, "/", &m1) != 0 || fa__sys_mount_id(AT_FDCWD, "/proc", &m2) != 0 ||
+	    m1 == m2) {
+		puts("# statx gives / and /proc one mount id here (an emulator): skipped");
+		skip();
+	}
 	for (mode = FA_SYM_TRUST; mode <= FA_SYM_NOFOLLOW; mode++) {
 		p = fa_policy_new();
 		assert_int_equal(fa_policy_add_root(p, "/", msg, sizeof msg), 0);

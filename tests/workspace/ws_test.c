@@ -25,11 +25,13 @@
 
 #include <cmocka.h>
 
+#include "../libc_compat.h"
+
 #include "workspace/fa_workspace.h"
 
 static char base[PATH_MAX / 4], root[PATH_MAX / 2], outside[PATH_MAX / 2];
 
-static void mk(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void mk(const char *fmt, ...)
 {
 	char p[PATH_MAX];
 	va_list ap;
