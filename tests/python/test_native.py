@@ -258,6 +258,38 @@ def test_native_denial_note_on_exception(native_mods, root, outside):
     assert os.listdir(outside) == []
 
 
+@pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
+def test_native_denial_notes_with_two_threads_refused_at_once(native_mods, root, outside):
+    # Each thread's exception gets its own thread's denial, however many
+    # the other thread has made meanwhile.
+    r = run(native_mods, root, outside, '''
+        import threading
+        ap = mk_audit([root], on_call=lambda *a: False)
+        missing, wrong, n = [], [], 150
+        go = threading.Barrier(2)
+        def worker(k):
+            go.wait()
+            for i in range(n):
+                name = out + '/t%d-%d' % (k, i)
+                with ap():
+                    try:
+                        fa_probe.write_file(name, 'x')
+                    except OSError as e:
+                        notes = getattr(e, '__notes__', [])
+                        if not notes:
+                            missing.append(name)
+                        elif name not in notes[0]:
+                            wrong.append((name, notes[0]))
+        ts = [threading.Thread(target=worker, args=(k,)) for k in (0, 1)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        res['missing'] = len(missing)
+        res['wrong'] = wrong[:3]
+    ''')
+    assert r == {'missing': 0, 'wrong': []}
+    assert os.listdir(outside) == []
+
+
 @pytest.mark.skipif(sys.version_info < (3, 12), reason='sys.monitoring is 3.12+')
 def test_monitor_tool_id_carries_exactly_call_with_shim(native_mods, root, outside):
     r = run(native_mods, root, outside, '''
