@@ -119,4 +119,18 @@ struct audit_status {
 };
 #endif
 
+/*
+ * ---- renameat2(2) flags (linux/fs.h; glibc's <stdio.h> has them too, with
+ * the same text, so either may come first) ----
+ */
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+
 #endif

@@ -22,20 +22,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>	/* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <string.h>
 
 #include "engine_internal.h"
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-#ifndef RENAME_WHITEOUT
-#define RENAME_WHITEOUT (1 << 2)
-#endif
+#include "linux_abi.h"	/* RENAME_NOREPLACE, RENAME_EXCHANGE, RENAME_WHITEOUT */
 
 /*
  * Lookup errors the kernel gives before any permission check. EBADF comes

@@ -13,12 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
+#include "linux_abi.h"	/* RENAME_NOREPLACE, RENAME_EXCHANGE */
 
 #ifndef HAVE_RENAMEAT2
 static inline int fa_t_renameat2(int ofd, const char *from, int nfd, const char *to, unsigned flags)

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "linux_abi.h"	/* RENAME_EXCHANGE */
 #include "wrap.h"
 
 /*
@@ -63,10 +64,6 @@ int fa_do_unlinkat(void *ra, const char *call, int dirfd, const char *path, int 
 	fa_unpin_after(&s, rc < 0);
 	return rc;
 }
-
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
 
 static int real_renameat2(int ofd, const char *from, int nfd, const char *to, unsigned int flags)
 {

@@ -17,20 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "linux_abi.h"	/* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include "ws_internal.h"
 
-/*
- * renameat2 through the kernel where libc has no wrapper (musl): its flags
- * are the kernel's (include/uapi/linux/fs.h).
- */
+/* renameat2 through the kernel where libc has no wrapper (musl). */
 #ifndef HAVE_RENAMEAT2
 #include <sys/syscall.h>
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
 static int renameat2(int ofd, const char *from, int nfd, const char *to, unsigned flags)
 {
 	return (int)syscall(SYS_renameat2, ofd, from, nfd, to, flags);

@@ -93,23 +93,6 @@
 
 #include "../libc_compat.h"
 
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-
-/* renameat2, or where libc has none, the system call (the shim sees both). */
-static int rename2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
-{
-#ifdef HAVE_RENAMEAT2
-	return renameat2(fromfd, from, tofd, to, flags);
-#else
-	return (int)syscall(SYS_renameat2, fromfd, from, tofd, to, flags);
-#endif
-}
-
 #define NSLOT 4
 #define RELMAX 96
 #define MAXENT 400
@@ -496,7 +479,7 @@ static void perform(int step, const struct op *o, char *res, size_t rlen, char *
 		rc = renameat(fd1, p1, fd2, p2);
 		break;
 	case C_RENAMEAT2:
-		rc = rename2(fd1, p1, fd2, p2, (unsigned)o->n);
+		rc = renameat2(fd1, p1, fd2, p2, (unsigned)o->n);
 		break;
 	case C_UNLINK:
 		rc = unlink(p1);
@@ -912,7 +895,7 @@ static int apply_prim(const struct prim *p)
 	case P_RENAME:
 		return rename(a, b);
 	case P_EXCHANGE:
-		return rename2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+		return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 	case P_MKDIR:
 		return mkdir(a, 0755);
 	case P_FILE:
