@@ -83,27 +83,24 @@ if [ -x "$fa_run" ] && [ -x "$fa_check" ]; then
 	fi
 	[ "$(printf '%s\n' "$run_opts" | wc -l)" -gt 15 ] ||
 		{ echo "FAIL: too few fa-run options read from --help"; fail=1; }
+	# named PAGE NAME TOOL COMMAND OPTIONS: the options PAGE gives TOOL
+	# (every option in TOOL's own page doc/TOOL.md; elsewhere those on a
+	# command line matching COMMAND) are among OPTIONS, what its --help lists.
+	named() {
+		if [ "$2" = "doc/$3.md" ]; then
+			used=$(grep -o -- '--[a-z][a-z-]*' "$1")
+		else
+			used=$(grep -o "$4 [^\`|]*" "$1" | grep -o -- ' --[a-z][a-z-]*' | tr -d ' ')
+		fi
+		for o in $(printf '%s\n' $used | sort -u); do
+			printf '%s\n' "$5" | grep -qxF -- "$o" ||
+				{ echo "FAIL: $2 gives $3 $o, which $3 --help does not list"; fail=1; }
+		done
+	}
 	for p in $pages; do
 		name=${p#"$top/"}
-		# the guide: every option; elsewhere those on a fa-run command line
-		if [ "$name" = doc/fa-run.md ]; then
-			used=$(grep -o -- '--[a-z][a-z-]*' "$p")
-		else
-			used=$(grep -o '\(fa-run\|fastaudit run\) [^`|]*' "$p" | grep -o -- ' --[a-z][a-z-]*' | tr -d ' ')
-		fi
-		for o in $(printf '%s\n' $used | sort -u); do
-			printf '%s\n' "$run_opts" | grep -qxF -- "$o" ||
-				{ echo "FAIL: $name gives fa-run $o, which fa-run --help does not list"; fail=1; }
-		done
-		if [ "$name" = doc/fa-check.md ]; then
-			used=$(grep -o -- '--[a-z][a-z-]*' "$p")
-		else
-			used=$(grep -o 'fa-check [^`|]*' "$p" | grep -o -- ' --[a-z][a-z-]*' | tr -d ' ')
-		fi
-		for o in $(printf '%s\n' $used | sort -u); do
-			printf '%s\n' "$check_opts" | grep -qxF -- "$o" ||
-				{ echo "FAIL: $name gives fa-check $o, which fa-check --help does not list"; fail=1; }
-		done
+		named "$p" "$name" fa-run '\(fa-run\|fastaudit run\)' "$run_opts"
+		named "$p" "$name" fa-check fa-check "$check_opts"
 	done
 else
 	echo "FAIL: no fa-run or fa-check built to compare the pages' options with ($fa_run)"
