@@ -50,6 +50,6 @@ endif
 .PHONY: reference-suite-clean
 EXTRA_DIST += %D%/conftest.py %D%/requirements.txt $(python_suites)
 # The tenants' task that test_dask.py and test_ray.py run on their clusters.
-EXTRA_DIST += %D%/tenant_tasks.py
+EXTRA_DIST += %D%/tenant_tasks.py %D%/disk.py
 # test_typing.py's typed host, and the misuses mypy must reject.
 EXTRA_DIST += examples/typed_host.py %D%/typed_host_bad.py

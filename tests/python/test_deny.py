@@ -22,24 +22,11 @@ import pytest
 
 from fastaudit import mk_audit
 
+from disk import snapshot
+
 SHIM = os.environ.get('FA_SHIM') or os.path.join(
     os.environ.get('FA_BUILDDIR', ''), 'src', '.libs', 'libfashim.so')
 PATTERNS = ['**/.env', '**/*.pem', 'keep/**', '**/.git/**']
-
-
-def snapshot(top):
-    """Every entry under top: names, types, modes, sizes, times, contents."""
-    out = {}
-    for dirpath, dirs, files in os.walk(top):
-        for name in dirs + files:
-            p = os.path.join(dirpath, name)
-            st = os.lstat(p)
-            body = None
-            if os.path.isfile(p) and not os.path.islink(p):
-                with open(p, 'rb') as f:
-                    body = f.read()
-            out[os.path.relpath(p, top)] = (st.st_mode, st.st_size, st.st_mtime_ns, body)
-    return out
 
 
 @pytest.fixture
