@@ -57,11 +57,6 @@ int fa__openat2_usable(void)
 	return 0;
 }
 
-int fa__openat2_flags(int flags)
-{
-	return flags;
-}
-
 int fa__open_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned resolve)
 {
 	return -ENOSYS;
@@ -239,8 +234,10 @@ static int final_open(struct dwalk *w, const char *name, int dir, int flags, mod
 	if (dir)
 		fl |= O_DIRECTORY;
 	fd = fa__sys_openat(w->cur, name, fl, mode);
+	if (fd == -ELOOP && !(flags & O_NOFOLLOW))
+		return -EAGAIN;	/* a link now, where the look saw none: look again */
 	if (fd < 0 || !seen)
-		return fd == -ELOOP && seen && !(flags & O_NOFOLLOW) ? -EAGAIN : fd;
+		return fd;
 	/* What was looked at is what was opened, unless the open made it. */
 	if (fa__sys_statx(fd, "", AT_EMPTY_PATH, STATX_INO, &now) < 0 ||
 	    ((now.stx_ino != seen->stx_ino || fa__statx_mount_id(&now) != fa__statx_mount_id(seen)) &&

@@ -66,10 +66,12 @@ static ssize_t fd_link(int fd, char *buf, size_t len)
 
 	if (fstat(fd, &st) < 0)
 		return -1;
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
-		strcpy(path, S_ISSOCK(st.st_mode) ? "socket:[]" : S_ISFIFO(st.st_mode) ? "pipe:[]" : "anon_inode:[]");
+	if (S_ISSOCK(st.st_mode))
+		strcpy(path, "socket:[]");
+	else if (S_ISFIFO(st.st_mode))
+		strcpy(path, "pipe:[]");
 	else if (fcntl(fd, F_GETPATH, path) < 0)
-		return -1;
+		strcpy(path, "anon_inode:[]");	/* a descriptor no directory names */
 	n = strlen(path);
 	if (n > len)
 		n = len;
