@@ -51,6 +51,14 @@
 #define O_DIRECT 0
 #endif
 
+/*
+ * macOS's <sys/paths.h> has RESOLVE_* flags of its own, RESOLVE_BENEATH
+ * among them; the engine's are openat2's (sys.h), which it never hands to
+ * the kernel here. A file that includes <sys/paths.h> after sys.h fails to
+ * compile (the macro redefined), never mixes the two.
+ */
+#undef RESOLVE_BENEATH
+
 /* The walk's way into a directory: search permission, as O_PATH needs. */
 #ifdef O_SEARCH
 #define FA__O_SEARCH O_SEARCH
