@@ -252,6 +252,7 @@ static int walk_once(struct dwalk *w, int dirfd, const char *path, int flags, mo
 {
 	char startpath[PATH_MAX];
 	ssize_t slen = 0;
+	/* cppcheck-suppress ctuuninitvar ; the caller sets resolve, the one field read before this sets the rest */
 	int beneath = (w->resolve & RESOLVE_BENEATH) != 0;
 	int r;
 

@@ -264,9 +264,11 @@ int fa__sys_nofile_limit(unsigned long *soft)
 void *fa__sys_mmap(size_t len, int prot)
 {
 	int saved = errno;
+	/* cppcheck-suppress invalidFunctionArg ; an anonymous mapping takes fd -1 */
 	void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANON, -1, 0);
 
 	errno = saved;
+	/* cppcheck-suppress memleak ; the caller's, until fa__sys_munmap */
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -276,6 +278,7 @@ void *fa__sys_mmap_shared(int fd, size_t len, int prot)
 	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
 
 	errno = saved;
+	/* cppcheck-suppress memleak ; the caller's, until fa__sys_munmap */
 	return p == MAP_FAILED ? NULL : p;
 }
 
