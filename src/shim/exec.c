@@ -427,10 +427,13 @@ static int real_exec(int dirfd, const char *path, char *const argv[], char *cons
 {
 	if (dirfd == AT_FDCWD && !flags)
 		return FA_REAL(execve)(path, argv, envp);
-#ifdef HAVE_EXECVEAT
+#if defined(HAVE_EXECVEAT)
 	return FA_REAL(execveat)(dirfd, path, argv, envp, flags);
-#else
+#elif defined(SYS_execveat)
 	errno = (int)-fa__sys6(SYS_execveat, dirfd, (long)path, (long)argv, (long)envp, flags, 0);
+	return -1;
+#else
+	errno = ENOSYS;	/* no kernel call for a program named by a directory fd */
 	return -1;
 #endif
 }
@@ -467,14 +470,14 @@ int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
 	return exec_at(ra, call, dirfd, path, argv, envp, flags);
 }
 
-int execve(const char *path, char *const argv[], char *const envp[])
+int FA_WRAPPER(execve)(const char *path, char *const argv[], char *const envp[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execve(path, argv, envp);
 	return exec_at(FA_RA(), "execve", AT_FDCWD, path, argv, envp, 0);
 }
 
-int execv(const char *path, char *const argv[])
+int FA_WRAPPER(execv)(const char *path, char *const argv[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execv(path, argv);
@@ -482,7 +485,7 @@ int execv(const char *path, char *const argv[])
 }
 
 #ifdef HAVE_EXECVEAT
-int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+int FA_WRAPPER(execveat)(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execveat(dirfd, path, argv, envp, flags);
@@ -490,7 +493,8 @@ int execveat(int dirfd, const char *path, char *const argv[], char *const envp[]
 }
 #endif
 
-int fexecve(int fd, char *const argv[], char *const envp[])
+#ifndef FA_DARWIN
+int FA_WRAPPER(fexecve)(int fd, char *const argv[], char *const envp[])
 {
 	int rc;
 
@@ -507,6 +511,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	fa_child_ctx_done();
 	return rc;
 }
+#endif
 
 /*
  * execvpe's search, as libc does it: each PATH entry in turn, skipping
@@ -584,14 +589,16 @@ static int execvpe_slow(void *ra, const char *call, const char *file, char *cons
 	return -1;
 }
 
-int execvpe(const char *file, char *const argv[], char *const envp[])
+#ifndef FA_DARWIN
+int FA_WRAPPER(execvpe)(const char *file, char *const argv[], char *const envp[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execvpe(file, argv, envp);
 	return execvpe_slow(FA_RA(), "execvpe", file, argv, envp);
 }
+#endif
 
-int execvp(const char *file, char *const argv[])
+int FA_WRAPPER(execvp)(const char *file, char *const argv[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execvp(file, argv);
@@ -621,7 +628,7 @@ int execvp(const char *file, char *const argv[])
 		va_end(fa_ap); \
 	} while (0)
 
-int execl(const char *path, const char *arg, ...)
+int FA_WRAPPER(execl)(const char *path, const char *arg, ...)
 {
 	size_t n;
 
@@ -636,7 +643,7 @@ int execl(const char *path, const char *arg, ...)
 	}
 }
 
-int execlp(const char *file, const char *arg, ...)
+int FA_WRAPPER(execlp)(const char *file, const char *arg, ...)
 {
 	size_t n;
 
@@ -651,7 +658,7 @@ int execlp(const char *file, const char *arg, ...)
 	}
 }
 
-int execle(const char *path, const char *arg, ...)
+int FA_WRAPPER(execle)(const char *path, const char *arg, ...)
 {
 	size_t n;
 
