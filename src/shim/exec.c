@@ -35,7 +35,7 @@ extern char **environ;
 
 static const char *preload_value(void)
 {
-	return fa_proc.ld_preload ? fa_proc.ld_preload + sizeof("LD_PRELOAD=") - 1 : "";
+	return fa_proc.ld_preload ? fa_proc.ld_preload + FA_PRELOAD_EQ_LEN : "";
 }
 
 static int is_sep(char c)
@@ -70,7 +70,7 @@ static void merge_preload(struct fa_buf *b, const char *callers)
 {
 	const char *base = preload_value(), *p;
 
-	fa_puts(b, "LD_PRELOAD=");
+	fa_puts(b, FA_PRELOAD_EQ);
 	if (fa_proc.self && !has_token(base, fa_proc.self, strlen(fa_proc.self))) {
 		fa_puts(b, fa_proc.self);
 		if (*base)
@@ -98,8 +98,8 @@ static const char *callers_preload(char *const envp[])
 	size_t i;
 
 	for (i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], "LD_PRELOAD=", 11))
-			return envp[i] + 11;
+		if (!strncmp(envp[i], FA_PRELOAD_EQ, FA_PRELOAD_EQ_LEN))
+			return envp[i] + FA_PRELOAD_EQ_LEN;
 	return NULL;
 }
 
@@ -145,7 +145,7 @@ size_t fa_child_env_size(char *const envp[])
 		extra = sizeof(char *) * 5 + sizeof(POLICY_VAR) + sizeof(FLOOR_APPLY_VAR) +
 			sizeof(REPORT_VAR) + LEARN_MAX + (pl > 0 ? (size_t)pl : 0) + 8;
 	}
-	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof("LD_PRELOAD=") +
+	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof(FA_PRELOAD_EQ) +
 	       strlen(preload_value()) + (fa_proc.self ? strlen(fa_proc.self) : 0) +
 	       (cp ? strlen(cp) : 0) + 8 + extra;
 }
@@ -192,7 +192,7 @@ char **fa_child_env(char *const envp[], void *mem, size_t memlen)
 		memcpy(learn, lv, strlen(lv) + 1);
 	}
 	for (i = 0; i < n; i++)
-		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], "LD_PRELOAD=", 11))
+		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], FA_PRELOAD_EQ, FA_PRELOAD_EQ_LEN))
 			out[k++] = envp[i];
 	for (i = 0; i < (size_t)fa_proc.nfa_env; i++)
 		if (!ctx || (strncmp(fa_proc.fa_env[i], POLICY_VAR, sizeof(POLICY_VAR) - 1) &&

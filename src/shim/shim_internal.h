@@ -60,6 +60,18 @@
 #endif
 
 /*
+ * The variable that loads the shim into a program: dyld's on macOS, ld.so's
+ * elsewhere. FA_PRELOAD_EQ is the start of its environment entry.
+ */
+#ifdef FA_DARWIN
+#define FA_PRELOAD_VAR "DYLD_INSERT_LIBRARIES"
+#else
+#define FA_PRELOAD_VAR "LD_PRELOAD"
+#endif
+#define FA_PRELOAD_EQ FA_PRELOAD_VAR "="
+#define FA_PRELOAD_EQ_LEN (sizeof(FA_PRELOAD_EQ) - 1)
+
+/*
  * Parameter types each libc spells its own way; a wrapper's prototype must
  * be the header's. glibc passes bind's address as a transparent union and
  * names nftw's callback types; musl writes them out.
@@ -158,7 +170,7 @@ struct fa_proc {
 	int counts_fd;            /* its descriptor, kept (and kept from close) for children */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
-	const char *ld_preload;   /* "LD_PRELOAD=..." as the process got it, shim included */
+	const char *ld_preload;   /* "LD_PRELOAD=..." (FA_PRELOAD_EQ) as the process got it, shim included */
 	const char **fa_env;      /* "FA_...=..." entries */
 	int nfa_env;
 	/*
