@@ -47,7 +47,8 @@ struct fa_interpose {
 
 /*
  * A name newer than the deployment target (mknodat: macOS 13) is a weak
- * import, NULL on an older macOS, whose programs cannot call it either;
+ * import, NULL on an older macOS, whose programs cannot call it either
+ * (dyld is expected to pass a pair with no original by: untested);
  * daemon() is deprecated, and programs still call it.
  */
 #pragma clang diagnostic ignored "-Wunguarded-availability-new"
