@@ -180,7 +180,9 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     if (monitor_calls && fa_monitor_install(tool_id) < 0) {
         return NULL;
     }
-    fa_notes_install();
+    if (fa_notes_install(tool_id) < 0) {
+        return NULL;
+    }
     if (trust && fa_trust_init() < 0) {
         return NULL;
     }

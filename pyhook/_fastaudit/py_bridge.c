@@ -3,7 +3,7 @@
  * py_bridge.c - telling libfashim.so, when it is preloaded, which audit
  * context the code on each thread runs in.
  *
- * Three sources keep the shim's per-thread answer right:
+ * What keeps the shim's per-thread answer right:
  *  - entering and leaving a context (here, in C) publish the new answer;
  *  - the audit hook, which runs right before most libc calls Python makes,
  *    republishes whenever the thread's answer changed (asyncio task steps
@@ -12,14 +12,12 @@
  *    from a per-thread cache keyed by (PyThreadState.context, context_ver),
  *    then from a small per-thread table of the Context objects this thread
  *    was seen running (asyncio gives each task one Context for its whole
- *    life), or, when the calling thread holds the GIL, by reading the
- *    ContextVar. A Context first run with the GIL released and nothing
- *    observed since it started is the one case the resolver declines
- *    (the shim keeps its last answer);
- *  - every switch of a thread's Context: 3.14's context watcher, or on
- *    3.12 and 3.13 the start and resume of a coroutine frame (monitor.c),
- *    which is where an asyncio task step begins. Before 3.12 nothing
- *    observes a task step that runs native code first.
+ *    life), then by reading the ContextVar in the thread's current
+ *    Context: through the C API when the thread holds the GIL, and
+ *    without it (cpython_private.h's walk of the Context's variables) when
+ *    native code released it. The answer is the running Context's on every
+ *    call, whatever switched it (a task step, a Context.run), with no
+ *    event watched for the switch.
  */
 #include "parts.h"
 
@@ -35,6 +33,14 @@
 static const struct fa_bridge *br;
 static char reason[160] = "native checks not initialised";
 static int resolver_set;
+/*
+ * The ContextVar read without the GIL, and its HAMT hash; peek_ok is 1
+ * once the walk was found to agree with CPython on this interpreter, 0 if
+ * it did not (the resolver then declines without the GIL), -1 untried.
+ */
+static PyObject *peek_var;
+static int32_t peek_hash;
+static int peek_ok = -1;
 #if FA_CONTEXT_WATCHERS
 static int watcher = -1;
 static int context_switched(PyContextEvent event, PyObject *ctx);
@@ -254,8 +260,8 @@ fa_bridge_init(void)
     fa_trust_moves(b->moves);
 #if FA_CONTEXT_WATCHERS
     /*
-     * once per process, however often the module is executed; with every
-     * watcher slot taken, task steps are watched by sys.monitoring
+     * once per process, however often the module is executed: it publishes
+     * a switch as it happens (the resolver would find it anyway)
      */
     if (watcher < 0 && (watcher = PyContext_AddWatcher(context_switched)) < 0) {
         PyErr_Clear();
@@ -448,16 +454,6 @@ context_switched(PyContextEvent event, PyObject *ctx)
 }
 #endif
 
-int
-fa_bridge_watches_switches(void)
-{
-#if FA_CONTEXT_WATCHERS
-    return watcher >= 0;
-#else
-    return 0;
-#endif
-}
-
 static int
 holds_gil(PyThreadState *ts)
 {
@@ -534,7 +530,18 @@ resolve(struct fa_thread_ctx *out)
         return 1;
     }
     if (!holds_gil(ts)) {
-        return 0;
+        /* native code released the GIL: read the variable where it lives */
+        if (peek_ok != 1 || peek_var != fa_st.var) {
+            return 0;
+        }
+        entry = fa_py_context_peek(fa_py_ts_context(ts), peek_var, peek_hash);
+        answer_for(entry && Py_IS_TYPE(entry, fa_st.entry_type) ? entry : NULL,
+                   &tc.ans);
+        tc_keep(ts);
+        tc.published = 1;
+        tc.pub_policy = tc.ans.policy;
+        *out = tc.ans;
+        return 1;
     }
     /*
      * inside some C function with the GIL: run no Python, keep its exception
@@ -553,12 +560,79 @@ resolve(struct fa_thread_ctx *out)
     return 1;
 }
 
+/*
+ * Whether fa_py_context_peek() finds what PyContextVar_Get() finds, in a
+ * Context of one variable and in one of 200 (whose root is an array node
+ * over bitmap nodes): 1, or 0 when it does not (a CPython whose Context or
+ * HAMT layout changed). GIL held; any exception is cleared.
+ */
+static int
+peek_agrees(void)
+{
+    PyObject *vars[200] = {NULL}, *ctx = NULL, *tok, *got;
+    int32_t hash[200];
+    int i, n = 0, ok = 0, entered = 0;
+
+    ctx = PyContext_New();
+    if (!ctx || PyContext_Enter(ctx) < 0) {
+        goto out;
+    }
+    entered = 1;
+    for (n = 0; n < 200; n++) {
+        vars[n] = PyContextVar_New("fastaudit_peek", NULL);
+        if (!vars[n] || (hash[n] = fa_py_hamt_hash(vars[n])) == -1) {
+            goto out;
+        }
+        if (n == 1 || n == 199) {
+            /* vars[0] first alone, then among the others */
+            if (fa_py_context_peek(ctx, vars[0], hash[0]) != Py_True
+                || fa_py_context_peek(ctx, vars[n], hash[n]) != NULL)
+            {
+                goto out;
+            }
+        }
+        tok = PyContextVar_Set(vars[n], n % 2 ? Py_False : Py_True);
+        if (!tok) {
+            goto out;
+        }
+        Py_DECREF(tok);
+    }
+    ok = 1;
+    for (i = 0; i < n && ok; i++) {
+        if (PyContextVar_Get(vars[i], NULL, &got) < 0) {
+            ok = 0;
+            break;
+        }
+        ok = got && fa_py_context_peek(ctx, vars[i], hash[i]) == got;
+        Py_XDECREF(got);
+    }
+out:
+    if (entered && PyContext_Exit(ctx) < 0) {
+        ok = 0;
+    }
+    for (i = 0; i < 200; i++) {
+        Py_XDECREF(vars[i]);
+    }
+    Py_XDECREF(ctx);
+    PyErr_Clear();
+    return ok;
+}
+
 /* First context entry: from now on the shim asks before trusting its cache. */
 void
 fa_bridge_enter(PyObject *entry)
 {
     if (!br) {
         return;
+    }
+    if (peek_var != fa_st.var) {
+        peek_ok = peek_ok != 0 ? peek_agrees() : 0;
+        peek_hash = peek_ok ? fa_py_hamt_hash(fa_st.var) : 0;
+        if (peek_hash == -1) {
+            PyErr_Clear();
+            peek_ok = 0;
+        }
+        peek_var = fa_st.var;
     }
     if (!resolver_set) {
         br->set_resolver(resolve);
@@ -1248,6 +1322,41 @@ give_new(PyObject *exc, uint64_t n)
     Py_XDECREF(text);
     PyMem_Free(d);
     return rc;
+}
+
+static void (*on_denial)(void);
+
+/* Called by the shim inside a refused libc call (fa_bridge.h) */
+static void
+denied(void)
+{
+    PyThreadState *ts = PyGILState_GetThisThreadState();
+
+    if (ts && holds_gil(ts) && fa_st.live_entries && on_denial) {
+        on_denial();
+    }
+}
+
+void
+fa_bridge_on_denial(void (*fn)(void))
+{
+    if (!br) {
+        return;
+    }
+    on_denial = fn;
+    br->set_denied(fn ? denied : NULL);
+}
+
+int
+fa_bridge_note_pending(void)
+{
+    uint64_t n;
+
+    if (!br) {
+        return 0;
+    }
+    n = br->denial_count();
+    return (n > given_seq && n != passed_seq) || (!given_closed && last_given());
 }
 
 int

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 7
+#define FA_BRIDGE_VERSION 8
 
 /* What the host says about the code running on a thread. */
 struct fa_thread_ctx {
@@ -124,6 +124,16 @@ struct fa_bridge {
 	 * while the count stays put (fa_trust_moves()).
 	 */
 	uint64_t (*moves)(void);
+	/*
+	 * Register the host's function (NULL to remove) that the shim calls on
+	 * the refusing thread right after each refusal is recorded, before the
+	 * refused call returns: a host that attaches its own report to the
+	 * error its runtime raises next learns that one is coming. It runs
+	 * inside the refused libc call (whatever lock the caller holds, and
+	 * possibly in a signal handler): it must do little, and the shim
+	 * judges nothing it does.
+	 */
+	void (*set_denied)(void (*fn)(void));
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);

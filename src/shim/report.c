@@ -167,6 +167,14 @@ uint64_t fa_ndenials(void)
 	return __atomic_load_n(&ndenials, __ATOMIC_ACQUIRE);
 }
 
+/* The host that hears of each refusal as it is made (fa_bridge.h). */
+static void (*host_denied)(void);
+
+void fa_report_tell(void (*fn)(void))
+{
+	__atomic_store_n(&host_denied, fn, __ATOMIC_RELEASE);
+}
+
 /* ---- the one description of a denial ---- */
 
 static const char *judged(const struct fa_event *ev, int second)
@@ -424,6 +432,15 @@ int fa_report(const struct fa_event *ev)
 		(void)emit(2, fa_denial_text, &v);
 	if (log_rc)
 		log_failed(-log_rc);
+	if (v.enforced) {
+		void (*tell)(void) = __atomic_load_n(&host_denied, __ATOMIC_ACQUIRE);
+
+		if (tell) {
+			fa_tls.guard++;
+			tell();
+			fa_tls.guard--;
+		}
+	}
 	errno = saved;
 	return v.enforced;
 }

@@ -588,6 +588,7 @@ static const struct fa_bridge bridge = {
 	.retire = retire,
 	.reclaimable = reclaimable,
 	.moves = fa_moves,
+	.set_denied = fa_report_tell,
 };
 
 

@@ -295,6 +295,8 @@ FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
 FA_HIDDEN void fa_report_approval(const char *op, const char *path, const char *resolved,
 				  const char *by);
 FA_HIDDEN uint64_t fa_ndenials(void);
+/* The host's function called after each refusal (fa_bridge.h's set_denied). */
+FA_HIDDEN void fa_report_tell(void (*fn)(void));
 
 /* Read once at start-up what reports need later (the program's own path). */
 FA_HIDDEN void fa_report_init(void);
