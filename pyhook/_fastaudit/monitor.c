@@ -595,7 +595,9 @@ out:
  *  - from the C_RAISE of a native call that raised while a refusal on its
  *    thread waits for its note (the host's id gets C_RAISE wherever CALL
  *    is on, with no event of its own).
- * A refusal made with the GIL released is told to no one: where no call
+ * A thread refused with the GIL released cannot set RAISE: it says it
+ * waits (py_bridge.c), and RAISE stays while any thread waits, so that
+ * another thread's note given meanwhile does not clear it; where no call
  * monitor holds the id, RAISE is also on while a context is entered.
  * Task switches need no event: the bridge reads the running Context
  * itself (py_bridge.c).
@@ -603,7 +605,14 @@ out:
 static PyObject *tool_obj;          /* fa_tool_id as an int */
 static int fa_tool_id = -1;         /* the id in use, -1 before mk_audit() */
 static int notes_installed;         /* the RAISE/C_RAISE callbacks are set */
-static int notes_armed;             /* a refusal asked for RAISE */
+/*
+ * Threads whose refusal waits for its note: each asks for RAISE once
+ * (armed_gen) and lets it go once the note is given; the last exit forgets
+ * them all (a new generation).
+ */
+static long notes_armed;
+static unsigned long notes_gen = 1;
+static __thread unsigned long armed_gen;
 static long notes_entered;          /* contexts entered and not exited */
 static long events_now;             /* what set_events() was last given */
 static long ev_call, ev_raise, ev_c_raise;
@@ -622,7 +631,8 @@ sync_events(void)
         want |= ev_call;
     }
     if (notes_installed && fa_st.live_entries > 0
-        && (notes_armed || (fa_st.tool_id < 0 && notes_entered > 0)))
+        && (notes_armed || fa_bridge_notes_waiting()
+            || (fa_st.tool_id < 0 && notes_entered > 0)))
     {
         want |= ev_raise;
     }
@@ -653,17 +663,38 @@ sync_events(void)
     return 0;
 }
 
+/* This thread's refusal waits for its note: RAISE on. 0, or -1. */
+static int
+arm(void)
+{
+    if (armed_gen == notes_gen) {
+        return 0;
+    }
+    armed_gen = notes_gen;
+    notes_armed++;
+    return sync_events();
+}
+
+/* This thread's note was given: RAISE off unless another thread waits. */
+static int
+disarm(void)
+{
+    if (armed_gen != notes_gen) {
+        return 0;
+    }
+    armed_gen = 0;
+    notes_armed--;
+    return sync_events();
+}
+
 static PyObject *
 raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
     if (n >= 3 && fa_st.live_entries) {
         fa_bridge_note(args[2]);
-        if (notes_armed && !fa_bridge_note_pending()) {
-            notes_armed = 0;
-            if (sync_events() < 0) {
-                return NULL;
-            }
+        if (!fa_bridge_note_pending() && disarm() < 0) {
+            return NULL;
         }
     }
     Py_RETURN_NONE;
@@ -680,13 +711,9 @@ c_raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
     (void)self;
     (void)args;
     (void)n;
-    if (!notes_armed && fa_st.live_entries && fa_bridge_note_pending())
-    {
-        /* the RAISE of this very exception comes next */
-        notes_armed = 1;
-        if (sync_events() < 0) {
-            return NULL;
-        }
+    /* the RAISE of this very exception comes next */
+    if (fa_st.live_entries && fa_bridge_note_pending() && arm() < 0) {
+        return NULL;
     }
     Py_RETURN_NONE;
 }
@@ -845,13 +872,11 @@ notes_denied(void)
 {
     PyObject *t, *v, *tb;
 
-    if (!notes_installed || notes_armed || fa_tool_id < 0) {
+    if (!notes_installed || fa_tool_id < 0) {
         return;
     }
     PyErr_Fetch(&t, &v, &tb);
-    notes_armed = 1;
-    if (sync_events() < 0) {
-        notes_armed = 0;
+    if (arm() < 0) {
         PyErr_Clear();
     }
     PyErr_Restore(t, v, tb);
@@ -1060,7 +1085,9 @@ fa_notes_exit(void)
         notes_entered--;
     }
     if (fa_st.live_entries == 0) {
+        notes_gen++;
         notes_armed = 0;
+        fa_bridge_notes_forget();
     }
     return sync_events();
 }

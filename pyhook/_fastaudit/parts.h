@@ -341,6 +341,10 @@ int fa_bridge_note_pending(void);
  * GIL, inside that call, while entries are alive (NULL: nothing runs).
  */
 void fa_bridge_on_denial(void (*fn)(void));
+/* A thread refused with the GIL released waits for its note: keep RAISE */
+int fa_bridge_notes_waiting(void);
+/* No entry is alive: no thread waits any more */
+void fa_bridge_notes_forget(void);
 
 /* ---- py_denial.c ------------------------------------------------------- */
 

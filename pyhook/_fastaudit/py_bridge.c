@@ -22,7 +22,9 @@
 #include "parts.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -481,6 +483,24 @@ remember_worker(void)
     remembered = 1;
     i = __atomic_fetch_add(&worker_next, 1, __ATOMIC_RELAXED) % NWORKERS;
     __atomic_store_n(&workers[i], (int)gettid(), __ATOMIC_RELAXED);
+}
+
+/*
+ * A thread seen without a Python thread state (one starting, before it is
+ * bound to its own) is no native worker once it is refused with one:
+ * otherwise another thread's exception could be given its refusal's note.
+ * Inside the refused call: atomics only.
+ */
+static void
+forget_worker(int tid)
+{
+    int i, t;
+
+    for (i = 0; i < NWORKERS; i++) {
+        t = tid;
+        __atomic_compare_exchange_n(&workers[i], &t, 0, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+    }
 }
 
 static int
@@ -1024,6 +1044,125 @@ out:
     Py_XDECREF(dirs);
 }
 
+/* the newest refusal the shim made on this thread, as it told us */
+static __thread uint64_t own_seq;
+
+/*
+ * Threads refused with the GIL released whose note is still to be given:
+ * no one can set RAISE for them until they raise, and another thread may
+ * clear it meanwhile (its own note given); while any waits, RAISE stays.
+ * Each thread counts itself once per generation; the last exit starts a
+ * new one.
+ */
+static long waiting;
+static unsigned long waiting_gen = 1;
+static __thread unsigned long waiting_mine;
+
+static void
+wait_for_note(void)
+{
+    unsigned long g = __atomic_load_n(&waiting_gen, __ATOMIC_ACQUIRE);
+
+    if (waiting_mine != g) {
+        waiting_mine = g;
+        __atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+    }
+}
+
+static void
+note_given(void)
+{
+    if (waiting_mine
+        && waiting_mine == __atomic_load_n(&waiting_gen, __ATOMIC_ACQUIRE))
+    {
+        __atomic_sub_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+    }
+    waiting_mine = 0;
+}
+
+int
+fa_bridge_notes_waiting(void)
+{
+    return __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) > 0;
+}
+
+void
+fa_bridge_notes_forget(void)
+{
+    __atomic_add_fetch(&waiting_gen, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&waiting, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Each thread's newest refusal, recorded as the shim tells of it: while
+ * this thread waits for the GIL to raise its error, another that holds it
+ * may be refused more often than the shim's ring keeps records. A few slots,
+ * claimed by thread id (a dead thread's is taken over), each written and
+ * read by its own thread only (a seqlock for a signal handler's refusal
+ * in between); a thread that finds none falls back to the ring.
+ */
+#define NOWN 8
+static struct own {
+    int tid;                /* 0: free */
+    uint64_t ver;           /* odd while being written */
+    struct fa_denial d;
+} owns[NOWN];
+
+static struct own *
+own_slot(int claim)
+{
+    int me = (int)gettid(), i, t;
+
+    for (i = 0; i < NOWN; i++) {
+        if (__atomic_load_n(&owns[i].tid, __ATOMIC_ACQUIRE) == me) {
+            return &owns[i];
+        }
+    }
+    for (i = 0; claim && i < NOWN; i++) {
+        t = __atomic_load_n(&owns[i].tid, __ATOMIC_ACQUIRE);
+        if ((t == 0 || (tgkill(getpid(), t, 0) < 0 && errno == ESRCH))
+            && __atomic_compare_exchange_n(&owns[i].tid, &t, me, 0,
+                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        {
+            return &owns[i];
+        }
+    }
+    return NULL;
+}
+
+/* Inside the refused call: async-signal-safe, no GIL, errno kept. */
+static void
+keep_own(const struct fa_denial_view *v)
+{
+    struct own *o;
+    int saved = errno;
+
+    o = own_slot(1);
+    if (o) {
+        __atomic_store_n(&o->ver, o->ver + 1, __ATOMIC_RELEASE);
+        fa_denial_record(&o->d, v);
+        __atomic_store_n(&o->ver, o->ver + 1, __ATOMIC_RELEASE);
+    }
+    errno = saved;
+}
+
+/* This thread's refusal numbered seq, as kept: 1, or 0. */
+static int
+own_copy(uint64_t seq, struct fa_denial *out)
+{
+    struct own *o = own_slot(0);
+    uint64_t v;
+
+    if (!o) {
+        return 0;
+    }
+    v = __atomic_load_n(&o->ver, __ATOMIC_ACQUIRE);
+    if (v % 2 || o->d.seq != seq) {
+        return 0;
+    }
+    memcpy(out, &o->d, sizeof *out);
+    return __atomic_load_n(&o->ver, __ATOMIC_ACQUIRE) == v;
+}
 /* the newest denial whose note was given on this thread */
 static __thread uint64_t given_seq;
 /* an OSError has given_seq's note: only an exception linked to it gets it */
@@ -1281,7 +1420,18 @@ give_new(PyObject *exc, uint64_t n)
     if (!d) {
         return -1;
     }
-    got = br->recent_denials(d, NLOOK);
+    /*
+     * the shim said which refusal was this thread's: however many others
+     * came after it (another thread that kept the GIL meanwhile), it is
+     * the one
+     */
+    if (own_seq > given_seq && own_copy(own_seq, &d[0])) {
+        pick = &d[0];
+        got = 0;
+    } else {
+        own_seq = 0;    /* not kept (no slot was free): it gets no note */
+        got = br->recent_denials(d, NLOOK);
+    }
     for (i = got - 1; i >= 0 && d[i].seq > given_seq && !pick; i--) {
         if (d[i].tid == (int)gettid()
             || (d[i].from_context && is_worker(d[i].tid)))
@@ -1311,6 +1461,9 @@ give_new(PyObject *exc, uint64_t n)
     if (given && dict && PyDict_SetItemString(dict, NOTE_KEY, given) == 0
         && give(exc, text, rule, fix) == 0)
     {
+        if (pick->seq >= own_seq) {
+            note_given();
+        }
         given_seq = pick->seq;
         given_closed = closed;
         rc = 1;
@@ -1328,11 +1481,21 @@ static void (*on_denial)(void);
 
 /* Called by the shim inside a refused libc call (fa_bridge.h) */
 static void
-denied(void)
+denied(const struct fa_denial_view *v)
 {
-    PyThreadState *ts = PyGILState_GetThisThreadState();
+    PyThreadState *ts;
 
-    if (ts && holds_gil(ts) && fa_st.live_entries && on_denial) {
+    own_seq = v->seq;
+    ts = PyGILState_GetThisThreadState();
+    if (!ts) {
+        return;
+    }
+    /* a thread that raises Python errors (native workers do not) */
+    keep_own(v);
+    forget_worker((int)gettid());
+    if (!holds_gil(ts)) {
+        wait_for_note();
+    } else if (fa_st.live_entries && on_denial) {
         on_denial();
     }
 }
@@ -1356,7 +1519,8 @@ fa_bridge_note_pending(void)
         return 0;
     }
     n = br->denial_count();
-    return (n > given_seq && n != passed_seq) || (!given_closed && last_given());
+    return own_seq > given_seq || (n > given_seq && n != passed_seq)
+        || (!given_closed && last_given());
 }
 
 int
@@ -1380,7 +1544,7 @@ fa_bridge_note(PyObject *exc)
     if (holds(exc, note)) {
         return 0;
     }
-    if (n > given_seq && n != passed_seq) {
+    if ((n > given_seq && n != passed_seq) || own_seq > given_seq) {
         rc = give_new(exc, n);
         if (rc != 0) {
             if (rc < 0) {

@@ -168,9 +168,9 @@ uint64_t fa_ndenials(void)
 }
 
 /* The host that hears of each refusal as it is made (fa_bridge.h). */
-static void (*host_denied)(void);
+static void (*host_denied)(const struct fa_denial_view *v);
 
-void fa_report_tell(void (*fn)(void))
+void fa_report_tell(void (*fn)(const struct fa_denial_view *v))
 {
 	__atomic_store_n(&host_denied, fn, __ATOMIC_RELEASE);
 }
@@ -418,6 +418,17 @@ int fa_report(const struct fa_event *ev)
 			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
 	}
 	ring_put(&v);
+	/* told first: what follows may block (stderr, the log) */
+	if (v.enforced) {
+		void (*tell)(const struct fa_denial_view *) =
+			__atomic_load_n(&host_denied, __ATOMIC_ACQUIRE);
+
+		if (tell) {
+			fa_tls.guard++;
+			tell(&v);
+			fa_tls.guard--;
+		}
+	}
 	/*
 	 * What fa-run's policy (or, in a program a learning context started,
 	 * that context's) would deny; a learning context's own go to its record.
@@ -432,15 +443,6 @@ int fa_report(const struct fa_event *ev)
 		(void)emit(2, fa_denial_text, &v);
 	if (log_rc)
 		log_failed(-log_rc);
-	if (v.enforced) {
-		void (*tell)(void) = __atomic_load_n(&host_denied, __ATOMIC_ACQUIRE);
-
-		if (tell) {
-			fa_tls.guard++;
-			tell();
-			fa_tls.guard--;
-		}
-	}
 	errno = saved;
 	return v.enforced;
 }

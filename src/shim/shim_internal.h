@@ -296,7 +296,7 @@ FA_HIDDEN void fa_report_approval(const char *op, const char *path, const char *
 				  const char *by);
 FA_HIDDEN uint64_t fa_ndenials(void);
 /* The host's function called after each refusal (fa_bridge.h's set_denied). */
-FA_HIDDEN void fa_report_tell(void (*fn)(void));
+FA_HIDDEN void fa_report_tell(void (*fn)(const struct fa_denial_view *v));
 
 /* Read once at start-up what reports need later (the program's own path). */
 FA_HIDDEN void fa_report_init(void);

@@ -241,10 +241,12 @@ def test_native_denial_note_on_exception(native_mods, root, outside):
 
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason='notes come from sys.monitoring RAISE (3.12+)')
-def test_native_denial_notes_with_two_threads_refused_at_once(native_mods, root, outside):
+@pytest.mark.parametrize('write', ['write_file', 'write_file_nogil'])
+def test_native_denial_notes_with_two_threads_refused_at_once(native_mods, root, outside, write):
     # Each thread's exception gets its own thread's denial, however many
-    # the other thread has made meanwhile.
-    r = run(native_mods, root, outside, '''
+    # the other thread has made meanwhile, also when the refused calls
+    # were made with the GIL released (both threads refused at once).
+    r = run(native_mods, root, outside, f'''
         import threading
         ap = mk_audit([root], on_call=lambda *a: False)
         missing, wrong, n = [], [], 150
@@ -255,7 +257,7 @@ def test_native_denial_notes_with_two_threads_refused_at_once(native_mods, root,
                 name = out + '/t%d-%d' % (k, i)
                 with ap():
                     try:
-                        fa_probe.write_file(name, 'x')
+                        fa_probe.{write}(name, 'x')
                     except OSError as e:
                         notes = getattr(e, '__notes__', [])
                         if not notes:
