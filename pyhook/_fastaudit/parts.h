@@ -240,9 +240,17 @@ struct fa_state {
     PyTypeObject *entry_type;
     /* audit_perms objects and their context managers (ctx.c) */
     PyTypeObject *perms_type, *cm_type;
+    /*
+     * What fastaudit.core hands over as it loads (_package()): the reader
+     * of its entry-point groups and its Learner. The extension lies below
+     * the package and never imports it by name.
+     */
+    PyObject *core_entry_points, *core_learner;
 };
 
 extern struct fa_state fa_st;
+/* A part fastaudit.core handed over, as a new reference; NULL (ImportError) before. */
+PyObject *fa_core_part(PyObject *part);
 /* The names state.c looks things up by, made once: 0 or -1. */
 int fa_state_init(void);
 PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */

@@ -187,17 +187,6 @@ static const char *present(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* The context's policy: a refused program start names none, the thread's context has it. */
-static const fa_policy *context_policy(const struct fa_event *ev)
-{
-	FA_POLS(pp);
-
-	if (ev->policy)
-		return ev->policy;
-	fa_pols_get(&pp, FA_OP_WRITE, NULL);
-	return pp.ctx;
-}
-
 /*
  * The policy judged is the process policy of a program a context started:
  * whether it is enforced is the process's (FA_REPORT, when that context
@@ -227,7 +216,7 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->reason = present(ev->text);
 	v->from_context = ev->from_context;
 	/* fa-run --report/--learn let fa-run's refusals through; a learning context, its own. */
-	v->enforced = ev->from_context && !own_child(ev) ? !fa_policy_learning(context_policy(ev))
+	v->enforced = ev->from_context && !own_child(ev) ? !fa_policy_learning(ev->policy)
 							  : !fa_proc.report;
 	v->caller = caller_of(ev->ra);
 	/* Roots explain a judged path; an unrestricted policy has none to show. */
@@ -355,6 +344,20 @@ void fa_report_approval(const char *op, const char *path, const char *resolved,
 	if (rc)
 		log_failed(-rc);
 	errno = saved;
+}
+
+int fa_ctx_learn_record(char *buf, size_t len)
+{
+	const fa_policy *p = fa_tls.ctx.policy;
+	struct fa_buf b = { buf, 0, len };
+
+	if (!p || !fa_policy_learning(p) || fa_tls.ctx.learn_fd < 0)
+		return 0;
+	fa_puts(&b, "/proc/");
+	fa_putu(&b, (unsigned)fa_tls.ctx_pid);
+	fa_puts(&b, "/fd/");
+	fa_putu(&b, (unsigned)fa_tls.ctx.learn_fd);
+	return fa_buf_fits(&b);
 }
 
 /*
