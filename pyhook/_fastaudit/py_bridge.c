@@ -1495,7 +1495,10 @@ denied(const struct fa_denial_view *v)
     forget_worker((int)gettid());
     if (!holds_gil(ts)) {
         wait_for_note();
-    } else if (fa_st.live_entries && on_denial) {
+    } else if (fa_st.live_entries && on_denial
+               && PyThreadState_GetInterpreter(ts) == fa_st.interp)
+    {
+        /* the contexts, and the monitoring id, are the main interpreter's */
         on_denial();
     }
 }
