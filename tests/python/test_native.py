@@ -172,6 +172,30 @@ def test_context_run_of_native_code(native_mods, root, outside):
     assert os.listdir(outside) == ['f']
 
 
+def test_context_of_many_variables_read_without_the_gil(native_mods, root, outside):
+    """The entry found among hundreds of other variables of the Context (a
+    HAMT whose root is an array node over bitmap nodes), by native code
+    that released the GIL in a Context never current on the thread."""
+    r = run(native_mods, root, outside, '''
+        import contextvars
+        others = [contextvars.ContextVar('v%d' % i) for i in range(300)]
+        ap = mk_audit([root], monitor_calls=False)
+        def fill():
+            for i, v in enumerate(others):
+                v.set(i)
+        with ap():
+            fill()
+            audited = contextvars.copy_context()
+        free = contextvars.copy_context()
+        free.run(fill)
+        attempt('audited', audited.run, fa_probe.write_file_nogil, out + '/a', 'x')
+        attempt('free', free.run, fa_probe.write_file_nogil, out + '/f', 'x')
+        attempt('audited_in_root', audited.run, fa_probe.write_file_nogil, root + '/r', 'x')
+    ''')
+    assert r == {'audited': 'errno 13', 'free': 'ok', 'audited_in_root': 'ok'}
+    assert os.listdir(outside) == ['f']
+
+
 def test_many_interleaved_tasks_gil_released_only(native_mods, root, outside):
     """More tasks than the shim's per-thread memory of Contexts, each making
     only GIL-released native writes, right after every task switch."""
