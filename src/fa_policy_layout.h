@@ -56,8 +56,7 @@ struct fa__glob {
 	/*
 	 * A leading "**" and no other: how many segments follow it, which
 	 * name the path's last components (a match looks at those alone);
-	 * "**", one plain name, "**": minus the name's length (a match is a
-	 * component that is the name); else 0.
+	 * else 0.
 	 */
 	int tail;
 	/*

@@ -20,6 +20,11 @@
  * later "**" never needs an earlier one to take more (the classic wildcard
  * argument, with components for characters). No allocation, no I/O, no
  * recursion: the shim calls it from inside a wrapper.
+ *
+ * Most patterns never reach that walk: each is compiled when added to one
+ * literal tested as a whole (a last component, its suffix, any component,
+ * segments beneath the roots) where its form allows, and a judgement
+ * tests all those from one pass over the path (fa__glob_find()).
  */
 #include "config.h"
 
@@ -450,8 +455,13 @@ size_t fa__glob_compile(struct fa__glob *g, const char *pat, char *lit)
 	return o;
 }
 
-/* NAME and SUFFIX patterns among m that component [b, b + n) satisfies. */
-static __attribute__((noinline)) uint64_t name_hits(const fa_policy *p, uint64_t m, const char *b, size_t n)
+/*
+ * NAME and SUFFIX patterns among m that component [b, b + n) satisfies.
+ * Out of line, as are the compares and walks below: most judgements call
+ * none of them, and the path they take stays short.
+ */
+static __attribute__((noinline)) uint64_t name_hits(const fa_policy *p, uint64_t m,
+						    const char *b, size_t n)
 {
 	uint64_t hit = 0;
 
@@ -539,16 +549,19 @@ void fa__glob_seal(fa_policy *p)
 		const struct fa__ent *e = &p->roots[i];
 		int j;
 
-		/* The roots above this one hold all it holds: their first components beneath. */
-		for (j = 0; j < p->nroots; j++) {
+		/*
+		 * The roots above this one hold all it holds: their first
+		 * components beneath. Where the current directory is, and so
+		 * which roots it is above, is known only when judging.
+		 */
+		if (cwd)
+			gs->root_heads[i] = ~0ull;
+		for (j = 0; j < p->nroots && !cwd; j++) {
 			const struct fa__ent *up = &p->roots[j];
 			const char *s = fa__str(p, e) + up->len, *h;
 
-			if (cwd || e->cwd || up->cwd) {
-				gs->root_heads[i] = ~0ull;	/* where it is is known only when judging */
-				break;
-			}
-			if (up->len >= e->len || !fa__within(fa__str(p, e), e->len, fa__str(p, up), up->len))
+			if (up->len >= e->len ||
+			    !fa__within(fa__str(p, e), e->len, fa__str(p, up), up->len))
 				continue;
 			while (*s == '/')
 				s++;
