@@ -83,6 +83,9 @@ struct fa__glob_set {
 	uint64_t rooted;		/* the ROOT patterns */
 	uint64_t headless;		/* ROOT patterns with no literal leading segment */
 	uint64_t heads;			/* a bit for each ROOT literal's first segment */
+	uint64_t absolute;		/* the ABS patterns */
+	uint64_t abs_headless;		/* ABS patterns with no literal leading segment */
+	uint64_t abs_heads;		/* a bit for each ABS literal's first segment */
 	uint64_t root_dirs[FA__MAX_ROOTS];	/* DIR patterns a root's own components satisfy */
 	/* heads' bits of the first component of a root beneath each root above it */
 	uint64_t root_heads[FA__MAX_ROOTS];
@@ -138,12 +141,14 @@ struct fa_policy {
 	struct fa__glob, form), struct fa__glob, lit), struct fa__glob, litlen)
 #define FA__GLOB_SET_LAYOUT(h)                                                   \
 	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(     \
-	FA_ABI_MIX(FA_ABI_MIX(h,                                                    \
+	FA__OFF(FA__OFF(FA__OFF(FA_ABI_MIX(FA_ABI_MIX(h,                             \
 	sizeof(struct fa__glob_set)), FA__GLOB_NFORMS),                              \
 	struct fa__glob_set, of), struct fa__glob_set, form),                       \
 	struct fa__glob_set, last), struct fa__glob_set, dir_lens),                 \
 	struct fa__glob_set, rooted), struct fa__glob_set, headless),               \
-	struct fa__glob_set, heads), struct fa__glob_set, root_dirs),               \
+	struct fa__glob_set, heads), struct fa__glob_set, absolute),                \
+	struct fa__glob_set, abs_headless), struct fa__glob_set, abs_heads),        \
+	struct fa__glob_set, root_dirs),                                            \
 	struct fa__glob_set, root_heads)
 #define FA__POLICY_FIELDS(h)                                                      \
 	FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(FA__OFF(                              \

@@ -530,17 +530,18 @@ void fa__glob_seal(fa_policy *p)
 			gs->last |= 1ull << (p->pool[g->lit + g->litlen - 1] & 63);
 		if (g->form == FA__GLOB_DIR)
 			gs->dir_lens |= len_bit(g->litlen);
-		if (g->kind == FA__GLOB_ROOT) {
+		if (g->kind != FA__GLOB_ANY) {
 			const char *l = p->pool + g->lit;
+			int abs = g->kind == FA__GLOB_ABS;
 			size_t n = 0;
 
-			gs->rooted |= 1ull << i;
+			*(abs ? &gs->absolute : &gs->rooted) |= 1ull << i;
 			while (n < g->litlen && l[n] != '/')
 				n++;
 			if (n)
-				gs->heads |= head_bit(l, n);
+				*(abs ? &gs->abs_heads : &gs->heads) |= head_bit(l, n);
 			else
-				gs->headless |= 1ull << i;
+				*(abs ? &gs->abs_headless : &gs->headless) |= 1ull << i;
 		}
 	}
 	for (i = 0; i < p->nroots; i++)
@@ -632,8 +633,9 @@ static int anchored(struct fa__jctx *c, const struct fa__glob *g, struct facts *
 		    const char *path, size_t len, const char *s, size_t n, int prefix)
 {
 	const fa_policy *p = c->p;
-	int r = g->litlen ? lead_cmp(p->pool + g->lit, g->litlen, s, n) : LEAD_BELOW;
+	int r;
 
+	r = g->litlen ? lead_cmp(p->pool + g->lit, g->litlen, s, n) : LEAD_BELOW;
 	if (r == LEAD_DIFFER)
 		return 0;
 	/* Above the literal segments: what they name is beneath. */
@@ -642,7 +644,7 @@ static int anchored(struct fa__jctx *c, const struct fa__glob *g, struct facts *
 	if (g->form == FA__GLOB_EXACT || g->form == FA__GLOB_SUBTREE)
 		return r == LEAD_EQUAL || g->form == FA__GLOB_SUBTREE;
 	/* A directory above a match need have none of its names: the filter is for whole ones. */
-	if (!prefix && g->need && (g->need & ~path_have(c, f, path, len)))
+	if (g->kind == FA__GLOB_ROOT && !prefix && g->need && (g->need & ~path_have(c, f, path, len)))
 		return 0;
 	return fa__glob_match(p->pool + g->off + (g->kind == FA__GLOB_ABS),
 			      g->len - (g->kind == FA__GLOB_ABS), s, n, prefix);
@@ -655,15 +657,13 @@ static inline uint64_t before(uint64_t m, uint64_t full)
 }
 
 /* A GENERAL pattern with a leading "**". */
-static int any_match(struct fa__jctx *c, const struct fa__glob *g, struct facts *f,
-		     const char *path, size_t len, int prefix)
+static int any_match(struct fa__jctx *c, const struct fa__glob *g, const char *path, size_t len,
+		     int prefix)
 {
 	const char *pat = c->p->pool + g->off;
 	/* "**" then one segment names no directory above what it names */
 	int whole = !prefix || g->tail == 1;
 
-	if (whole && g->need && (g->need & ~path_have(c, f, path, len)))
-		return 0;
 	if (g->tail && whole)
 		return fa__glob_tail_match(pat, g->len, g->tail, path + 1, len ? len - 1 : 0);
 	return fa__glob_match(pat, g->len, path + 1, len ? len - 1 : 0, prefix);
@@ -736,10 +736,17 @@ static __attribute__((noinline)) void the_rest(struct fa__jctx *c, uint64_t mr, 
 		const struct fa__glob *g = &p->globs[__builtin_ctzll(m)];
 		int r;
 
+		/*
+		 * A component it needs and the path lacks rules a whole match
+		 * out (ABS patterns share "~/...": their last names differ).
+		 * "**" then one segment names no directory above what it names.
+		 */
+		if ((!prefix || g->tail == 1) && g->need && (g->need & ~path_have(c, f, path, len)))
+			continue;
 		if (g->kind == FA__GLOB_ABS)
 			r = anchored(c, g, f, path, len, path + 1, len ? len - 1 : 0, prefix);
 		else
-			r = any_match(c, g, f, path, len, prefix);
+			r = any_match(c, g, path, len, prefix);
 		if (r == 1) {
 			*full |= m & -m;
 			break;
@@ -790,7 +797,7 @@ int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, in
 	uint64_t names = mine & (gs->form[FA__GLOB_NAME] | gs->form[FA__GLOB_SUFFIX]);
 	uint64_t dirs = mine & gs->form[FA__GLOB_DIR], mr = mine & gs->rooted;
 	struct facts f = {root, rootlen, 0, 0};
-	struct comps k, base;
+	struct comps k;
 	int sealed;
 
 	*how = 0;
@@ -810,12 +817,16 @@ int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, in
 		const char *lo = sealed ? path + f.rootlen : path;
 
 		comps_of(lo, path + len, &k);
-		base = k;
-		if (names && !k.last && lo > path)
-			comps_of(path, path + len, &base);	/* the root itself */
+		if (names && !k.last && lo > path) {
+			struct comps whole;
+
+			comps_of(path, path + len, &whole);	/* the root itself */
+			k.last = whole.last;
+			k.lastlen = whole.lastlen;
+		}
 		/* A last byte no literal ends with rules them all out. */
-		if (names && base.last && (gs->last >> (base.last[base.lastlen - 1] & 63) & 1))
-			full |= name_hits(p, names, base.last, base.lastlen);
+		if (names && k.last && (gs->last >> (k.last[k.lastlen - 1] & 63) & 1))
+			full |= name_hits(p, names, k.last, k.lastlen);
 		if (sealed)
 			full |= gs->root_dirs[f.root] & dirs;
 		/* Components none of whose lengths is a literal's need no compare. */
@@ -831,6 +842,17 @@ int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, in
 			mr &= gs->headless;
 	}
 	rest = mine & ~(names | dirs | mr | gs->rooted);
+	/* The same for ABS patterns and the path's first component. */
+	if (rest & gs->absolute) {
+		const char *s = path, *e = path + len, *h;
+
+		while (s < e && *s == '/')
+			s++;
+		for (h = s; h < e && *h != '/'; h++)
+			;
+		if (h > s && !(head_bit(s, (size_t)(h - s)) & gs->abs_heads))
+			rest &= ~gs->absolute | gs->abs_headless;
+	}
 	if (before(mr | rest, full))
 		the_rest(c, mr, rest, &f, path, len, prefix, &full, &part);
 	if (full) {

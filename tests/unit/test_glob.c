@@ -350,6 +350,7 @@ static void forms_agree_with_walk(void **state)
 		"a/[x/**", "**/[x", "**/.git/**/b", "**/a/b", "/ABS", "/ABS/a/**", "/ABS/*.pem",
 		"/x/.git/**", "/x/a", "proj/.git/a/**", "proj/*/b", "proj/.git", ".git/a",
 		"**/.git", "**/*git",	/* a root's own name */
+		"/*/.git/**", "/[x]/a",	/* absolute, no literal first */
 	};
 	static const char *const comps[] = {
 		"a", "b", "ab", "a*b", "axb", ".env", ".ENV", "x.pem", ".pem", "pem", "*.pem",
