@@ -19,8 +19,11 @@
 
 #include "engine_internal.h"
 
-/* Every string may be stored twice: as given, then as resolved. */
-#define POOL_SIZE ((size_t)(2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) + FA__MAX_GLOB) * PATH_MAX)
+/*
+ * Every path may be stored twice: as given, then as resolved; every
+ * pattern too: as cleaned, then the literal it is compiled to.
+ */
+#define POOL_SIZE ((size_t)(2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1 + FA__MAX_GLOB)) * PATH_MAX)
 
 static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
