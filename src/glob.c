@@ -393,6 +393,8 @@ ssize_t fa__glob_clean(const char *in, char *out, size_t len, const char **err)
 
 /* ---- compiled forms: most patterns are one literal, tested without the walk ---- */
 
+_Static_assert(FA__MAX_GLOB <= 64, "a pattern is one bit of a uint64_t mask");
+
 /* Segment [s, e) with no '*', '?' or '[' (escapes taken) into out: its length; else -1. */
 static ssize_t literal(const char *s, const char *e, char *out)
 {
