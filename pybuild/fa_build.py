@@ -3,11 +3,18 @@
 
 There is one build. A wheel is ``configure`` + ``make`` + ``make
 install-strip`` into a staging directory; the wheel holds the installed
-site directory (the ``fastaudit`` package, whose ``_cmd`` module the
-``fa-run``/``fa-check`` commands run) as it is, except that the package's
+site directory (the ``fastaudit`` package) as it is, except that the package's
 ``lib/`` and ``bin/`` links (to the shim and the two programs, see pyhook/local.mk) are
 replaced by the files they name. Which files are compiled, with which flags,
 and where they install is decided by configure.ac and the Makefiles alone.
+
+The commands: for each program of the package's ``bin/`` (``fa-run``,
+``fa-check``) the wheel's scripts hold a launcher of that name, which pip puts
+next to the interpreter. It finds the package with
+``importlib.util.find_spec``, which does not run the package's ``__init__``
+(the hook's configuration, importlib.metadata, inspect: tens of
+milliseconds a command has no use for), and becomes the program through the
+package's ``_cmd.py``, loaded by its path, as ``python -m fastaudit`` does.
 
 The sdist is ``make dist``, whose tarball is named and laid out as PEP 625
 wants (AC_INIT's tarname) and carries PKG-INFO (written by this module, see
@@ -209,6 +216,35 @@ def _site_files(stage, site):
     return out
 
 
+# A command of the wheel: pip writes this interpreter's path over #!python.
+_LAUNCHER = """#!python
+# {name} of fastaudit-native: becomes the program of that name in the
+# fastaudit package's bin/ (written by pybuild/fa_build.py).
+import sys
+from importlib.util import find_spec, module_from_spec, spec_from_file_location
+
+# The package's place without running its __init__, then _cmd.py by its path.
+pkg = find_spec('fastaudit')
+if pkg is None or not pkg.submodule_search_locations:
+    sys.exit('{name}: the fastaudit package is not installed for ' + sys.executable
+             + '; reinstall fastaudit-native')
+cmd = spec_from_file_location('fastaudit._cmd',
+                              pkg.submodule_search_locations[0] + '/_cmd.py')
+mod = module_from_spec(cmd)
+cmd.loader.exec_module(mod)
+sys.exit(mod.exec_program('{name}', sys.argv[1:]))
+"""
+
+
+def _launchers(site_files):
+    """(name in the wheel's scripts, text) for each program of fastaudit/bin/."""
+    progs = sorted(rel[len('fastaudit/bin/'):] for rel, _ in site_files
+                   if rel.startswith('fastaudit/bin/') and rel.count('/') == 2)
+    if not progs:
+        raise BuildError('make install put no program in the fastaudit package\'s bin/')
+    return [(p, _LAUNCHER.format(name=p)) for p in progs]
+
+
 def _zip_time():
     t = int(os.environ.get('SOURCE_DATE_EPOCH', 315532800))
     return time.gmtime(max(t, 315532800))[:6]
@@ -285,11 +321,15 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 raise BuildError(f'{pkg}/_version.py does not say {version}')
         name = f'{_dist_name(project)}-{version}-{tag}.whl'
         wheel = _Wheel(os.path.join(wheel_directory, name))
-        # the site directory: the package (with the commands' module)
-        for rel, content in _site_files(stage, os.path.dirname(pkg)):
+        # the site directory: the package, its programs in its bin/
+        site = _site_files(stage, os.path.dirname(pkg))
+        for rel, content in site:
             with open(content, 'rb') as f:
                 data = f.read()
             wheel.add(rel, data, 0o755 if os.access(content, os.X_OK) else 0o644)
+        data_dir = f'{_dist_name(project)}-{version}.data'
+        for prog, text in _launchers(site):
+            wheel.add(f'{data_dir}/scripts/{prog}', text.encode(), 0o755)
         info = f'{_dist_name(project)}-{version}.dist-info'
         for fname, text in _dist_info(src, tag).items():
             wheel.add(f'{info}/{fname}', text.encode())

@@ -144,7 +144,7 @@ size_t fa__utoa(unsigned long n, char *buf);
 int fa__glob_match(const char *pat, size_t plen, const char *path, size_t len, int prefix);
 /* FA__GLOB_ABS, FA__GLOB_ANY or FA__GLOB_ROOT for a cleaned pattern. */
 int fa__glob_kind(const char *pat);
-/* struct fa__glob's tail: the segments after a lone leading "**", minus a lone name's length, 0. */
+/* struct fa__glob's tail: how many segments follow a lone leading "**", else 0. */
 int fa__glob_tail(const char *pat);
 /*
  * fa__glob_match() without prefix for such a pattern: only the path's last
@@ -155,6 +155,14 @@ int fa__glob_tail_match(const char *pat, size_t plen, int tail, const char *path
 uint64_t fa__glob_need(const char *pat);
 /* The same bits of the components path holds: need & ~have means no match. */
 uint64_t fa__glob_have(const char *path, size_t len);
+/*
+ * g's kind, tail, need and form for the cleaned pattern pat; the literal
+ * the form tests, escapes taken, into lit (strlen(pat) + 1 bytes), its
+ * length the return value. The caller keeps it in the pool (g->lit).
+ */
+size_t fa__glob_compile(struct fa__glob *g, const char *pat, char *lit);
+/* At sealing: p->gset and p->root_have from the patterns and roots. */
+void fa__glob_seal(fa_policy *p);
 /*
  * A pattern as given, '~' already expanded, in the one form it is kept
  * in: no "." or empty segments, "dir/" as dir with a final "**". The length, or -errno

@@ -20,6 +20,11 @@
  * later "**" never needs an earlier one to take more (the classic wildcard
  * argument, with components for characters). No allocation, no I/O, no
  * recursion: the shim calls it from inside a wrapper.
+ *
+ * Most patterns never reach that walk: each is compiled when added to one
+ * literal tested as a whole (a last component, its suffix, any component,
+ * segments beneath the roots) where its form allows, and a judgement
+ * tests all those from one pass over the path (fa__glob_find()).
  */
 #include "config.h"
 
@@ -262,20 +267,10 @@ uint64_t fa__glob_have(const char *path, size_t len)
 int fa__glob_tail(const char *pat)
 {
 	const char *s = pat + 3;
-	size_t n = strlen(pat);
 	int k = 1;
 
 	if (fa__glob_kind(pat) != FA__GLOB_ANY || !pat[2])
 		return 0;
-	/* "**" NAME "**": any component that is NAME, wherever it is */
-	if (n > 6 && !strcmp(pat + n - 3, "/**") && !memchr(pat + 3, '/', n - 6)) {
-		size_t i;
-
-		for (i = 3; i < n - 3 && !strchr("*?[\\", pat[i]); i++)
-			;
-		if (i == n - 3)
-			return -(int)(n - 6);
-	}
 	for (; *s; s++) {
 		if (*s == '\\' && s[1]) {
 			s++;
@@ -290,29 +285,9 @@ int fa__glob_tail(const char *pat)
 	return k;
 }
 
-/* "**" NAME "**" on path: 1 if a component is NAME (n bytes). */
-static int has_component(const char *name, size_t n, const char *path, size_t len)
-{
-	const char *s = path, *end = path + len, *c;
-
-	while (s < end) {
-		while (s < end && *s == '/')
-			s++;
-		c = s;
-		while (s < end && *s != '/')
-			s++;
-		if ((size_t)(s - c) == n && fa__same(c, name, n))
-			return 1;
-	}
-	return 0;
-}
-
 int fa__glob_tail_match(const char *pat, size_t plen, int tail, const char *path, size_t len)
 {
 	const char *s = path + len;
-
-	if (tail < 0)
-		return has_component(pat + 3, (size_t)-tail, path, len);
 
 	while (s > path && s[-1] == '/')
 		s--;
@@ -416,20 +391,302 @@ ssize_t fa__glob_clean(const char *in, char *out, size_t len, const char **err)
 	return (ssize_t)o;
 }
 
-/*
- * Against each root that holds path: the part of path beneath it.
- * ROOT patterns only; the root itself is nothing a pattern names.
- */
-static int root_match(struct fa__jctx *c, const char *pat, size_t plen, const char *path,
-		      size_t len, int prefix)
-{
-	const fa_policy *p = c->p;
-	int i, r, best = 0;
+/* ---- compiled forms: most patterns are one literal, tested without the walk ---- */
 
+_Static_assert(FA__MAX_GLOB <= 64, "a pattern is one bit of a uint64_t mask");
+
+/* Segment [s, e) with no '*', '?' or '[' (escapes taken) into out: its length; else -1. */
+static ssize_t literal(const char *s, const char *e, char *out)
+{
+	size_t n = 0;
+
+	for (; s < e; s++) {
+		if (*s == '*' || *s == '?' || *s == '[')
+			return -1;
+		if (*s == '\\')
+			s++;	/* cleaned: a character follows, never a '/' */
+		out[n++] = *s;
+	}
+	return (ssize_t)n;
+}
+
+size_t fa__glob_compile(struct fa__glob *g, const char *pat, char *lit)
+{
+	const char *end = pat + strlen(pat), *s, *q, *ps, *pe;
+	size_t o = 0;
+	ssize_t k;
+
+	g->kind = fa__glob_kind(pat);
+	g->tail = fa__glob_tail(pat);
+	g->need = fa__glob_need(pat);
+	g->form = FA__GLOB_GENERAL;
+	if (g->kind == FA__GLOB_ANY) {
+		/* "**" then one segment, or one segment and "**" */
+		if (!pat[2])
+			return 0;
+		s = pat + 3;
+		ps = seg_next(&s, end, &pe);
+		if (s == end && *ps == '*')
+			k = literal(ps + 1, pe, lit);
+		else if (s == end || (end - s == 2 && is_globstar(s, end)))
+			k = literal(ps, pe, lit);
+		else
+			return 0;
+		if (k <= 0)
+			return 0;	/* a wildcard, or "**" "/" "*" alone */
+		g->form = s < end ? FA__GLOB_DIR : *ps == '*' ? FA__GLOB_SUFFIX : FA__GLOB_NAME;
+		return (size_t)k;
+	}
+	/* ROOT, ABS: the literal segments it starts with, and what follows them */
+	s = pat + (g->kind == FA__GLOB_ABS);
+	while (s < end) {
+		q = s;
+		ps = seg_next(&q, end, &pe);
+		k = literal(ps, pe, lit + o + !!o);
+		if (k < 0)
+			break;
+		if (o)
+			lit[o++] = '/';
+		o += (size_t)k;
+		s = q;
+	}
+	if (s == end)
+		g->form = FA__GLOB_EXACT;
+	else if (o && end - s == 2 && is_globstar(s, end))
+		g->form = FA__GLOB_SUBTREE;
+	return o;
+}
+
+/*
+ * NAME and SUFFIX patterns among m that component [b, b + n) satisfies.
+ * Out of line, as are the compares and walks below: most judgements call
+ * none of them, and the path they take stays short.
+ */
+static __attribute__((noinline)) uint64_t name_hits(const fa_policy *p, uint64_t m,
+						    const char *b, size_t n)
+{
+	uint64_t hit = 0;
+
+	for (; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
+		const struct fa__glob *g = &p->globs[i];
+		const char *l = p->pool + g->lit;
+		size_t k = g->litlen;
+
+		if (g->form == FA__GLOB_NAME ? k == n && fa__same(b, l, k)
+					     : k <= n && fa__same(b + n - k, l, k))
+			hit |= 1ull << i;
+	}
+	return hit;
+}
+
+/* A bit for a length: two lengths 64 apart share one, which a filter can bear. */
+static inline uint64_t len_bit(size_t n)
+{
+	return 1ull << (n & 63);
+}
+
+/* A bit for a component (n > 0 bytes at s): of its length and its first byte. */
+static inline uint64_t head_bit(const char *s, size_t n)
+{
+	return 1ull << ((n * 7 + (unsigned char)s[0]) & 63);
+}
+
+/* DIR patterns among m that a component of path satisfies. */
+static __attribute__((noinline)) uint64_t dir_hits(const fa_policy *p, uint64_t m,
+						   const char *path, size_t len)
+{
+	const char *s, *end = path + len, *c;
+	uint64_t hit = 0, k;
+
+	for (s = path; s < end;) {
+		while (s < end && *s == '/')
+			s++;
+		c = s;
+		while (s < end && *s != '/')
+			s++;
+		if (s == c || !(p->gset.dir_lens & len_bit((size_t)(s - c))))
+			continue;
+		for (k = m; k; k &= k - 1) {
+			const struct fa__glob *g = &p->globs[__builtin_ctzll(k)];
+
+			if (g->litlen == (size_t)(s - c) && fa__same(c, p->pool + g->lit, g->litlen))
+				hit |= k & -k;
+		}
+	}
+	return hit;
+}
+
+void fa__glob_seal(fa_policy *p)
+{
+	struct fa__glob_set *gs = &p->gset;
+	int i, cwd = 0;
+
+	memset(gs, 0, sizeof *gs);
+	for (i = 0; i < p->nglob; i++) {
+		const struct fa__glob *g = &p->globs[i];
+
+		gs->of[g->read] |= 1ull << i;
+		gs->form[g->form] |= 1ull << i;
+		if (g->form == FA__GLOB_NAME || g->form == FA__GLOB_SUFFIX)
+			gs->last |= 1ull << (p->pool[g->lit + g->litlen - 1] & 63);
+		if (g->form == FA__GLOB_DIR)
+			gs->dir_lens |= len_bit(g->litlen);
+		if (g->kind != FA__GLOB_ANY) {
+			const char *l = p->pool + g->lit;
+			int abs = g->kind == FA__GLOB_ABS;
+			size_t n = 0;
+
+			*(abs ? &gs->absolute : &gs->rooted) |= 1ull << i;
+			while (n < g->litlen && l[n] != '/')
+				n++;
+			if (n)
+				*(abs ? &gs->abs_heads : &gs->heads) |= head_bit(l, n);
+			else
+				*(abs ? &gs->abs_headless : &gs->headless) |= 1ull << i;
+		}
+	}
+	for (i = 0; i < p->nroots; i++)
+		cwd |= p->roots[i].cwd;
 	for (i = 0; i < p->nroots; i++) {
 		const struct fa__ent *e = &p->roots[i];
-		const char *rs = fa__str(p, e);
+		int j;
+
+		/*
+		 * The roots above this one hold all it holds: their first
+		 * components beneath. Where the current directory is, and so
+		 * which roots it is above, is known only when judging.
+		 */
+		if (cwd)
+			gs->root_heads[i] = ~0ull;
+		for (j = 0; j < p->nroots && !cwd; j++) {
+			const struct fa__ent *up = &p->roots[j];
+			const char *s = fa__str(p, e) + up->len, *h;
+
+			if (up->len >= e->len ||
+			    !fa__within(fa__str(p, e), e->len, fa__str(p, up), up->len))
+				continue;
+			while (*s == '/')
+				s++;
+			for (h = s; *h && *h != '/'; h++)
+				;
+			gs->root_heads[i] |= head_bit(s, (size_t)(h - s));
+		}
+		/* The current directory's are known only when judging. */
+		p->root_have[i] = e->cwd ? 0 : fa__glob_have(fa__str(p, e), e->len);
+		gs->root_dirs[i] = e->cwd ? 0 : dir_hits(p, gs->form[FA__GLOB_DIR], fa__str(p, e),
+							 e->len);
+	}
+}
+
+enum { LEAD_DIFFER, LEAD_EQUAL, LEAD_ABOVE, LEAD_BELOW };
+
+/*
+ * Literal segments lit (ll bytes, single '/') against path [s, s + n), by
+ * components: path is them, a directory above them, beneath them, or none.
+ */
+static int lead_cmp(const char *lit, size_t ll, const char *s, size_t n)
+{
+	const char *e = s + n, *le = lit + ll;
+
+	for (;;) {
+		while (s < e && *s == '/')
+			s++;
+		if (s == e)
+			return lit == le ? LEAD_EQUAL : LEAD_ABOVE;
+		if (lit == le)
+			return LEAD_BELOW;
+		while (s < e && lit < le && *s == *lit && *s != '/')
+			s++, lit++;
+		if ((s < e && *s != '/') || (lit < le && *lit != '/'))
+			return LEAD_DIFFER;
+		if (lit < le)
+			lit++;
+	}
+}
+
+/* What is known of the judged path, found once whichever pattern asks first. */
+struct facts {
+	int root;	/* fa__find_root()'s, or FA__GLOB_ROOT_UNKNOWN */
+	size_t rootlen;
+	int known;	/* have is set */
+	uint64_t have;
+};
+
+/* The bits fa__glob_have() gives the whole path, the root's taken as sealed. */
+static uint64_t path_have(struct fa__jctx *c, struct facts *f, const char *path, size_t len)
+{
+	const fa_policy *p = c->p;
+
+	if (f->known)
+		return f->have;
+	if (f->root == FA__GLOB_ROOT_UNKNOWN)
+		f->root = fa__find_root(c, path, len, &f->rootlen);
+	if (f->root < 0 || p->roots[f->root].cwd)
+		f->have = fa__glob_have(path, len);
+	else
+		f->have = p->root_have[f->root] | fa__glob_have(path + f->rootlen, len - f->rootlen);
+	f->known = 1;
+	return f->have;
+}
+
+/* A ROOT or ABS pattern on the part [s, s + n) of path beneath its anchor. */
+static int anchored(struct fa__jctx *c, const struct fa__glob *g, struct facts *f,
+		    const char *path, size_t len, const char *s, size_t n, int prefix)
+{
+	const fa_policy *p = c->p;
+	int r;
+
+	r = g->litlen ? lead_cmp(p->pool + g->lit, g->litlen, s, n) : LEAD_BELOW;
+	if (r == LEAD_DIFFER)
+		return 0;
+	/* Above the literal segments: what they name is beneath. */
+	if (r == LEAD_ABOVE)
+		return prefix ? 2 : 0;
+	if (g->form == FA__GLOB_EXACT || g->form == FA__GLOB_SUBTREE)
+		return r == LEAD_EQUAL || g->form == FA__GLOB_SUBTREE;
+	/* A directory above a match need have none of its names: the filter is for whole ones. */
+	if (g->kind == FA__GLOB_ROOT && !prefix && g->need && (g->need & ~path_have(c, f, path, len)))
+		return 0;
+	return fa__glob_match(p->pool + g->off + (g->kind == FA__GLOB_ABS),
+			      g->len - (g->kind == FA__GLOB_ABS), s, n, prefix);
+}
+
+/* The patterns among m below the lowest of full, if any. */
+static inline uint64_t before(uint64_t m, uint64_t full)
+{
+	return full ? m & ((full & -full) - 1) : m;
+}
+
+/* A GENERAL pattern with a leading "**". */
+static int any_match(struct fa__jctx *c, const struct fa__glob *g, const char *path, size_t len,
+		     int prefix)
+{
+	const char *pat = c->p->pool + g->off;
+	/* "**" then one segment names no directory above what it names */
+	int whole = !prefix || g->tail == 1;
+
+	if (g->tail && whole)
+		return fa__glob_tail_match(pat, g->len, g->tail, path + 1, len ? len - 1 : 0);
+	return fa__glob_match(pat, g->len, path + 1, len ? len - 1 : 0, prefix);
+}
+
+/*
+ * ROOT patterns among m on path beneath each root that holds it (the
+ * root itself is nothing a pattern names): whole matches into *full, the
+ * rest that name something beneath path into *part.
+ */
+static void rooted(struct fa__jctx *c, uint64_t m, struct facts *f, const char *path,
+		   size_t len, int prefix, uint64_t *full, uint64_t *part)
+{
+	const fa_policy *p = c->p;
+	int i;
+
+	for (i = 0; i < p->nroots && (m = before(m, *full)); i++) {
+		const struct fa__ent *e = &p->roots[i];
+		const char *rs = fa__str(p, e), *s, *h;
 		size_t rl = e->len;
+		uint64_t k;
 
 		if (e->cwd) {
 			rs = fa__cwd(c);
@@ -441,71 +698,174 @@ static int root_match(struct fa__jctx *c, const char *pat, size_t plen, const ch
 			continue;
 		if (rl == 1)
 			rl = 0;	/* the root is "/": the path's own slash follows */
-		r = fa__glob_match(pat, plen, path + rl + 1, len - rl - 1, prefix);
-		if (r == 1)
-			return 1;
-		if (r > best)
-			best = r;
+		/*
+		 * The first component beneath the root: if no literal starts
+		 * so, only patterns without one can match ("root/" itself,
+		 * with none, is above them all).
+		 */
+		for (s = path + rl + 1; s < path + len && *s == '/'; s++)
+			;
+		for (h = s; h < path + len && *h != '/'; h++)
+			;
+		k = h == s || (p->gset.heads & head_bit(s, (size_t)(h - s))) ? m : m & p->gset.headless;
+		for (; k; k &= k - 1) {
+			int r = anchored(c, &p->globs[__builtin_ctzll(k)], f, path, len, path + rl + 1,
+					 len - rl - 1, prefix);
+
+			if (r == 1) {
+				*full |= k & -k;
+				break;
+			}
+			if (r == 2)
+				*part |= k & -k;
+		}
 	}
-	return best;
+}
+
+/*
+ * The patterns the literal forms leave, one by one: ROOT ones among mr,
+ * then ABS and ANY ones among m, each while below the lowest whole match.
+ */
+static __attribute__((noinline)) void the_rest(struct fa__jctx *c, uint64_t mr, uint64_t m,
+					       struct facts *f, const char *path, size_t len,
+					       int prefix, uint64_t *full, uint64_t *part)
+{
+	const fa_policy *p = c->p;
+
+	if (mr)
+		rooted(c, mr, f, path, len, prefix, full, part);
+	for (m = before(m, *full); m; m &= m - 1) {
+		const struct fa__glob *g = &p->globs[__builtin_ctzll(m)];
+		int r;
+
+		/*
+		 * A component it needs and the path lacks rules a whole match
+		 * out (ABS patterns share "~/...": their last names differ).
+		 * "**" then one segment names no directory above what it names.
+		 */
+		if ((!prefix || g->tail == 1) && g->need && (g->need & ~path_have(c, f, path, len)))
+			continue;
+		if (g->kind == FA__GLOB_ABS)
+			r = anchored(c, g, f, path, len, path + 1, len ? len - 1 : 0, prefix);
+		else
+			r = any_match(c, g, path, len, prefix);
+		if (r == 1) {
+			*full |= m & -m;
+			break;
+		}
+		if (r == 2)
+			*part |= m & -m;
+	}
+}
+
+/* Components of a part of a path, found in one pass from its end. */
+struct comps {
+	const char *last, *first;	/* NULL: none */
+	size_t lastlen, firstlen;
+	uint64_t lens;			/* len_bit() of each */
+};
+
+static inline void comps_of(const char *lo, const char *end, struct comps *k)
+{
+	const char *s, *ce = end;
+
+	k->last = k->first = NULL;
+	k->lastlen = k->firstlen = 0;
+	k->lens = 0;
+	for (s = end;; s--) {
+		if (s > lo && s[-1] != '/')
+			continue;
+		if (ce > s) {
+			k->lens |= len_bit((size_t)(ce - s));
+			if (!k->last) {
+				k->last = s;
+				k->lastlen = (size_t)(ce - s);
+			}
+			k->first = s;
+			k->firstlen = (size_t)(ce - s);
+		}
+		if (s == lo)
+			return;
+		ce = s - 1;
+	}
 }
 
 int fa__glob_find(struct fa__jctx *c, const char *path, size_t len, int read, int prefix,
 		  int root, size_t rootlen, int *how)
 {
 	const fa_policy *p = c->p;
-	int i, r, best = -1;
-	uint64_t have = 0;
-	int known = 0;
+	const struct fa__glob_set *gs = &p->gset;
+	uint64_t mine = gs->of[read != 0], full = 0, part = 0, m, rest;
+	uint64_t names = mine & (gs->form[FA__GLOB_NAME] | gs->form[FA__GLOB_SUFFIX]);
+	uint64_t dirs = mine & gs->form[FA__GLOB_DIR], mr = mine & gs->rooted;
+	struct facts f = {root, rootlen, 0, 0};
+	struct comps k;
+	int sealed;
 
 	*how = 0;
-	for (i = 0; i < p->nglob; i++) {
-		const struct fa__glob *g = &p->globs[i];
-		const char *pat = p->pool + g->off;
-		/*
-		 * "**" then one segment names no directory above what it names,
-		 * nor does "**" NAME "**" name any but NAME and what it holds.
-		 */
-		int whole = !prefix || g->tail == 1 || g->tail < 0;
+	if ((names | dirs | mr) && f.root == FA__GLOB_ROOT_UNKNOWN)
+		f.root = fa__find_root(c, path, len, &f.rootlen);
+	/* No root holds path: no ROOT pattern names it. */
+	if (f.root < 0)
+		mr = 0;
+	/*
+	 * The literal forms, all from one pass over the part of path beneath
+	 * its deepest root (the root's own components were looked at when it
+	 * was sealed; the current directory's cannot be): they name a path
+	 * as a whole or not at all.
+	 */
+	sealed = f.root >= 0 && !p->roots[f.root].cwd;
+	if (names | dirs | (mr && sealed)) {
+		const char *lo = sealed ? path + f.rootlen : path;
 
-		if (g->read != read)
-			continue;
+		comps_of(lo, path + len, &k);
+		if (names && !k.last && lo > path) {
+			struct comps whole;
+
+			comps_of(path, path + len, &whole);	/* the root itself */
+			k.last = whole.last;
+			k.lastlen = whole.lastlen;
+		}
+		/* A last byte no literal ends with rules them all out. */
+		if (names && k.last && (gs->last >> (k.last[k.lastlen - 1] & 63) & 1))
+			full |= name_hits(p, names, k.last, k.lastlen);
+		if (sealed)
+			full |= gs->root_dirs[f.root] & dirs;
+		/* Components none of whose lengths is a literal's need no compare. */
+		if (dirs && (k.lens & gs->dir_lens))
+			full |= dir_hits(p, dirs, lo, (size_t)(path + len - lo));
 		/*
-		 * The filter is for a whole match alone (a directory above a
-		 * match need have none of its names): the root's components were
-		 * taken when it was sealed, the rest once here.
+		 * A ROOT literal starts with the first component beneath a root
+		 * that holds path, or names nothing here ("root/" itself, with
+		 * none, is above them all).
 		 */
-		if (whole && g->need) {
-			if (!known) {
-				if (root == FA__GLOB_ROOT_UNKNOWN)
-					root = fa__find_root(c, path, len, &rootlen);
-				if (root < 0 || p->roots[root].cwd)
-					have = fa__glob_have(path, len);
-				else
-					have = p->root_have[root] |
-					       fa__glob_have(path + rootlen, len - rootlen);
-				known = 1;
-			}
-			if (g->need & ~have)
-				continue;
-		}
-		if (g->kind == FA__GLOB_ROOT)
-			r = root_match(c, pat, g->len, path, len, prefix);
-		else if (g->tail && whole)
-			r = fa__glob_tail_match(pat, g->len, g->tail, path + 1, len ? len - 1 : 0);
-		else
-			r = fa__glob_match(pat + (g->kind == FA__GLOB_ABS), g->len - (g->kind == FA__GLOB_ABS),
-					   path + 1, len ? len - 1 : 0, prefix);
-		if (r == 1) {
-			*how = 1;
-			return i;
-		}
-		if (r == 2 && best < 0) {
-			best = i;
-			*how = 2;
-		}
+		m = len <= f.rootlen ? 0 : k.first ? head_bit(k.first, k.firstlen) : ~0ull;
+		if (mr && sealed && !((gs->root_heads[f.root] | m) & gs->heads))
+			mr &= gs->headless;
 	}
-	return best;
+	rest = mine & ~(names | dirs | mr | gs->rooted);
+	/* The same for ABS patterns and the path's first component. */
+	if (rest & gs->absolute) {
+		const char *s = path, *e = path + len, *h;
+
+		while (s < e && *s == '/')
+			s++;
+		for (h = s; h < e && *h != '/'; h++)
+			;
+		if (h > s && !(head_bit(s, (size_t)(h - s)) & gs->abs_heads))
+			rest &= ~gs->absolute | gs->abs_headless;
+	}
+	if (before(mr | rest, full))
+		the_rest(c, mr, rest, &f, path, len, prefix, &full, &part);
+	if (full) {
+		*how = 1;
+		return __builtin_ctzll(full);
+	}
+	if (part) {
+		*how = 2;
+		return __builtin_ctzll(part);
+	}
+	return -1;
 }
 
 int fa_policy_glob_for(const fa_policy *p, const char *path, int read, int prefix)

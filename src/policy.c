@@ -19,8 +19,11 @@
 
 #include "engine_internal.h"
 
-/* Every string may be stored twice: as given, then as resolved. */
-#define POOL_SIZE ((size_t)(2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1) + FA__MAX_GLOB) * PATH_MAX)
+/*
+ * Every path may be stored twice: as given, then as resolved; every
+ * pattern too: as cleaned, then the literal it is compiled to.
+ */
+#define POOL_SIZE ((size_t)(2 * (FA__MAX_ROOTS + FA__MAX_DENY + 1 + FA__MAX_GLOB)) * PATH_MAX)
 
 static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -204,7 +207,7 @@ static int put_escaped(char *out, size_t len, size_t *o, const char *s)
 
 static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size_t msglen)
 {
-	char home[PATH_MAX], clean[PATH_MAX];
+	char home[PATH_MAX], clean[PATH_MAX], lit[PATH_MAX];
 	const char *in = pattern, *err;
 	struct fa__glob *g;
 	ssize_t n;
@@ -258,9 +261,9 @@ static int add_glob(fa_policy *p, const char *pattern, int read, char *msg, size
 	if (pool_add(p, clean, (size_t)n, &g->off) < 0)
 		return fail(msg, msglen, -ENOSPC, "policy is full");
 	g->len = (uint32_t)n;
-	g->kind = fa__glob_kind(clean);
-	g->tail = fa__glob_tail(clean);
-	g->need = fa__glob_need(clean);
+	g->litlen = (uint32_t)fa__glob_compile(g, clean, lit);
+	if (pool_add(p, lit, g->litlen, &g->lit) < 0)
+		return fail(msg, msglen, -ENOSPC, "policy is full");
 	g->read = read;
 	p->nglob++;
 	if (read)
@@ -538,9 +541,7 @@ int fa_policy_seal(fa_policy *p, int require_existing, char *msg, size_t msglen)
 		}
 		e->len = (uint32_t)n;
 	}
-	for (i = 0; i < p->nroots; i++)
-		p->root_have[i] = p->roots[i].cwd ? 0 : fa__glob_have(fa__str(p, &p->roots[i]),
-								      p->roots[i].len);
+	fa__glob_seal(p);
 	p->sealed = 1;
 	/* From here on the policy is data nobody can change, not even by mistake. */
 	fa__sys_mprotect(p, p->mapsize, PROT_READ);

@@ -52,8 +52,7 @@ deny-read **/*.pem" "$BENCH" "$root" ;;
 }
 
 # Ten patterns of the kinds people write; none names what the benchmark writes.
-globs=$(printf 'deny-glob %s\n' '**/.env' '**/.envrc' '**/*.pem' '**/*.key' '**/.git/**' \
-	'secrets/**' '**/id_rsa' 'config/*.json' '**/node_modules/**' 'build/**/*.o')
+globs=$(sed 's/^/deny-glob /' "$(dirname "$0")/ten-patterns")
 
 # Landlock present? Without it the floor columns are left out.
 floors="minimal floor farun strict"

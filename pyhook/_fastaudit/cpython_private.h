@@ -26,6 +26,14 @@
  *   dies.
  * - A frame's last instruction, which the native bridge compares: 3.11
  *   added PyFrame_GetLasti(); 3.10 has the frame struct.
+ * - The value a ContextVar has in a thread's current Context, read by the
+ *   native bridge without the GIL, from a thread that runs native code
+ *   with the GIL released: the Context and HAMT structs (Include/internal/
+ *   pycore_context.h, pycore_hamt.h, Python/hamt.c). PyContextVar_Get()
+ *   needs the GIL; the Context is the calling thread's own (only that
+ *   thread can change it, and it is in native code), and a HAMT is never
+ *   changed once built. The bridge checks the walk against a tree of many
+ *   variables before it relies on it.
  */
 #ifndef FA_CPYTHON_PRIVATE_H
 #define FA_CPYTHON_PRIVATE_H
@@ -124,6 +132,108 @@ fa_py_frame_lasti(PyFrameObject *f)
 #else
     return f->f_lasti;
 #endif
+}
+
+/* Python/hamt.c's nodes; a HAMT is immutable once built. */
+struct fa_py_hamt {
+    PyObject_HEAD
+    PyObject *root;
+    PyObject *weakreflist;
+    Py_ssize_t count;
+};
+
+struct fa_py_hamt_bitmap {
+    PyObject_VAR_HEAD
+    uint32_t bitmap;
+    PyObject *array[1];         /* key, value or (NULL, subnode) pairs */
+};
+
+struct fa_py_hamt_array {
+    PyObject_HEAD
+    PyObject *array[32];        /* subnodes by 5 bits of the hash */
+    Py_ssize_t count;
+};
+
+struct fa_py_hamt_collision {
+    PyObject_VAR_HEAD
+    int32_t hash;
+    PyObject *array[1];         /* key, value pairs */
+};
+
+struct fa_py_context {
+    PyObject_HEAD
+    PyObject *prev;
+    struct fa_py_hamt *vars;
+};
+
+/* The 32-bit hash a HAMT files key under (hamt_hash()); GIL held. */
+static inline int32_t
+fa_py_hamt_hash(PyObject *key)
+{
+    Py_hash_t h = PyObject_Hash(key);
+    int32_t x;
+
+    if (h == -1) {
+        return -1;
+    }
+#if SIZEOF_PY_HASH_T > 4
+    x = (int32_t)(h & 0xffffffffl) ^ (int32_t)(h >> 32);
+#else
+    x = (int32_t)h;
+#endif
+    return x == -1 ? -2 : x;
+}
+
+/*
+ * key's value in ctx (a Context, or NULL), borrowed, or NULL when key is
+ * not set there; hash is fa_py_hamt_hash(key). Needs no GIL: see above.
+ * Keys are compared by identity, as a ContextVar compares.
+ */
+static inline PyObject *
+fa_py_context_peek(PyObject *ctx, PyObject *key, int32_t hash)
+{
+    const struct fa_py_hamt *h;
+    PyObject *node;
+    const char *kind;
+    uint32_t shift, bit, idx;
+    Py_ssize_t i;
+
+    if (!ctx) {
+        return NULL;
+    }
+    h = ((const struct fa_py_context *)ctx)->vars;
+    node = h ? h->root : NULL;
+    for (shift = 0; node && shift < 40; shift += 5) {
+        kind = Py_TYPE(node)->tp_name;
+        if (!strcmp(kind, "hamt_bitmap_node")) {
+            const struct fa_py_hamt_bitmap *b = (const void *)node;
+
+            bit = (uint32_t)1 << (((uint32_t)hash >> shift) & 0x1f);
+            if (!(b->bitmap & bit)) {
+                return NULL;
+            }
+            idx = 2 * (uint32_t)__builtin_popcount(b->bitmap & (bit - 1));
+            if (b->array[idx]) {
+                return b->array[idx] == key ? b->array[idx + 1] : NULL;
+            }
+            node = b->array[idx + 1];
+        } else if (!strcmp(kind, "hamt_array_node")) {
+            node = ((const struct fa_py_hamt_array *)node)
+                       ->array[((uint32_t)hash >> shift) & 0x1f];
+        } else if (!strcmp(kind, "hamt_collision_node")) {
+            const struct fa_py_hamt_collision *c = (const void *)node;
+
+            for (i = 0; i + 1 < Py_SIZE(c); i += 2) {
+                if (c->array[i] == key) {
+                    return c->array[i + 1];
+                }
+            }
+            return NULL;
+        } else {
+            return NULL;
+        }
+    }
+    return NULL;
 }
 
 #endif

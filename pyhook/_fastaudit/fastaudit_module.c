@@ -180,7 +180,9 @@ mk_audit(PyObject *self, PyObject *args, PyObject *kw)
     if (monitor_calls && fa_monitor_install(tool_id) < 0) {
         return NULL;
     }
-    fa_notes_install();
+    if (fa_notes_install(tool_id) < 0) {
+        return NULL;
+    }
     if (trust && fa_trust_init() < 0) {
         return NULL;
     }
@@ -335,6 +337,34 @@ recent_denials(PyObject *self, PyObject *unused)
     return fa_all_denials();
 }
 
+/*
+ * fastaudit.core hands over what the hook calls back: the extension lies
+ * below the package and never imports it by name. The first call's parts
+ * stay: a later one (the package loaded again in another interpreter,
+ * which the hook does not serve, or any caller) changes nothing.
+ */
+static PyObject *
+package_parts(PyObject *self, PyObject *args)
+{
+    PyObject *eps, *learner;
+
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO:_package", &eps, &learner)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(eps) || !PyCallable_Check(learner)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_package(entry_points, learner): both are callables");
+        return NULL;
+    }
+    if (fa_st.core_entry_points) {
+        Py_RETURN_NONE;
+    }
+    fa_st.core_entry_points = Py_NewRef(eps);
+    fa_st.core_learner = Py_NewRef(learner);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"native_denials", native_denials, METH_NOARGS,
      "native_denials($module, /)\n--\n\n"
@@ -404,6 +434,11 @@ static PyMethodDef methods[] = {
      "    'libc', threads='context', trust_imports='installed', and "
      "monitor_calls\n"
      "    where the Python has it. Keywords given still decide."},
+    {"_package", package_parts, METH_VARARGS,
+     "_package(entry_points, learner, /)\n--\n\n"
+     "Called by fastaudit.core as it loads: the reader of its entry-point\n"
+     "groups and its Learner, which the hook calls back. The first call's\n"
+     "parts stay."},
     {"_learn_read", fa_learn_read_py, METH_VARARGS,
      "_learn_read(fd, at, /)\n--\n\n"
      "A Learner's new records, its offset, and the count lost."},

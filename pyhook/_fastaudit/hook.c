@@ -715,7 +715,7 @@ intern(const char *s)
 int
 fa_install(void)
 {
-    PyObject *core = NULL, *fn = NULL, *eps = NULL, *sys = NULL;
+    PyObject *fn = NULL, *eps = NULL, *sys = NULL;
     PyObject *safe, *imports, *mhooks, *ahooks, *active;
     PyObject *own_mhooks = NULL, *stdlib = NULL, *var = NULL;
     int rc = -1;
@@ -731,11 +731,7 @@ fa_install(void)
     if (!str_name || !str_self || !str_spec || !str_dict || !str_init) {
         return -1;
     }
-    core = PyImport_ImportModule("fastaudit.core");
-    if (!core) {
-        goto out;
-    }
-    fn = PyObject_GetAttrString(core, "_entry_points");
+    fn = fa_core_part(fa_st.core_entry_points);
     if (!fn) {
         goto out;
     }
@@ -808,7 +804,6 @@ out:
     Py_XDECREF(own_mhooks);
     Py_XDECREF(stdlib);
     Py_XDECREF(var);
-    Py_XDECREF(core);
     Py_XDECREF(fn);
     Py_XDECREF(eps);
     Py_XDECREF(sys);

@@ -580,186 +580,65 @@ out:
 }
 
 /*
- * The native bridge's own sys.monitoring tool id, with the shim loaded and
- * only while some context is entered (with or without call monitoring),
- * so the call monitor's id carries exactly CALL, as hosts expect:
- *  - RAISE: the exception a native library raises after the shim refused
- *    one of its calls gets a note naming the call, path and rule;
- *  - PY_START and PY_RESUME of coroutines, where no context watcher sees
- *    the switch itself (3.12, 3.13): an asyncio task step switches
- *    Context without telling anyone, and the first thing it runs is its
- *    coroutine's frame; publishing the running Context's answer there,
- *    before the step can call native code, makes the shim's answer exact
- *    per task even for native code that releases the GIL. Other code
- *    objects are DISABLEd at their first start: a plain call cannot
- *    switch Context.
+ * fastaudit has one sys.monitoring tool id, the one the host gave
+ * mk_audit(): the call monitor's, or, with the shim loaded and before any
+ * call monitor, the id the first mk_audit() was given, for the notes. A
+ * native library's exception raised after the shim refused one of its
+ * calls gets a note naming the call, path and rule; finding that
+ * exception takes RAISE. Where a call monitor holds the id, hosts expect
+ * get_events() to be exactly what the monitor sets (CALL inside a
+ * monitoring context, nothing in one without): the id carries RAISE only
+ * from a refusal until its note is given (or the last context exits),
+ * set
+ *  - by the shim's word of the refusal, when the refusing thread holds
+ *    the GIL (py_bridge.c), before the library can raise;
+ *  - from the C_RAISE of a native call that raised while a refusal on its
+ *    thread waits for its note (the host's id gets C_RAISE wherever CALL
+ *    is on, with no event of its own).
+ * A thread refused with the GIL released cannot set RAISE: it says it
+ * waits (py_bridge.c), and RAISE stays while any thread waits, so that
+ * another thread's note given meanwhile does not clear it; where no call
+ * monitor holds the id, RAISE is also on while a context is entered.
+ * Task switches need no event: the bridge reads the running Context
+ * itself (py_bridge.c).
  */
-static int notes_tool = -1;
-static int notes_on;               /* the bridge's events are set */
-static PyObject *notes_tool_obj, *notes_events;
-
-static PyObject *
-raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
-{
-    (void)self;
-    if (n >= 3 && fa_st.live_entries) {
-        fa_bridge_note(args[2]);
-    }
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef raise_cb_def = {
-    "_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
-    "sys.monitoring RAISE callback of fastaudit: native denial notes."};
-
-/* PY_START / PY_RESUME (code, offset) */
-static PyObject *
-switch_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
-{
-    (void)self;
-    if (n < 1 || !PyCode_Check(args[0])) {
-        Py_RETURN_NONE;
-    }
-    /*
-     * Not counted in `disabled`: these sites never need re-arming (a
-     * coroutine stays one), so they must not make every entry restart
-     * events; a restart for the call monitor re-arms them, harmlessly.
-     * With no entry alive a coroutine site is disabled too, and comes
-     * back with the next restart.
-     */
-    if (!(fa_py_code_flags((PyCodeObject *)args[0])
-          & (CO_COROUTINE | CO_ITERABLE_COROUTINE)))
-    {
-        return Py_NewRef(fa_st.disable);
-    }
-    if (!fa_st.live_entries) {
-        disabled++;
-        return Py_NewRef(fa_st.disable);
-    }
-    fa_bridge_switch();
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef switch_cb_def = {
-    "_switch_monitor", (PyCFunction)(void (*)(void))switch_cb, METH_FASTCALL,
-    "sys.monitoring PY_START/PY_RESUME callback of fastaudit: task steps."};
-
-static const char *const bridge_events[] = {"RAISE", "PY_START", "PY_RESUME"};
-
-/* Register (or, with on 0, remove) the bridge's callbacks on id: 0 or -1. */
-static int
-bridge_callbacks(PyObject *mon_, int id, int on)
-{
-    PyObject *ev, *e, *cb, *r, *all = NULL;
-    size_t i, nevents;
-    int rc = 0;
-
-    ev = PyObject_GetAttrString(mon_, "events");
-    if (!ev) {
-        return -1;
-    }
-    nevents = fa_bridge_watches_switches() ? 1
-        : sizeof bridge_events / sizeof bridge_events[0];
-    for (i = 0; i < nevents && rc == 0; i++) {
-        e = PyObject_GetAttrString(ev, bridge_events[i]);
-        cb = !on ? Py_NewRef(Py_None) :
-             PyCFunction_New(i == 0 ? &raise_cb_def : &switch_cb_def, NULL);
-        r = e && cb
-            ? PyObject_CallMethod(mon_, "register_callback", "iOO", id, e, cb)
-            : NULL;
-        Py_XDECREF(r);
-        if (r && on) {
-            Py_XSETREF(all, all ? PyNumber_Or(all, e) : Py_NewRef(e));
-        }
-        if (!r || (on && !all)) {
-            rc = -1;
-        }
-        Py_XDECREF(e);
-        Py_XDECREF(cb);
-    }
-    Py_DECREF(ev);
-    if (on && rc == 0) {
-        notes_events = all;
-    } else {
-        Py_XDECREF(all);
-    }
-    return rc;
-}
-
-#define NOTES_NAME "fastaudit-native"
-
+static PyObject *tool_obj;          /* fa_tool_id as an int */
+static int fa_tool_id = -1;         /* the id in use, -1 before mk_audit() */
+static int notes_installed;         /* the RAISE/C_RAISE callbacks are set */
 /*
- * Claim a free tool id (4, 3, then the others) for RAISE; -1 if none is
- * free. Called from mk_audit(), outside any context (registering a
- * callback raises an audit event).
+ * Threads whose refusal waits for its note: each asks for RAISE once
+ * (armed_gen) and lets it go once the note is given; the last exit forgets
+ * them all (a new generation).
  */
-int
-fa_notes_install(void)
-{
-    static const int prefer[] = {4, 3, 2, 1, 0, 5};
-    PyObject *sys, *mon_, *tool, *r;
-    size_t i;
-    int id = -1;
+static long notes_armed;
+static unsigned long notes_gen = 1;
+static __thread unsigned long armed_gen;
+static long notes_entered;          /* contexts entered and not exited */
+static long events_now;             /* what set_events() was last given */
+static long ev_call, ev_raise, ev_c_raise;
 
-    sys = PyImport_ImportModule("sys");
-    mon_ = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
-    Py_XDECREF(sys);
-    if (!mon_) {
-        return -1;
-    }
-    for (i = 0; i < sizeof prefer / sizeof prefer[0] && id < 0; i++) {
-        if (prefer[i] == fa_st.tool_id) {
-            continue;
-        }
-        tool = PyObject_CallMethod(mon_, "get_tool", "i", prefer[i]);
-        if (!tool) {
-            goto out;
-        }
-        if (tool == Py_None) {
-            id = prefer[i];
-        } else if (PyUnicode_Check(tool)
-                   && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
-        {
-            /* left over from an earlier copy of the module */
-            id = prefer[i];
-        }
-        Py_DECREF(tool);
-    }
-    if (!fa_native_on() || notes_tool >= 0) {
-        goto out;
-    }
-    if (id < 0) {
-        goto out;
-    }
-    r = PyObject_CallMethod(mon_, "get_tool", "i", id);
-    if (r == Py_None) {
-        Py_DECREF(r);
-        r = PyObject_CallMethod(mon_, "use_tool_id", "is", id, NOTES_NAME);
-    }
-    Py_XDECREF(r);
-    if (r && !fa_st.disable) {
-        fa_st.disable = PyObject_GetAttrString(mon_, "DISABLE");
-    }
-    if (r && fa_st.disable && bridge_callbacks(mon_, id, 1) == 0) {
-        notes_tool_obj = PyLong_FromLong(id);
-        if (notes_tool_obj) {
-            notes_tool = id;
-        }
-    } else {
-        id = -1;
-    }
-out:
-    PyErr_Clear();
-    Py_DECREF(mon_);
-    return id;
-}
-
+/* Give the id the events the state asks for: 0, or -1 with an exception. */
 static int
-notes_set(PyObject *events)
+sync_events(void)
 {
-    PyObject *a[2] = {notes_tool_obj, events};
-    PyObject *r;
+    PyObject *a[2], *r;
+    long want = 0;
 
+    if (fa_tool_id < 0) {
+        return 0;
+    }
+    if (fa_st.monitor_on > 0) {
+        want |= ev_call;
+    }
+    if (notes_installed && fa_st.live_entries > 0
+        && (notes_armed || fa_bridge_notes_waiting()
+            || (fa_st.tool_id < 0 && notes_entered > 0)))
+    {
+        want |= ev_raise;
+    }
+    if (want == events_now) {
+        return 0;
+    }
     if (!fa_st.mon_set_events) {
         PyObject *sys = PyImport_ImportModule("sys");
         PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
@@ -772,87 +651,267 @@ notes_set(PyObject *events)
             return -1;
         }
     }
-    r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
-    Py_XDECREF(r);
-    return r ? 0 : -1;
-}
-
-/*
- * On at a context entry; off at an exit that leaves no entry alive
- * anywhere. An entry outlives its with block in the Contexts copied from
- * it (tasks created inside), and those tasks' steps and errors still need
- * the bridge: it stays on until an exit finds nothing alive, and its
- * callbacks return early (DISABLE where they can) while nothing is alive.
- */
-int
-fa_notes_enter(void)
-{
-    if (notes_tool < 0) {
-        return 0;
-    }
-    /*
-     * coroutine sites DISABLEd while no entry was alive must see task steps
-     * again
-     */
-    if (rearm() < 0) {
-        return -1;
-    }
-    if (notes_on) {
-        return 0;
-    }
-    if (notes_set(notes_events) < 0) {
-        return -1;
-    }
-    notes_on = 1;
-    return 0;
-}
-
-int
-fa_notes_exit(void)
-{
-    static PyObject *zero;
-
-    if (notes_tool < 0 || !notes_on || fa_st.live_entries > 0) {
-        return 0;
-    }
-    if (!zero && !(zero = PyLong_FromLong(0))) {
-        return -1;
-    }
-    notes_on = 0;
-    return notes_set(zero);
-}
-
-int
-fa_notes_tool(void)
-{
-    return notes_tool;
-}
-
-/* Give the notes' tool id up (the call monitor asks for it); 0 or -1. */
-static int
-notes_release(PyObject *mon_, int id)
-{
-    PyObject *r;
-
-    if (notes_on) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "sys.monitoring tool id %d is in use by fastaudit's "
-                     "notes while a context is entered", id);
-        return -1;
-    }
-    if (bridge_callbacks(mon_, id, 0) < 0) {
-        return -1;
-    }
-    r = PyObject_CallMethod(mon_, "free_tool_id", "i", id);
+    a[0] = tool_obj;
+    a[1] = PyLong_FromLong(want);
+    r = a[1] ? PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL) : NULL;
+    Py_XDECREF(a[1]);
     if (!r) {
         return -1;
     }
     Py_DECREF(r);
-    if (id == notes_tool) {
-        notes_tool = -1;
-        Py_CLEAR(notes_tool_obj);
-        Py_CLEAR(notes_events);
+    events_now = want;
+    return 0;
+}
+
+/* This thread's refusal waits for its note: RAISE on. 0, or -1. */
+static int
+arm(void)
+{
+    if (armed_gen == notes_gen) {
+        return 0;
     }
+    armed_gen = notes_gen;
+    notes_armed++;
+    return sync_events();
+}
+
+/* This thread's note was given: RAISE off unless another thread waits. */
+static int
+disarm(void)
+{
+    if (armed_gen != notes_gen) {
+        return 0;
+    }
+    armed_gen = 0;
+    notes_armed--;
+    return sync_events();
+}
+
+static PyObject *
+raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    (void)self;
+    if (n >= 3 && fa_st.live_entries) {
+        fa_bridge_note(args[2]);
+        if (!fa_bridge_note_pending() && disarm() < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef raise_cb_def = {
+    "_raise_monitor", (PyCFunction)(void (*)(void))raise_cb, METH_FASTCALL,
+    "sys.monitoring RAISE callback of fastaudit: native denial notes."};
+
+/* C_RAISE (code, offset, callable, arg0): a native call raised */
+static PyObject *
+c_raise_cb(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    (void)self;
+    (void)args;
+    (void)n;
+    /* the RAISE of this very exception comes next */
+    if (fa_st.live_entries && fa_bridge_note_pending() && arm() < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef c_raise_cb_def = {
+    "_c_raise_monitor", (PyCFunction)(void (*)(void))c_raise_cb,
+    METH_FASTCALL,
+    "sys.monitoring C_RAISE callback of fastaudit: native denial notes."};
+
+/* sys.monitoring, and the event numbers; 0 or -1 with an exception. */
+static int
+monitoring_module(void)
+{
+    PyObject *sys, *ev, *v;
+    const char *names[] = {"CALL", "RAISE", "C_RAISE"};
+    long *vals[] = {&ev_call, &ev_raise, &ev_c_raise};
+    size_t i;
+
+    if (mon) {
+        return 0;
+    }
+    sys = PyImport_ImportModule("sys");
+    mon = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+    Py_XDECREF(sys);
+    ev = mon ? PyObject_GetAttrString(mon, "events") : NULL;
+    for (i = 0; ev && i < sizeof names / sizeof names[0]; i++) {
+        v = PyObject_GetAttrString(ev, names[i]);
+        *vals[i] = v ? PyLong_AsLong(v) : -1;
+        Py_XDECREF(v);
+        if (*vals[i] == -1) {
+            Py_CLEAR(ev);
+        }
+    }
+    if (!ev) {
+        Py_CLEAR(mon);
+        return -1;
+    }
+    Py_DECREF(ev);
+    if (!fa_st.disable) {
+        fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
+    }
+    return fa_st.disable ? 0 : -1;
+}
+
+/*
+ * Take id for fastaudit. An id named 'fastaudit' that this copy of the
+ * module does not hold is left over from an earlier copy in this process:
+ * its events and callbacks go. 1 taken, 0 in use by another tool, -1 with
+ * an exception.
+ */
+static int
+claim(int id)
+{
+    long evs[] = {ev_call, ev_raise, ev_c_raise};
+    PyObject *tool, *r;
+    size_t i;
+    int ours;
+
+    tool = PyObject_CallMethod(mon, "get_tool", "i", id);
+    if (!tool) {
+        return -1;
+    }
+    ours = PyUnicode_Check(tool)
+        && !PyUnicode_CompareWithASCIIString(tool, "fastaudit");
+    if (tool != Py_None && !ours) {
+        Py_DECREF(tool);
+        return 0;
+    }
+    Py_DECREF(tool);
+    if (!ours) {
+        r = PyObject_CallMethod(mon, "use_tool_id", "is", id, "fastaudit");
+        Py_XDECREF(r);
+        return r ? 1 : -1;
+    }
+    r = PyObject_CallMethod(mon, "set_events", "ii", id, 0);
+    for (i = 0; r && i < sizeof evs / sizeof evs[0]; i++) {
+        Py_DECREF(r);
+        r = PyObject_CallMethod(mon, "register_callback", "ilO", id, evs[i],
+                                Py_None);
+    }
+    Py_XDECREF(r);
+    return r ? 1 : -1;
+}
+
+/* Register (or with on 0, remove) the notes' callbacks on the id. */
+static int
+notes_callbacks(int on)
+{
+    PyMethodDef *defs[] = {&raise_cb_def, &c_raise_cb_def};
+    long evs[] = {ev_raise, ev_c_raise};
+    PyObject *cb, *r;
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        cb = on ? PyCFunction_New(defs[i], NULL) : Py_NewRef(Py_None);
+        r = cb ? PyObject_CallMethod(mon, "register_callback", "ilO",
+                                     fa_tool_id, evs[i], cb) : NULL;
+        Py_XDECREF(cb);
+        Py_XDECREF(r);
+        if (!r) {
+            return -1;
+        }
+    }
+    notes_installed = on;
+    return 0;
+}
+
+/*
+ * Let fastaudit's id go (to take another): only while no entry is alive,
+ * so that no context loses its events. 0, or -1 with an exception.
+ */
+static int
+release(void)
+{
+    PyObject *r;
+
+    if (fa_st.live_entries > 0) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "fastaudit uses sys.monitoring tool id %d for its native "
+                     "denial notes while a context is entered", fa_tool_id);
+        return -1;
+    }
+    if (notes_installed && notes_callbacks(0) < 0) {
+        return -1;
+    }
+    /* an entry that died after the last exit leaves RAISE set */
+    r = PyObject_CallMethod(mon, "set_events", "ii", fa_tool_id, 0);
+    Py_XDECREF(r);
+    r = r ? PyObject_CallMethod(mon, "free_tool_id", "i", fa_tool_id) : NULL;
+    Py_XDECREF(r);
+    if (!r) {
+        return -1;
+    }
+    fa_tool_id = -1;
+    events_now = 0;
+    Py_CLEAR(tool_obj);
+    return 0;
+}
+
+static int
+use_id(int id)
+{
+    fa_tool_id = id;
+    events_now = 0;
+    Py_XSETREF(tool_obj, PyLong_FromLong(id));
+    return tool_obj ? 0 : -1;
+}
+
+/*
+ * The shim refused a call of this thread, which holds the GIL: the
+ * library raises next. Inside that libc call: no Python code runs, and
+ * the exception the caller may be handling is kept.
+ */
+static void
+notes_denied(void)
+{
+    PyObject *t, *v, *tb;
+
+    if (!notes_installed || fa_tool_id < 0) {
+        return;
+    }
+    PyErr_Fetch(&t, &v, &tb);
+    if (arm() < 0) {
+        PyErr_Clear();
+    }
+    PyErr_Restore(t, v, tb);
+}
+
+/*
+ * With the shim loaded, the notes go on the call monitor's id, or on
+ * tool_id (mk_audit()'s) until a monitor is installed. Nothing happens
+ * when that id is another tool's: the refusals still happen, with the
+ * library's own message only. 0, or -1 with an exception.
+ */
+int
+fa_notes_install(int tool_id)
+{
+    int r;
+
+    if (!fa_native_on() || notes_installed) {
+        return 0;
+    }
+    if (monitoring_module() < 0) {
+        return -1;
+    }
+    if (fa_tool_id < 0) {
+        r = claim(tool_id);
+        if (r <= 0) {
+            return r;
+        }
+        if (use_id(tool_id) < 0) {
+            return -1;
+        }
+    }
+    if (notes_callbacks(1) < 0) {
+        return -1;
+    }
+    fa_bridge_on_denial(notes_denied);
     return 0;
 }
 
@@ -891,8 +950,8 @@ sample_slots(void)
 int
 fa_monitor_install(int tool_id)
 {
-    PyObject *sys, *tool = NULL, *cb = NULL, *events = NULL, *call = NULL, *r;
-    int rc = -1;
+    PyObject *cb, *r, *tool;
+    int taken;
 
     if (fa_st.tool_id >= 0) {
         if (fa_st.tool_id != tool_id) {
@@ -903,7 +962,7 @@ fa_monitor_install(int tool_id)
         }
         return 0;
     }
-    if (!mon) {
+    if (!str_module) {
         if (!S(str_module, "__module__") || !S(str_objclass, "__objclass__")
             || !S(str_self, "__self__") || !S(str_qualname, "__qualname__")
             || !S(str_name_, "__name__") || !S(str_func, "func")
@@ -915,79 +974,52 @@ fa_monitor_install(int tool_id)
         if (sample_slots() < 0) {
             return -1;
         }
-        sys = PyImport_ImportModule("sys");
-        if (!sys) {
-            return -1;
-        }
-        mon = PyObject_GetAttrString(sys, "monitoring");
-        Py_DECREF(sys);
-        if (!mon) {
-            return -1;
-        }
-        if (!fa_st.disable) {
-            fa_st.disable = PyObject_GetAttrString(mon, "DISABLE");
-        }
+    }
+    if (monitoring_module() < 0) {
+        return -1;
+    }
+    if (!fa_st.mon_set_events) {
         fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
+    }
+    if (!fa_st.mon_restart) {
         fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
-        if (!fa_st.disable || !fa_st.mon_set_events || !fa_st.mon_restart) {
+    }
+    if (!fa_st.mon_set_events || !fa_st.mon_restart) {
+        return -1;
+    }
+    /* the notes, on another id until now, move to the monitor's */
+    if (fa_tool_id >= 0 && fa_tool_id != tool_id && release() < 0) {
+        return -1;
+    }
+    if (fa_tool_id < 0) {
+        taken = claim(tool_id);
+        if (taken < 0) {
+            return -1;
+        }
+        if (taken == 0) {
+            tool = PyObject_CallMethod(mon, "get_tool", "i", tool_id);
+            if (tool) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "sys.monitoring tool id %d is already used by %R",
+                             tool_id, tool);
+                Py_DECREF(tool);
+            }
+            return -1;
+        }
+        if (use_id(tool_id) < 0) {
             return -1;
         }
     }
-    events = PyObject_GetAttrString(mon, "events");
-    call = events ? PyObject_GetAttrString(events, "CALL") : NULL;
-    tool = call ? PyObject_CallMethod(mon, "get_tool", "i", tool_id) : NULL;
-    if (!tool) {
-        goto out;
-    }
-    if (PyUnicode_Check(tool)
-        && !PyUnicode_CompareWithASCIIString(tool, "fastaudit"))
-    {
-        /* left over from an earlier copy of the module in this process */
-        r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, 0);
-        Py_XDECREF(r);
-        r = r
-            ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id,
-                                  call, Py_None) : NULL;
-        Py_XDECREF(r);
-        r = r ? PyObject_CallMethod(mon, "free_tool_id", "i", tool_id) : NULL;
-        Py_XDECREF(r);
-        if (!r) {
-            goto out;
-        }
-    } else if (PyUnicode_Check(tool)
-               && !PyUnicode_CompareWithASCIIString(tool, NOTES_NAME))
-    {
-        /* the notes move to another id once the monitor has this one */
-        if (notes_release(mon, tool_id) < 0) {
-            goto out;
-        }
-    } else if (tool != Py_None) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "sys.monitoring tool id %d is already used by %R",
-                     tool_id, tool);
-        goto out;
-    }
-    r = PyObject_CallMethod(mon, "use_tool_id", "is", tool_id, "fastaudit");
-    if (!r) {
-        goto out;
-    }
-    Py_DECREF(r);
     cb = PyCFunction_New(&fa_monitor_cb_def, NULL);
-    r = cb
-        ? PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, call,
-                              cb) : NULL;
+    r = cb ? PyObject_CallMethod(mon, "register_callback", "ilO", tool_id,
+                                 ev_call, cb) : NULL;
+    Py_XDECREF(cb);
     if (!r) {
-        goto out;
+        return -1;
     }
     Py_DECREF(r);
     fa_st.tool_id = tool_id;
-    rc = 0;
-out:
-    Py_XDECREF(tool);
-    Py_XDECREF(cb);
-    Py_XDECREF(call);
-    Py_XDECREF(events);
-    return rc;
+    return 0;
 }
 
 /*
@@ -1002,42 +1034,11 @@ out:
  * every code object running on any thread, so the first entry and the
  * last exit cost time in proportion to the code on the stacks.
  */
-static PyObject *tool_obj, *events_on, *events_off;
-
-static int
-set_events(PyObject *events)
-{
-    PyObject *a[2] = {tool_obj, events};
-    PyObject *r = PyObject_Vectorcall(fa_st.mon_set_events, a, 2, NULL);
-
-    Py_XDECREF(r);
-    return r ? 0 : -1;
-}
-
 int
 fa_monitor_enter(void)
 {
     if (fa_st.tool_id < 0) {
         return 0;
-    }
-    if (!tool_obj) {
-        PyObject *ev = PyObject_GetAttrString(mon, "events");
-        PyObject *call = ev ? PyObject_GetAttrString(ev, "CALL") : NULL;
-
-        Py_XDECREF(ev);
-        if (!call) {
-            return -1;
-        }
-        events_on = Py_NewRef(call);
-        Py_DECREF(call);
-        events_off = PyLong_FromLong(0);
-        tool_obj = PyLong_FromLong(fa_st.tool_id);
-        if (!events_off || !tool_obj) {
-            Py_CLEAR(events_on);
-            Py_CLEAR(events_off);
-            Py_CLEAR(tool_obj);
-            return -1;
-        }
     }
     /*
      * Re-arm first: with no events set, the restart's eager pass over the
@@ -1047,10 +1048,11 @@ fa_monitor_enter(void)
     if (rearm() < 0) {
         return -1;
     }
-    if (fa_st.monitor_on == 0 && set_events(events_on) < 0) {
+    fa_st.monitor_on++;
+    if (sync_events() < 0) {
+        fa_st.monitor_on--;
         return -1;
     }
-    fa_st.monitor_on++;
     return 0;
 }
 
@@ -1060,10 +1062,34 @@ fa_monitor_exit(void)
     if (fa_st.monitor_on <= 0) {
         return 0;
     }
-    if (--fa_st.monitor_on == 0) {
-        return set_events(events_off);
+    fa_st.monitor_on--;
+    return sync_events();
+}
+
+/* At an entry, and at an exit: once no entry is alive, RAISE goes too. */
+int
+fa_notes_enter(void)
+{
+    notes_entered++;
+    if (sync_events() < 0) {
+        notes_entered--;
+        return -1;
     }
     return 0;
+}
+
+int
+fa_notes_exit(void)
+{
+    if (notes_entered > 0) {
+        notes_entered--;
+    }
+    if (fa_st.live_entries == 0) {
+        notes_gen++;
+        notes_armed = 0;
+        fa_bridge_notes_forget();
+    }
+    return sync_events();
 }
 
 #else /* no sys.monitoring before 3.12 */
@@ -1104,15 +1130,10 @@ fa_notes_exit(void)
 }
 
 int
-fa_notes_tool(void)
+fa_notes_install(int tool_id)
 {
-    return -1;
-}
-
-int
-fa_notes_install(void)
-{
-    return -1;
+    (void)tool_id;
+    return 0;
 }
 
 int

@@ -240,9 +240,17 @@ struct fa_state {
     PyTypeObject *entry_type;
     /* audit_perms objects and their context managers (ctx.c) */
     PyTypeObject *perms_type, *cm_type;
+    /*
+     * What fastaudit.core hands over as it loads (_package()): the reader
+     * of its entry-point groups and its Learner. The extension lies below
+     * the package and never imports it by name.
+     */
+    PyObject *core_entry_points, *core_learner;
 };
 
 extern struct fa_state fa_st;
+/* A part fastaudit.core handed over, as a new reference; NULL (ImportError) before. */
+PyObject *fa_core_part(PyObject *part);
 /* The names state.c looks things up by, made once: 0 or -1. */
 int fa_state_init(void);
 PyObject *fa_current_entry(void);   /* new reference or NULL (no exception) */
@@ -318,12 +326,10 @@ const char *fa_native_reason(void);
 void fa_bridge_enter(PyObject *entry);
 void fa_bridge_publish(PyObject *entry);
 /*
- * The thread's Context may have changed (a coroutine frame starts or
- * resumes, a worker runs its work): publish if it did.
+ * The thread's Context may have changed (a Context watcher saw a switch, a
+ * worker runs its work): publish if it did.
  */
 void fa_bridge_switch(void);
-/* 1 when a context watcher sees every switch (3.14+) */
-int fa_bridge_watches_switches(void);
 void fa_bridge_changed(void);
 /*
  * An entry of policy (a FaPolicyObject) was born (+1) or died (-1);
@@ -336,6 +342,17 @@ void fa_bridge_approve_exec(const char *event, PyObject *args, int unconfined);
 PyObject *fa_native_denials(void);
 unsigned long long fa_native_denial_count(void);
 int fa_bridge_note(PyObject *exc);
+/* A denial on this thread still waits for its note (or to reach an OSError) */
+int fa_bridge_note_pending(void);
+/*
+ * fn runs right after the shim refused a call of a thread that holds the
+ * GIL, inside that call, while entries are alive (NULL: nothing runs).
+ */
+void fa_bridge_on_denial(void (*fn)(void));
+/* A thread refused with the GIL released waits for its note: keep RAISE */
+int fa_bridge_notes_waiting(void);
+/* No entry is alive: no thread waits any more */
+void fa_bridge_notes_forget(void);
 
 /* ---- py_denial.c ------------------------------------------------------- */
 
@@ -390,13 +407,13 @@ int fa_monitor_install(int tool_id);
 int fa_monitor_enter(void);
 int fa_monitor_exit(void);
 /*
- * RAISE events for native denial notes, on while any context is entered
- * (3.12+)
+ * Native denial notes (3.12+, with the shim loaded) on fastaudit's one tool
+ * id: installed by mk_audit() with the id it was given, their events
+ * brought up to date at every entry and exit.
  */
+int fa_notes_install(int tool_id);
 int fa_notes_enter(void);
 int fa_notes_exit(void);
-int fa_notes_tool(void);
-int fa_notes_install(void);
 extern PyMethodDef fa_monitor_cb_def;
 /*
  * judge a call made from C as the CALL monitor would: 0, or -1 with the

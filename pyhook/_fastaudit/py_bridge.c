@@ -3,7 +3,7 @@
  * py_bridge.c - telling libfashim.so, when it is preloaded, which audit
  * context the code on each thread runs in.
  *
- * Three sources keep the shim's per-thread answer right:
+ * What keeps the shim's per-thread answer right:
  *  - entering and leaving a context (here, in C) publish the new answer;
  *  - the audit hook, which runs right before most libc calls Python makes,
  *    republishes whenever the thread's answer changed (asyncio task steps
@@ -12,19 +12,19 @@
  *    from a per-thread cache keyed by (PyThreadState.context, context_ver),
  *    then from a small per-thread table of the Context objects this thread
  *    was seen running (asyncio gives each task one Context for its whole
- *    life), or, when the calling thread holds the GIL, by reading the
- *    ContextVar. A Context first run with the GIL released and nothing
- *    observed since it started is the one case the resolver declines
- *    (the shim keeps its last answer);
- *  - every switch of a thread's Context: 3.14's context watcher, or on
- *    3.12 and 3.13 the start and resume of a coroutine frame (monitor.c),
- *    which is where an asyncio task step begins. Before 3.12 nothing
- *    observes a task step that runs native code first.
+ *    life), then by reading the ContextVar in the thread's current
+ *    Context: through the C API when the thread holds the GIL, and
+ *    without it (cpython_private.h's walk of the Context's variables) when
+ *    native code released it. The answer is the running Context's on every
+ *    call, whatever switched it (a task step, a Context.run), with no
+ *    event watched for the switch.
  */
 #include "parts.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,6 +35,14 @@
 static const struct fa_bridge *br;
 static char reason[160] = "native checks not initialised";
 static int resolver_set;
+/*
+ * The ContextVar read without the GIL, and its HAMT hash; peek_ok is 1
+ * once the walk was found to agree with CPython on this interpreter, 0 if
+ * it did not (the resolver then declines without the GIL), -1 untried.
+ */
+static PyObject *peek_var;
+static int32_t peek_hash;
+static int peek_ok = -1;
 #if FA_CONTEXT_WATCHERS
 static int watcher = -1;
 static int context_switched(PyContextEvent event, PyObject *ctx);
@@ -254,8 +262,8 @@ fa_bridge_init(void)
     fa_trust_moves(b->moves);
 #if FA_CONTEXT_WATCHERS
     /*
-     * once per process, however often the module is executed; with every
-     * watcher slot taken, task steps are watched by sys.monitoring
+     * once per process, however often the module is executed: it publishes
+     * a switch as it happens (the resolver would find it anyway)
      */
     if (watcher < 0 && (watcher = PyContext_AddWatcher(context_switched)) < 0) {
         PyErr_Clear();
@@ -448,16 +456,6 @@ context_switched(PyContextEvent event, PyObject *ctx)
 }
 #endif
 
-int
-fa_bridge_watches_switches(void)
-{
-#if FA_CONTEXT_WATCHERS
-    return watcher >= 0;
-#else
-    return 0;
-#endif
-}
-
 static int
 holds_gil(PyThreadState *ts)
 {
@@ -485,6 +483,24 @@ remember_worker(void)
     remembered = 1;
     i = __atomic_fetch_add(&worker_next, 1, __ATOMIC_RELAXED) % NWORKERS;
     __atomic_store_n(&workers[i], (int)gettid(), __ATOMIC_RELAXED);
+}
+
+/*
+ * A thread seen without a Python thread state (one starting, before it is
+ * bound to its own) is no native worker once it is refused with one:
+ * otherwise another thread's exception could be given its refusal's note.
+ * Inside the refused call: atomics only.
+ */
+static void
+forget_worker(int tid)
+{
+    int i, t;
+
+    for (i = 0; i < NWORKERS; i++) {
+        t = tid;
+        __atomic_compare_exchange_n(&workers[i], &t, 0, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+    }
 }
 
 static int
@@ -534,7 +550,18 @@ resolve(struct fa_thread_ctx *out)
         return 1;
     }
     if (!holds_gil(ts)) {
-        return 0;
+        /* native code released the GIL: read the variable where it lives */
+        if (peek_ok != 1 || peek_var != fa_st.var) {
+            return 0;
+        }
+        entry = fa_py_context_peek(fa_py_ts_context(ts), peek_var, peek_hash);
+        answer_for(entry && Py_IS_TYPE(entry, fa_st.entry_type) ? entry : NULL,
+                   &tc.ans);
+        tc_keep(ts);
+        tc.published = 1;
+        tc.pub_policy = tc.ans.policy;
+        *out = tc.ans;
+        return 1;
     }
     /*
      * inside some C function with the GIL: run no Python, keep its exception
@@ -553,12 +580,79 @@ resolve(struct fa_thread_ctx *out)
     return 1;
 }
 
+/*
+ * Whether fa_py_context_peek() finds what PyContextVar_Get() finds, in a
+ * Context of one variable and in one of 200 (whose root is an array node
+ * over bitmap nodes): 1, or 0 when it does not (a CPython whose Context or
+ * HAMT layout changed). GIL held; any exception is cleared.
+ */
+static int
+peek_agrees(void)
+{
+    PyObject *vars[200] = {NULL}, *ctx = NULL, *tok, *got;
+    int32_t hash[200];
+    int i, n = 0, ok = 0, entered = 0;
+
+    ctx = PyContext_New();
+    if (!ctx || PyContext_Enter(ctx) < 0) {
+        goto out;
+    }
+    entered = 1;
+    for (n = 0; n < 200; n++) {
+        vars[n] = PyContextVar_New("fastaudit_peek", NULL);
+        if (!vars[n] || (hash[n] = fa_py_hamt_hash(vars[n])) == -1) {
+            goto out;
+        }
+        if (n == 1 || n == 199) {
+            /* vars[0] first alone, then among the others */
+            if (fa_py_context_peek(ctx, vars[0], hash[0]) != Py_True
+                || fa_py_context_peek(ctx, vars[n], hash[n]) != NULL)
+            {
+                goto out;
+            }
+        }
+        tok = PyContextVar_Set(vars[n], n % 2 ? Py_False : Py_True);
+        if (!tok) {
+            goto out;
+        }
+        Py_DECREF(tok);
+    }
+    ok = 1;
+    for (i = 0; i < n && ok; i++) {
+        if (PyContextVar_Get(vars[i], NULL, &got) < 0) {
+            ok = 0;
+            break;
+        }
+        ok = got && fa_py_context_peek(ctx, vars[i], hash[i]) == got;
+        Py_XDECREF(got);
+    }
+out:
+    if (entered && PyContext_Exit(ctx) < 0) {
+        ok = 0;
+    }
+    for (i = 0; i < 200; i++) {
+        Py_XDECREF(vars[i]);
+    }
+    Py_XDECREF(ctx);
+    PyErr_Clear();
+    return ok;
+}
+
 /* First context entry: from now on the shim asks before trusting its cache. */
 void
 fa_bridge_enter(PyObject *entry)
 {
     if (!br) {
         return;
+    }
+    if (peek_var != fa_st.var) {
+        peek_ok = peek_ok != 0 ? peek_agrees() : 0;
+        peek_hash = peek_ok ? fa_py_hamt_hash(fa_st.var) : 0;
+        if (peek_hash == -1) {
+            PyErr_Clear();
+            peek_ok = 0;
+        }
+        peek_var = fa_st.var;
     }
     if (!resolver_set) {
         br->set_resolver(resolve);
@@ -950,6 +1044,125 @@ out:
     Py_XDECREF(dirs);
 }
 
+/* the newest refusal the shim made on this thread, as it told us */
+static __thread uint64_t own_seq;
+
+/*
+ * Threads refused with the GIL released whose note is still to be given:
+ * no one can set RAISE for them until they raise, and another thread may
+ * clear it meanwhile (its own note given); while any waits, RAISE stays.
+ * Each thread counts itself once per generation; the last exit starts a
+ * new one.
+ */
+static long waiting;
+static unsigned long waiting_gen = 1;
+static __thread unsigned long waiting_mine;
+
+static void
+wait_for_note(void)
+{
+    unsigned long g = __atomic_load_n(&waiting_gen, __ATOMIC_ACQUIRE);
+
+    if (waiting_mine != g) {
+        waiting_mine = g;
+        __atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+    }
+}
+
+static void
+note_given(void)
+{
+    if (waiting_mine
+        && waiting_mine == __atomic_load_n(&waiting_gen, __ATOMIC_ACQUIRE))
+    {
+        __atomic_sub_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+    }
+    waiting_mine = 0;
+}
+
+int
+fa_bridge_notes_waiting(void)
+{
+    return __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) > 0;
+}
+
+void
+fa_bridge_notes_forget(void)
+{
+    __atomic_add_fetch(&waiting_gen, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&waiting, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Each thread's newest refusal, recorded as the shim tells of it: while
+ * this thread waits for the GIL to raise its error, another that holds it
+ * may be refused more often than the shim's ring keeps records. A few slots,
+ * claimed by thread id (a dead thread's is taken over), each written and
+ * read by its own thread only (a seqlock for a signal handler's refusal
+ * in between); a thread that finds none falls back to the ring.
+ */
+#define NOWN 8
+static struct own {
+    int tid;                /* 0: free */
+    uint64_t ver;           /* odd while being written */
+    struct fa_denial d;
+} owns[NOWN];
+
+static struct own *
+own_slot(int claim)
+{
+    int me = (int)gettid(), i, t;
+
+    for (i = 0; i < NOWN; i++) {
+        if (__atomic_load_n(&owns[i].tid, __ATOMIC_ACQUIRE) == me) {
+            return &owns[i];
+        }
+    }
+    for (i = 0; claim && i < NOWN; i++) {
+        t = __atomic_load_n(&owns[i].tid, __ATOMIC_ACQUIRE);
+        if ((t == 0 || (tgkill(getpid(), t, 0) < 0 && errno == ESRCH))
+            && __atomic_compare_exchange_n(&owns[i].tid, &t, me, 0,
+                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        {
+            return &owns[i];
+        }
+    }
+    return NULL;
+}
+
+/* Inside the refused call: async-signal-safe, no GIL, errno kept. */
+static void
+keep_own(const struct fa_denial_view *v)
+{
+    struct own *o;
+    int saved = errno;
+
+    o = own_slot(1);
+    if (o) {
+        __atomic_store_n(&o->ver, o->ver + 1, __ATOMIC_RELEASE);
+        fa_denial_record(&o->d, v);
+        __atomic_store_n(&o->ver, o->ver + 1, __ATOMIC_RELEASE);
+    }
+    errno = saved;
+}
+
+/* This thread's refusal numbered seq, as kept: 1, or 0. */
+static int
+own_copy(uint64_t seq, struct fa_denial *out)
+{
+    struct own *o = own_slot(0);
+    uint64_t v;
+
+    if (!o) {
+        return 0;
+    }
+    v = __atomic_load_n(&o->ver, __ATOMIC_ACQUIRE);
+    if (v % 2 || o->d.seq != seq) {
+        return 0;
+    }
+    memcpy(out, &o->d, sizeof *out);
+    return __atomic_load_n(&o->ver, __ATOMIC_ACQUIRE) == v;
+}
 /* the newest denial whose note was given on this thread */
 static __thread uint64_t given_seq;
 /* an OSError has given_seq's note: only an exception linked to it gets it */
@@ -1207,7 +1420,18 @@ give_new(PyObject *exc, uint64_t n)
     if (!d) {
         return -1;
     }
-    got = br->recent_denials(d, NLOOK);
+    /*
+     * the shim said which refusal was this thread's: however many others
+     * came after it (another thread that kept the GIL meanwhile), it is
+     * the one
+     */
+    if (own_seq > given_seq && own_copy(own_seq, &d[0])) {
+        pick = &d[0];
+        got = 0;
+    } else {
+        own_seq = 0;    /* not kept (no slot was free): it gets no note */
+        got = br->recent_denials(d, NLOOK);
+    }
     for (i = got - 1; i >= 0 && d[i].seq > given_seq && !pick; i--) {
         if (d[i].tid == (int)gettid()
             || (d[i].from_context && is_worker(d[i].tid)))
@@ -1237,6 +1461,9 @@ give_new(PyObject *exc, uint64_t n)
     if (given && dict && PyDict_SetItemString(dict, NOTE_KEY, given) == 0
         && give(exc, text, rule, fix) == 0)
     {
+        if (pick->seq >= own_seq) {
+            note_given();
+        }
         given_seq = pick->seq;
         given_closed = closed;
         rc = 1;
@@ -1248,6 +1475,55 @@ give_new(PyObject *exc, uint64_t n)
     Py_XDECREF(text);
     PyMem_Free(d);
     return rc;
+}
+
+static void (*on_denial)(void);
+
+/* Called by the shim inside a refused libc call (fa_bridge.h) */
+static void
+denied(const struct fa_denial_view *v)
+{
+    PyThreadState *ts;
+
+    own_seq = v->seq;
+    ts = PyGILState_GetThisThreadState();
+    if (!ts) {
+        return;
+    }
+    /* a thread that raises Python errors (native workers do not) */
+    keep_own(v);
+    forget_worker((int)gettid());
+    if (!holds_gil(ts)) {
+        wait_for_note();
+    } else if (fa_st.live_entries && on_denial
+               && PyThreadState_GetInterpreter(ts) == fa_st.interp)
+    {
+        /* the contexts, and the monitoring id, are the main interpreter's */
+        on_denial();
+    }
+}
+
+void
+fa_bridge_on_denial(void (*fn)(void))
+{
+    if (!br) {
+        return;
+    }
+    on_denial = fn;
+    br->set_denied(fn ? denied : NULL);
+}
+
+int
+fa_bridge_note_pending(void)
+{
+    uint64_t n;
+
+    if (!br) {
+        return 0;
+    }
+    n = br->denial_count();
+    return own_seq > given_seq || (n > given_seq && n != passed_seq)
+        || (!given_closed && last_given());
 }
 
 int
@@ -1271,7 +1547,7 @@ fa_bridge_note(PyObject *exc)
     if (holds(exc, note)) {
         return 0;
     }
-    if (n > given_seq && n != passed_seq) {
+    if ((n > given_seq && n != passed_seq) || own_seq > given_seq) {
         rc = give_new(exc, n);
         if (rc != 0) {
             if (rc < 0) {

@@ -118,23 +118,22 @@ fa_policy_for(PyObject *file, PyObject *roots, int symlinks,
 PyObject *
 fa_learner_new(int *record)
 {
-    PyObject *core = PyImport_ImportModule("fastaudit.core"), *l;
+    PyObject *learner = fa_core_part(fa_st.core_learner), *l;
     int fd;
 
-    if (!core) {
+    if (!learner) {
         return NULL;
     }
     fd = fa_learn_record_new();
     if (fd < 0) {
-        Py_DECREF(core);
+        Py_DECREF(learner);
         return PyErr_Format(PyExc_OSError, "mk_audit(learn=True): cannot make "
                             "the record of what libc calls would have been "
                             "refused: %s", strerror(errno));
     }
     /* the Learner owns the descriptor from here on */
-    l = PyObject_CallMethod(core, "Learner", "Oik", Py_None, fd,
-                            (unsigned long)FA_LEARN_MAX);
-    Py_DECREF(core);
+    l = PyObject_CallFunction(learner, "Oik", Py_None, fd, (unsigned long)FA_LEARN_MAX);
+    Py_DECREF(learner);
     if (!l) {
         close(fd);
         return NULL;

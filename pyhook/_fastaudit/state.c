@@ -14,6 +14,19 @@ struct fa_state fa_st = {.tool_id = -1};
 
 static PyObject *s_asyncio, *s_dict, *s_initializing;
 
+PyObject *
+fa_core_part(PyObject *part)
+{
+    if (!part) {
+        PyErr_SetString(PyExc_ImportError,
+                        "fastaudit._fastaudit works through the fastaudit "
+                        "package, which has not finished loading: import "
+                        "fastaudit first");
+        return NULL;
+    }
+    return Py_NewRef(part);
+}
+
 int
 fa_state_init(void)
 {

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The fa-run and fa-check commands of a pip install, and python -m fastaudit.
+"""Becoming fa-run or fa-check: python -m fastaudit, and the commands of a wheel.
 
 Each becomes the program of that name in the fastaudit package's bin/ (the
 file itself in a wheel; a link to $bindir after make install), so options,
-messages and exit statuses are the program's.
+messages and exit statuses are the program's. The wheel's fa-run and
+fa-check load this file by its path, without the package (whose __init__ a
+command does not need): it imports nothing of the package's.
 """
 import os
 import sys
@@ -26,11 +28,3 @@ def exec_program(name, args):
         print(f'{name}: {e.strerror if e.filename else e}'
               + (f': {e.filename}' if e.filename else ''), file=sys.stderr)
         return 127 if isinstance(e, FileNotFoundError) else 126
-
-
-def fa_run():
-    return exec_program('fa-run', sys.argv[1:])
-
-
-def fa_check():
-    return exec_program('fa-check', sys.argv[1:])

@@ -205,3 +205,7 @@ def lxml_monitor(caller: str, callee: str, fn: Any, code: CodeType, off: int, da
 
 def _learn_read(fd: int, at: int, /
                 ) -> tuple[list[tuple[str, str, str, str]], int, int]: ...
+
+def _package(entry_points: Callable[[], tuple[tuple[str, ...], tuple[str, ...], tuple[Any, ...],
+                                               tuple[Any, ...], Callable[[], Any]]],
+             learner: type[Learner], /) -> None: ...

@@ -18,8 +18,8 @@ from functools import wraps
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, NamedTuple, TypeVar
 
-from ._fastaudit import (UNCONFINED, _learn_read, audit_state, mk_audit, recent_denials,
-                          suggest_roots)
+from ._fastaudit import (UNCONFINED, _learn_read, _package, audit_state, mk_audit,
+                          recent_denials, suggest_roots)
 
 __all__ = ['mk_audit', 'audit_state', 'track_call', 'active_calls', 'TrackedCall',
            'CallTracker', 'recent_denials', 'Learner', 'suggest_roots', 'UNCONFINED']
@@ -246,3 +246,7 @@ def _entry_points() -> tuple[tuple[str, ...], tuple[str, ...], tuple[Any, ...],
         mon = tuple(loaded)
     aud = tuple(ep.load() for ep in group('fastaudit_audit_hook'))
     return tuple(sorted(safe)), tuple(sorted(imports)), mon, aud, active_calls
+
+
+# What the hook calls back, handed to the extension, which never imports this package.
+_package(_entry_points, Learner)

@@ -7,6 +7,13 @@
  * earlier (another library's constructor) runs the same code first.
  * Anything malformed is fatal: a guard that cannot read its policy must
  * not run the program unconfined.
+ *
+ * Start-up sits on top of the shim's other state: it fills in the process
+ * state (proc.c), the report's (report.c) and the bridge's (shim_bridge.c),
+ * and none of them calls it back. A wrapper that runs first reaches it
+ * from above, through the judging helpers (fa_pols_get(), fa_exec_check()),
+ * and the host reaches it through fa_bridge_v1() below, so whatever they
+ * ask of the lower files is asked after it.
  */
 #include "config.h"
 
@@ -20,73 +27,6 @@
 #include "sys.h"
 #include "wrap.h"
 #include "floor/landlock.h"
-
-/* Not initialised yet: every call takes the slow path until fa_init(). */
-int fa_gate = 1;
-/* Set once any policy has a read pattern: read-opens are judged from then on. */
-int fa_read_guard;
-int fa_init_state;
-struct fa_proc fa_proc = { .pin_lo = 0x80000000u };
-
-#define FA_SYM(name, ret, fail, params, args, ...) fa_real_t_##name fa_real_##name;
-#include "symbols.def"
-#undef FA_SYM
-
-static const char *const sym_names[] = {
-#define FA_SYM(name, ret, fail, params, args, ...) #name,
-#include "symbols.def"
-#undef FA_SYM
-};
-
-static void **const sym_slots[] = {
-#define FA_SYM(name, ret, fail, params, args, ...) (void **)&fa_real_##name,
-#include "symbols.def"
-#undef FA_SYM
-};
-
-static void say(const char *a, const char *b, const char *c)
-{
-	struct fa_buf m;
-	char buf[1024];
-
-	m.p = buf;
-	m.len = 0;
-	m.cap = sizeof(buf);
-	fa_puts(&m, a);
-	fa_puts(&m, b);
-	fa_puts(&m, c);
-	fa_putc(&m, '\n');
-	(void)!write(2, m.p, strlen(m.p));
-}
-
-void *fa_resolve(const char *name)
-{
-	void *p;
-
-	fa_tls.guard++;
-	p = fa_next(name);
-	fa_tls.guard--;
-	if (!p) {
-		say("libfashim: cannot find the real ", name, "() in the libraries after the shim");
-		abort();
-	}
-	return p;
-}
-
-/*
- * Names libc may lack (__xmknod is a compatibility symbol since 2.33)
- * stay NULL here; their wrappers never call them directly.
- */
-void fa_resolve_all(void)
-{
-	size_t i;
-
-	fa_tls.guard++;
-	for (i = 0; i < sizeof(sym_names) / sizeof(sym_names[0]); i++)
-		if (!*sym_slots[i])
-			*sym_slots[i] = fa_next(sym_names[i]);
-	fa_tls.guard--;
-}
 
 /* ---- a bump allocator on mmap: policy strings live as long as the process ---- */
 static char *arena;
@@ -302,7 +242,7 @@ static void snapshot_env(int floor_applied)
 	if (fa_proc.active && (fa_proc.floor || floor_applied))
 		fa_proc.fa_env[fa_proc.nfa_env++] = "FA_FLOOR=1";
 	fa_tls.guard++;
-	if (dladdr((void *)fa_bridge_v1, &info) && info.dli_fname)
+	if (dladdr((void *)fa_init, &info) && info.dli_fname)
 		fa_proc.self = fa_arena_strdup(info.dli_fname);
 	fa_tls.guard--;
 }
@@ -385,4 +325,15 @@ void fa_init(void)
 __attribute__((constructor)) static void fa_shim_ctor(void)
 {
 	fa_init();
+}
+
+/*
+ * The bridge is handed to the host only once start-up is done: a host
+ * that asks from another library's constructor, before ours has run,
+ * finds the process policy read (the table's process_policy()).
+ */
+const struct fa_bridge *fa_bridge_v1(void)
+{
+	fa_init_ensure();
+	return &fa_bridge_table;
 }

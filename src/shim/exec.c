@@ -245,8 +245,9 @@ int fa_child_env_ok(char *const envp[])
 
 /* ---- judging the program ---- */
 
+/* ctx: the context whose refusal this is (it says whether it learns), or NULL: the process's. */
 static int exec_deny(const char *call, const char *path, const char *resolved,
-		     const char *why, const char *text, int from_context, void *ra)
+		     const char *why, const char *text, const fa_policy *ctx, void *ra)
 {
 	struct fa_event ev;
 
@@ -254,14 +255,15 @@ static int exec_deny(const char *call, const char *path, const char *resolved,
 	ev.resolved = resolved;
 	ev.why = why;
 	ev.text = text;
-	ev.from_context = from_context;
+	ev.policy = ctx;
+	ev.from_context = ctx != NULL;
 	return fa_report(&ev) ? -EACCES : 0;
 }
 
 int fa_exec_refuse(const char *call, const char *path, const char *why, const char *text,
 		   void *ra)
 {
-	int saved = errno, rc = exec_deny(call, path, NULL, why, text, 0, ra);
+	int saved = errno, rc = exec_deny(call, path, NULL, why, text, NULL, ra);
 
 	errno = saved;
 	return rc;
@@ -279,7 +281,7 @@ static int listed(const char *canon)
 
 /* A program the preload cannot follow: which file and why. */
 static int refuse_kind(const char *call, const char *shown, const char *canon,
-		       enum fa_prog_kind kind, const char *culprit, int from_context, void *ra)
+		       enum fa_prog_kind kind, const char *culprit, const fa_policy *ctx, void *ra)
 {
 	char text[PATH_MAX + 256];
 	struct fa_buf b = { text, 0, sizeof(text) - 1 };
@@ -289,7 +291,7 @@ static int refuse_kind(const char *call, const char *shown, const char *canon,
 		fa_puts(&b, culprit);
 		fa_puts(&b, ", a ");
 	}
-	if (from_context) {
+	if (ctx) {
 		/* the way out is the host's, not fa-run's option */
 		const char *t = fa_prog_text(kind), *opt = strstr(t, " (--allow-static");
 
@@ -299,7 +301,7 @@ static int refuse_kind(const char *call, const char *shown, const char *canon,
 		fa_puts(&b, fa_prog_text(kind));
 	}
 	text[b.len < sizeof(text) ? b.len : sizeof(text) - 1] = '\0';
-	return exec_deny(call, shown, canon, fa_prog_rule(kind), text, from_context, ra);
+	return exec_deny(call, shown, canon, fa_prog_rule(kind), text, ctx, ra);
 }
 
 int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
@@ -339,7 +341,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 		canon[0] = '\0';
 	if (fa_ctx_exec_denied(path, &confine)) {
 		rc = exec_deny(call, shown, canon, "exec-in-context",
-			       "starting programs is not allowed in this audit context", 1, ra);
+			       "starting programs is not allowed in this audit context", confine, ra);
 		if (rc)
 			goto out;
 	}
@@ -356,12 +358,12 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 	if (!fa_proc.active) {
 		/* no process rules: only the program's kind, below */
 	} else if (fa_proc.exec == FA_EXEC_DENY) {
-		rc = exec_deny(call, shown, canon, "exec-denied", "exec denied by policy", 0, ra);
+		rc = exec_deny(call, shown, canon, "exec-denied", "exec denied by policy", NULL, ra);
 		if (rc)
 			goto out;
 	} else if (fa_proc.exec == FA_EXEC_LIST && !listed(canon)) {
 		rc = exec_deny(call, shown, canon, "exec-not-listed",
-			       "not in the exec allow list", 0, ra);
+			       "not in the exec allow list", NULL, ra);
 		if (rc)
 			goto out;
 	} else if (fa_proc.exec == FA_EXEC_LIST) {
@@ -375,7 +377,7 @@ int fa_exec_check(const char *call, int dirfd, const char *path, int atflags,
 		kind = fa_prog_check(fd, path, argv, cwd, culprit, sizeof(culprit));
 		if (kind != FA_PROG_OK)
 			rc = refuse_kind(call, shown, canon, kind, culprit,
-					 confine && (fa_proc.allow_static || !fa_proc.active), ra);
+					 fa_proc.allow_static || !fa_proc.active ? confine : NULL, ra);
 	}
 out:
 	if (rc)

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define FA_BRIDGE_VERSION 7
+#define FA_BRIDGE_VERSION 8
 
 /* What the host says about the code running on a thread. */
 struct fa_thread_ctx {
@@ -124,6 +124,17 @@ struct fa_bridge {
 	 * while the count stays put (fa_trust_moves()).
 	 */
 	uint64_t (*moves)(void);
+	/*
+	 * Register the host's function (NULL to remove) that the shim calls on
+	 * the refusing thread right after each refusal is recorded, before the
+	 * refused call returns, with the refusal (valid during the call only):
+	 * a host that attaches its own report to the error its runtime raises
+	 * next keeps it, and learns that an error is coming. It runs inside the
+	 * refused libc call (whatever lock the caller holds, possibly with no
+	 * runtime lock, possibly in a signal handler): it must do little, and
+	 * the shim judges nothing it does.
+	 */
+	void (*set_denied)(void (*fn)(const struct fa_denial_view *v));
 };
 
 typedef const struct fa_bridge *(*fa_bridge_fn)(void);
@@ -150,15 +161,20 @@ typedef const struct fa_bridge *(*fa_bridge_fn)(void);
 	struct fa_denial, resolved), struct fa_denial, path2),                      \
 	struct fa_denial, resolved2), struct fa_denial, caller),                    \
 	struct fa_denial, roots), struct fa_denial, fix)
+#define FA__VIEW_LAYOUT(h)                                                       \
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(h,                   \
+	sizeof(struct fa_denial_view)), struct fa_denial_view, path),               \
+	struct fa_denial_view, rule), struct fa_denial_view, caller),               \
+	struct fa_denial_view, policy), struct fa_denial_view, held)
 #define FA__TABLE_LAYOUT(h)                                                      \
-	FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),\
+	FA__BOFF(FA__BOFF(FA__BOFF(FA__BOFF(FA_ABI_MIX(FA_ABI_MIX(h, sizeof(struct fa_bridge)),\
 	FA_RESOLVE_SHARED), struct fa_bridge, set_thread), struct fa_bridge, set_shared),\
-	struct fa_bridge, moves)
+	struct fa_bridge, moves), struct fa_bridge, set_denied)
 
 /* What both sides compare before anything crosses: a constant expression. */
 #define FA_ENGINE_ABI                                                            \
-	FA__TABLE_LAYOUT(FA__DENIAL_LAYOUT(FA__CTX_LAYOUT(FA__DECISION_LAYOUT(       \
-	FA_ABI_MIX(FA_POLICY_LAYOUT, FA_WHY_ERROR)))))
+	FA__TABLE_LAYOUT(FA__VIEW_LAYOUT(FA__DENIAL_LAYOUT(FA__CTX_LAYOUT(           \
+	FA__DECISION_LAYOUT(FA_ABI_MIX(FA_POLICY_LAYOUT, FA_WHY_ERROR))))))
 
 #ifdef __cplusplus
 }

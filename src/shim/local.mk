@@ -3,7 +3,7 @@
 lib_LTLIBRARIES += src/libfashim.la
 src_libfashim_la_SOURCES = %D%/symbols.def %D%/wrap.h %D%/shim_internal.h \
 	%D%/fa_bridge.h \
-	%D%/env.c %D%/shim_bridge.c %D%/report.c %D%/shim_judge.c \
+	%D%/proc.c %D%/report.c %D%/shim_bridge.c %D%/env.c %D%/shim_judge.c \
 	%D%/open.c %D%/generated.c %D%/dirent.c %D%/attr.c \
 	%D%/tmp.c %D%/utmp.c %D%/net.c %D%/exec.c %D%/spawn.c %D%/spawn_actions.c \
 	%D%/fd.c %D%/chdir.c

@@ -175,6 +175,14 @@ uint64_t fa_ndenials(void)
 	return __atomic_load_n(&ndenials, __ATOMIC_ACQUIRE);
 }
 
+/* The host that hears of each refusal as it is made (fa_bridge.h). */
+static void (*host_denied)(const struct fa_denial_view *v);
+
+void fa_report_tell(void (*fn)(const struct fa_denial_view *v))
+{
+	__atomic_store_n(&host_denied, fn, __ATOMIC_RELEASE);
+}
+
 /* ---- the one description of a denial ---- */
 
 static const char *judged(const struct fa_event *ev, int second)
@@ -185,17 +193,6 @@ static const char *judged(const struct fa_event *ev, int second)
 static const char *present(const char *s)
 {
 	return s && *s ? s : NULL;
-}
-
-/* The context's policy: a refused program start names none, the thread's context has it. */
-static const fa_policy *context_policy(const struct fa_event *ev)
-{
-	FA_POLS(pp);
-
-	if (ev->policy)
-		return ev->policy;
-	fa_pols_get(&pp, FA_OP_WRITE, NULL);
-	return pp.ctx;
 }
 
 /*
@@ -227,7 +224,7 @@ static void build(struct fa_denial_view *v, const struct fa_event *ev)
 	v->reason = present(ev->text);
 	v->from_context = ev->from_context;
 	/* fa-run --report/--learn let fa-run's refusals through; a learning context, its own. */
-	v->enforced = ev->from_context && !own_child(ev) ? !fa_policy_learning(context_policy(ev))
+	v->enforced = ev->from_context && !own_child(ev) ? !fa_policy_learning(ev->policy)
 							  : !fa_proc.report;
 	v->caller = caller_of(ev->ra);
 	/* Roots explain a judged path; an unrestricted policy has none to show. */
@@ -357,6 +354,20 @@ void fa_report_approval(const char *op, const char *path, const char *resolved,
 	errno = saved;
 }
 
+int fa_ctx_learn_record(char *buf, size_t len)
+{
+	const fa_policy *p = fa_tls.ctx.policy;
+	struct fa_buf b = { buf, 0, len };
+
+	if (!p || !fa_policy_learning(p) || fa_tls.ctx.learn_fd < 0)
+		return 0;
+	fa_puts(&b, "/proc/");
+	fa_putu(&b, (unsigned)fa_tls.ctx_pid);
+	fa_puts(&b, "/fd/");
+	fa_putu(&b, (unsigned)fa_tls.ctx.learn_fd);
+	return fa_buf_fits(&b);
+}
+
 /*
  * One record, one write: O_APPEND keeps records of concurrent processes
  * whole. Past the bound, the count in the header goes up instead.
@@ -418,6 +429,17 @@ int fa_report(const struct fa_event *ev)
 			__atomic_add_fetch(&fa_proc.counts->reported, 1, __ATOMIC_RELAXED);
 	}
 	ring_put(&v);
+	/* told first: what follows may block (stderr, the log) */
+	if (v.enforced) {
+		void (*tell)(const struct fa_denial_view *) =
+			__atomic_load_n(&host_denied, __ATOMIC_ACQUIRE);
+
+		if (tell) {
+			fa_tls.guard++;
+			tell(&v);
+			fa_tls.guard--;
+		}
+	}
 	/*
 	 * What fa-run's policy (or, in a program a learning context started,
 	 * that context's) would deny; a learning context's own go to its record.

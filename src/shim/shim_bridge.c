@@ -31,7 +31,6 @@
 #include "sys.h"
 #include "wrap.h"
 
-__thread struct fa_tls fa_tls __attribute__((tls_model("initial-exec")));
 int fa_ctx_gate;
 
 static fa_ctx_resolver resolver;
@@ -81,12 +80,12 @@ static __thread int read_anon FA_TLS_IE;
 /* the epoch when the thread's cached answer (fa_tls.ctx) was obtained */
 static __thread uint64_t slot_epoch FA_TLS_IE;
 /*
- * The process the answer came from, whose descriptor learn_fd is. Not
- * changed by fork(): the child's copy of the descriptor closes when it
- * execs, its parent's stays, so a forked child names its parent's record.
+ * The process the answer came from (fa_tls.ctx_pid), whose descriptor
+ * learn_fd is. Not changed by fork(): the child's copy of the descriptor
+ * closes when it execs, its parent's stays, so a forked child names its
+ * parent's record.
  */
 static pid_t self_pid;
-static __thread pid_t slot_pid FA_TLS_IE;
 
 static int take_reader(struct reader *r)
 {
@@ -244,7 +243,7 @@ static void slot_store(const struct fa_thread_ctx *c)
 {
 	int want = c && c->policy != NULL;
 
-	slot_pid = self_pid;
+	fa_tls.ctx_pid = self_pid;
 	if (c)
 		fa_tls.ctx = *c;
 	else
@@ -460,8 +459,6 @@ static void refresh(void)
 
 void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path)
 {
-	if (FA_UNLIKELY(fa_init_state != 2))
-		fa_init();
 	pp->proc = fa_proc.policy;
 	pp->ctx = NULL;
 	pp->ctx_exec_denied = 0;
@@ -525,25 +522,10 @@ void fa_child_ctx(const fa_policy *p)
 		fa_child_ctx_done();
 }
 
-int fa_ctx_learn_record(char *buf, size_t len)
-{
-	const fa_policy *p = fa_tls.ctx.policy;
-	struct fa_buf b = { buf, 0, len };
-
-	if (!p || !fa_policy_learning(p) || fa_tls.ctx.learn_fd < 0)
-		return 0;
-	fa_puts(&b, "/proc/");
-	fa_putu(&b, (unsigned)slot_pid);
-	fa_puts(&b, "/fd/");
-	fa_putu(&b, (unsigned)fa_tls.ctx.learn_fd);
-	return fa_buf_fits(&b);
-}
-
+/* The caller has run start-up (fa_exec_check()): the process policy is read. */
 int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 {
 	*confine = NULL;
-	if (FA_UNLIKELY(fa_init_state != 2))
-		fa_init();
 	if (__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) == 0)
 		return 0;
 	/* the policy goes on into the child's environment: fa_child_ctx() */
@@ -559,10 +541,9 @@ int fa_ctx_exec_denied(const char *path, const fa_policy **confine)
 	return !take_approval(FA_APPR_EXEC, path);
 }
 
+/* Asked only through fa_bridge_v1(), which ran start-up first (env.c). */
 static const fa_policy *process_policy(void)
 {
-	if (fa_init_state != 2)
-		fa_init();
 	return fa_proc.policy;
 }
 
@@ -576,7 +557,7 @@ static uint64_t denial_count(void)
 	return fa_ndenials();
 }
 
-static const struct fa_bridge bridge = {
+const struct fa_bridge fa_bridge_table = {
 	.version = FA_BRIDGE_VERSION,
 	.size = sizeof(struct fa_bridge),
 	.engine_abi = FA_ENGINE_ABI,
@@ -593,13 +574,9 @@ static const struct fa_bridge bridge = {
 	.retire = retire,
 	.reclaimable = reclaimable,
 	.moves = fa_moves,
+	.set_denied = fa_report_tell,
 };
 
-
-const struct fa_bridge *fa_bridge_v1(void)
-{
-	return &bridge;
-}
 
 /*
  * pthread_create: the new thread starts in its creator's context. The

@@ -111,7 +111,15 @@ static inline pid_t gettid(void)
 }
 #endif
 
-/* ---- the real functions, one pointer per line of symbols.def ---- */
+/*
+ * The shim's way down: proc.c (the process state, the thread's record,
+ * the real functions) at the bottom; report.c; shim_bridge.c (the
+ * threads' contexts and the host's table); env.c (start-up: fa_init(),
+ * the constructor, fa_bridge_v1()); then the judging helpers and the
+ * wrappers, which alone call start-up when they run before it.
+ */
+
+/* ---- the real functions, one pointer per line of symbols.def (proc.c) ---- */
 #define FA_SYM(name, ret, fail, params, args, ...) \
 	typedef ret (*fa_real_t_##name) params; \
 	extern FA_HIDDEN fa_real_t_##name fa_real_##name;
@@ -132,6 +140,7 @@ FA_HIDDEN void fa_dyld_main(char *exe, size_t len, void **base);
 #else
 #define fa_next(name) dlsym(RTLD_NEXT, (name))
 #endif
+/* Fill the whole table: the one place that knows how (start-up calls it). */
 FA_HIDDEN void fa_resolve_all(void);
 
 /*
@@ -144,12 +153,23 @@ extern FA_HIDDEN int fa_gate;
 extern FA_HIDDEN int fa_ctx_gate;
 /* Thread-exit and fork bookkeeping for the context counts (fa_init). */
 FA_HIDDEN void fa_bridge_init(void);
-/* Read the environment once (constructor, or first call before it). */
+/*
+ * Read the environment once (env.c: the constructor, or the first call
+ * before it). Only the files above env.c call it (fa_init_ensure()).
+ */
 FA_HIDDEN void fa_init(void);
+/* 0 not started, 1 starting (on some thread), 2 started. */
 extern FA_HIDDEN int fa_init_state;
 #define FA_GATE_OPEN() FA_LIKELY(__atomic_load_n(&fa_gate, __ATOMIC_RELAXED) == 0)
 
-/* ---- process policy (env.c) ---- */
+/* Start-up, if a wrapper runs before the constructor has. */
+static inline void fa_init_ensure(void)
+{
+	if (FA_UNLIKELY(__atomic_load_n(&fa_init_state, __ATOMIC_ACQUIRE) != 2))
+		fa_init();
+}
+
+/* ---- process policy (proc.c; read by env.c) ---- */
 
 struct fa_proc {
 	fa_policy *policy;        /* NULL: no path policy for the process */
@@ -193,7 +213,7 @@ FA_HIDDEN int fa_is_root_fd(int fd);
 FA_HIDDEN void *fa_arena_alloc(size_t n);
 FA_HIDDEN char *fa_arena_strdup(const char *s);
 
-/* ---- per-thread state (shim_bridge.c) ---- */
+/* ---- per-thread state (fa_tls in proc.c; contexts in shim_bridge.c) ---- */
 struct fa_approval {
 	int op;                   /* enum fa_op, or FA_APPR_EXEC* */
 	uint32_t len;
@@ -216,6 +236,7 @@ struct fa_whole {
 
 struct fa_tls {
 	struct fa_thread_ctx ctx;
+	pid_t ctx_pid;            /* the process ctx came from: its learn_fd is that process's */
 	int counted;              /* this thread holds one count in fa_gate */
 	int guard;                /* inside code that may call back into wrappers */
 	int nappr;
@@ -247,6 +268,7 @@ struct fa_pols {
 	int ctx_exec_denied;      /* a context is active and forbids exec */
 	int held;                 /* ctx stays readable until this goes out of scope */
 };
+/* The lookup with contexts: after start-up (fa_pols_get() sees to it). */
 FA_HIDDEN void fa_pols_get_slow(struct fa_pols *pp, int op, const char *path);
 /*
  * The host frees what it published once no thread may still be judging
@@ -269,6 +291,7 @@ static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 {
 	if (FA_UNLIKELY(__atomic_load_n(&fa_init_state, __ATOMIC_ACQUIRE) != 2 ||
 			__atomic_load_n(&fa_ctx_gate, __ATOMIC_RELAXED) != 0)) {
+		fa_init_ensure();
 		fa_pols_get_slow(pp, op, path);
 		return;
 	}
@@ -277,6 +300,7 @@ static inline void fa_pols_get(struct fa_pols *pp, int op, const char *path)
 	pp->ctx_exec_denied = 0;
 	pp->held = 0;
 }
+/* After start-up: the caller has run fa_init_ensure(). */
 FA_HIDDEN int fa_ctx_exec_denied(const char *path, const fa_policy **confine);
 /*
  * fa_tls.child_ctx, the context policy a program start carries: readable
@@ -288,7 +312,7 @@ FA_HIDDEN void fa_child_ctx(const fa_policy *p);
 FA_HIDDEN void fa_child_ctx_done(void);
 /*
  * The record of the thread's context when it learns (/proc/<pid>/fd/<n>,
- * learn_record.h) into buf: 1, or 0 when it does not learn.
+ * learn_record.h) into buf: 1, or 0 when it does not learn (report.c).
  */
 FA_HIDDEN int fa_ctx_learn_record(char *buf, size_t len);
 /*
@@ -309,7 +333,7 @@ struct fa_event {
 	int mode;                 /* mode for creation calls, or -1 */
 	const char *why;          /* stable rule name */
 	const char *text;         /* human reason */
-	const fa_policy *policy;  /* the policy that denied, for its roots */
+	const fa_policy *policy;  /* the policy that denied: its roots, and whether it learns */
 	int from_context;
 	int second;               /* d judged path2 (a rename's destination), not path */
 	void *ra;                 /* return address in the caller: names the calling object */
@@ -352,6 +376,8 @@ FA_HIDDEN int fa_recent(struct fa_denial *out, int max);
 FA_HIDDEN void fa_report_approval(const char *op, const char *path, const char *resolved,
 				  const char *by);
 FA_HIDDEN uint64_t fa_ndenials(void);
+/* The host's function called after each refusal (fa_bridge.h's set_denied). */
+FA_HIDDEN void fa_report_tell(void (*fn)(const struct fa_denial_view *v));
 
 /* Read once at start-up what reports need later (the program's own path). */
 FA_HIDDEN void fa_report_init(void);
@@ -580,7 +606,9 @@ FA_HIDDEN size_t fa_child_env_size(char *const envp[]);
 /* True if envp already carries what fa_child_env() would add. */
 FA_HIDDEN int fa_child_env_ok(char *const envp[]);
 
-/* The one exported function besides the wrappers. */
+/* The host's table (shim_bridge.c), handed out by fa_bridge_v1() after start-up. */
+extern FA_HIDDEN const struct fa_bridge fa_bridge_table;
+/* The one exported function besides the wrappers (env.c). */
 __attribute__((visibility("default"))) const struct fa_bridge *fa_bridge_v1(void);
 
 #endif

@@ -33,6 +33,13 @@ E2E_TESTS += \
 	%D%/fdcache.sh \
 	%D%/exact.sh
 
+# A library whose constructor calls into the shim before the shim's own ran.
+check_LTLIBRARIES += %D%/libearly.la
+%C%_libearly_la_SOURCES = %D%/early.c
+%C%_libearly_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+%C%_libearly_la_LIBADD = -ldl
+E2E_TESTS += %D%/early.sh
+
 EXTRA_DIST += %D%/lib.sh $(E2E_TESTS) tests/libc_compat.h
 
 # The kernel floor: writes no preload can see (raw system calls, io_uring,

@@ -81,14 +81,39 @@ def test_the_commands_live_inside_the_package():
     if not INSTALLED:
         return
     from importlib import metadata
-    scripts = {e.name: e.value for e in metadata.entry_points(group='console_scripts')
-               if e.name in ('fa-run', 'fa-check')}
-    assert scripts == {'fa-run': 'fastaudit._cmd:fa_run', 'fa-check': 'fastaudit._cmd:fa_check'}
+    # the commands are the wheel's scripts: an entry point would import the package first
+    scripts = [e.name for e in metadata.entry_points(group='console_scripts')
+               if e.name in ('fa-run', 'fa-check')]
+    assert scripts == []
     # nothing of the distribution's outside the package, its metadata and the commands
     files = metadata.files('fastaudit-native') or []
     site = [str(f) for f in files if not str(f).startswith(('fastaudit/', '..'))
             and '.dist-info/' not in str(f)]
     assert site == []
+
+
+def imported_by(argv):
+    """The modules Python imports running argv (its own import-time trace)."""
+    p = subprocess.run(argv, env=env(PYTHONPROFILEIMPORTTIME='1'), capture_output=True,
+                       text=True, timeout=60)
+    return p, [line.rsplit('|', 1)[1].strip() for line in p.stderr.splitlines()
+               if line.startswith('import time:')]
+
+
+@pytest.mark.parametrize('prog', ['fa-run', 'fa-check'])
+def test_commands_start_without_importing_the_package(prog):
+    if not INSTALLED:
+        pytest.skip('in the build tree the commands are the programs themselves')
+    cmd = FA_RUN if prog == 'fa-run' else FA_CHECK
+    # the trace sees the package where it is imported ...
+    _, mods = imported_by([sys.executable, '-c', 'import fastaudit'])
+    assert 'fastaudit' in mods and 'fastaudit.core' in mods
+    # ... and none of it before the command becomes its program
+    p, mods = imported_by([cmd, '--help'])
+    assert p.stdout.startswith(('Usage: fa-run', 'usage: fa-check')), p.stderr[-600:]
+    assert mods, 'no import trace: ' + p.stderr[-600:]
+    assert [m for m in mods if m.split('.')[0] in ('fastaudit', 'inspect')] == []
+    assert 'importlib.metadata' not in mods
 
 
 @pytest.mark.parametrize('how', ['fa-run', 'python -m fastaudit run'])
@@ -108,17 +133,20 @@ def test_run_refuses_a_write_outside(dirs, how):
     assert os.path.realpath(fastaudit.shim_path()) in map(os.path.realpath, preloaded)
 
 
-def test_run_exit_statuses(dirs):
+@pytest.mark.parametrize('how', ['fa-run', 'python -m fastaudit run'])
+def test_run_arguments_and_exit_statuses(dirs, how):
     root, _ = dirs
-    m = [sys.executable, '-m', 'fastaudit']
-    assert run(m + ['run', '-w', str(root), '--', 'sh', '-c', 'exit 3']).returncode == 3
-    bad = run(m + ['run', '--no-such-option', '--', 'true'])
+    m = [FA_RUN] if how == 'fa-run' else [sys.executable, '-m', 'fastaudit', 'run']
+    assert run(m + ['-w', str(root), '--', 'sh', '-c', 'exit 3']).returncode == 3
+    p = run(m + ['-w', str(root), '--', 'sh', '-c', 'printf "%s|" "$0" "$@"', 'a b', '', '*'])
+    assert (p.returncode, p.stdout) == (0, 'a b||*|')
+    bad = run(m + ['--no-such-option', '--', 'true'])
     assert bad.returncode == 125 and 'fa-run: invalid option' in bad.stderr
-    assert run(m + ['run', '-w', str(root) + '/missing', '--', 'true']).returncode == 125
-    assert run(m + ['run', '--', str(root) + '/no-such-program']).returncode == 127
-    assert run(m + ['run', '--help']).stdout.startswith('Usage: fa-run')
-    assert run(m).returncode == 2
-    assert run(m + ['frobnicate']).returncode == 2
+    assert run(m + ['-w', str(root) + '/missing', '--', 'true']).returncode == 125
+    assert run(m + ['--', str(root) + '/no-such-program']).returncode == 127
+    assert run(m + ['--help']).stdout.startswith('Usage: fa-run')
+    assert run([sys.executable, '-m', 'fastaudit']).returncode == 2
+    assert run([sys.executable, '-m', 'fastaudit', 'frobnicate']).returncode == 2
 
 
 def test_check_through_the_package(dirs):
@@ -128,6 +156,8 @@ def test_check_through_the_package(dirs):
         assert p.returncode == 1
         lines = [json.loads(x) for x in p.stdout.splitlines()]
         assert [x['decision'] for x in lines] == ['allow', 'reject']
+        assert run(cmd + ['--allow', str(root), '--', 'a']).returncode == 0
+        assert run(cmd + ['--no-such-option', 'a']).returncode == 2
 
 
 AGENT = '''

@@ -100,6 +100,20 @@ def test_learn_refuses_nothing_and_records(tmp_path, root, outside):
     assert lrn.suggested_roots() == [(str(outside / 'sub'), None)] == inside
 
 
+def test_the_learner_the_package_handed_over_stays(root):
+    # fastaudit.core gave the extension its Learner as it loaded; a later
+    # caller of _package() changes nothing
+    from fastaudit import _fastaudit
+
+    def boom(*args):
+        raise AssertionError('a replaced part was called')
+    _fastaudit._package(boom, boom)
+    ap = mk_audit([str(root)], learn=True, monitor_calls=False)
+    with ap():
+        pass
+    assert type(ap.learned()) is Learner
+
+
 def test_learn_is_off_by_default(root, outside):
     ap = mk_audit([str(root)], monitor_calls=False)
     with ap():
