@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "denial.h"
+#include "sys.h"
 
 #define F(name, kind, member) \
 	{ name, "\"" name "\":", sizeof("\"" name "\":") - 1, kind, \

@@ -21,6 +21,7 @@
 #ifndef FA_LEARN_RECORD_H
 #define FA_LEARN_RECORD_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 /* A new, empty record: its descriptor (close-on-exec), or -1 with errno. */
 static inline int fa_learn_record_new(void)
 {
+#ifdef HAVE_MEMFD_CREATE
 	static const char zero[FA_LEARN_HEADER];
 	int fd = memfd_create("fastaudit-learn", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
@@ -45,14 +47,23 @@ static inline int fa_learn_record_new(void)
 		return -1;
 	}
 	return fd;
+#else
+	errno = ENOSYS;	/* no sealed anonymous file (macOS): nothing to learn into */
+	return -1;
+#endif
 }
 
 /* fd is a learning record (not a file that took its number). */
 static inline int fa_learn_record_is(int fd)
 {
+#ifdef F_GET_SEALS
 	int seals = fcntl(fd, F_GET_SEALS);
 
 	return seals >= 0 && (seals & F_SEAL_SHRINK);
+#else
+	(void)fd;
+	return 0;
+#endif
 }
 
 /*

@@ -25,7 +25,7 @@ int fa_path_search_next(struct fa_path_search *s, char *buf, size_t len)
 
 	if (!p)
 		return 0;
-	end = strchrnul(p, ':');
+	end = p + strcspn(p, ":");
 	s->next = *end ? end + 1 : NULL;
 	dl = (size_t)(end - p);
 	if (dl + s->flen + 2 > len)

@@ -343,7 +343,7 @@ int fa_policy_file_read(fa_policy *p, const char *file, struct fa_policy_file *p
 		return err_at(&w, 0, -ENOMEM, "out of memory");
 	}
 	for (;;) {
-		n = fa__sys6(SYS_read, fd, (long)(text + have), (long)(MAX_FILE + 1 - have), 0, 0, 0);
+		n = fa__sys_read(fd, text + have, MAX_FILE + 1 - have);
 		if (n == -EINTR)
 			continue;
 		if (n <= 0)

@@ -41,6 +41,11 @@ int fa__sys_close(int fd)
 	return (int)S6(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
+ssize_t fa__sys_read(int fd, void *buf, size_t len)
+{
+	return S6(SYS_read, fd, buf, len, 0, 0, 0);
+}
+
 ssize_t fa__sys_readlinkat(int dirfd, const char *path, char *buf, size_t len)
 {
 	return S6(SYS_readlinkat, dirfd, path, buf, len, 0, 0);

@@ -11,6 +11,10 @@
  *
  * Every function returns the kernel's answer: >= 0, or -errno. errno is
  * never read or written.
+ *
+ * On macOS (FA_DARWIN) the system call ABI is private: sys_darwin.c
+ * implements the same functions through libSystem, and darwin_abi.h gives
+ * the Linux names the engine speaks their macOS meaning.
  */
 #ifndef FA_SYS_H
 #define FA_SYS_H
@@ -19,8 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
+#ifdef FA_DARWIN
+#include "darwin_abi.h"
+#else
+#include <sys/syscall.h>
+#endif
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -78,7 +86,9 @@ struct fa__open_how {
 	uint64_t resolve;
 };
 
-#if defined(__x86_64__) || defined(__aarch64__)
+#ifdef FA_DARWIN
+#define FA_SYS_RAW 0
+#elif defined(__x86_64__) || defined(__aarch64__)
 #define FA_SYS_RAW 1
 static inline long fa__sys6(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -115,6 +125,7 @@ long fa__sys6(long n, long a, long b, long c, long d, long e, long f);
 int fa__sys_openat2(int dirfd, const char *path, const struct fa__open_how *how);
 int fa__sys_openat(int dirfd, const char *path, int flags, mode_t mode);
 int fa__sys_close(int fd);
+ssize_t fa__sys_read(int fd, void *buf, size_t len);
 ssize_t fa__sys_readlinkat(int dirfd, const char *path, char *buf, size_t len);
 int fa__sys_statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st);
 int fa__sys_getcwd(char *buf, size_t len);

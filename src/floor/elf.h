@@ -10,7 +10,9 @@
 
 #include <stddef.h>
 
-enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN };
+/* FA_PROG_PROTECTED: macOS, a program System Integrity Protection guards (floor_darwin.c). */
+enum fa_prog_kind { FA_PROG_OK, FA_PROG_STATIC, FA_PROG_SETID, FA_PROG_CAPS, FA_PROG_UNKNOWN,
+		    FA_PROG_PROTECTED };
 
 /*
  * Can a preload follow the program open on fd, exec'd as 'path' with

@@ -14,12 +14,14 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
+#ifdef HAVE_SYS_XATTR_H
 #include <sys/xattr.h>
+#endif
 #include <unistd.h>
 
 #include "wrap.h"
 
+#ifdef SYS_setxattr
 int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 		const char *attr, const void *value, size_t size, int flags)
 {
@@ -40,6 +42,7 @@ int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 		return (int)FA_REAL(syscall)(follow ? SYS_setxattr : SYS_lsetxattr, path, attr, value, size, flags);
 	return (int)FA_REAL(syscall)(follow ? SYS_removexattr : SYS_lremovexattr, path, attr);
 }
+#endif
 
 /* utimes() and lutimes() as the utimensat() the kernel has. */
 int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags)
@@ -85,7 +88,7 @@ static int changes_inode(unsigned int request)
 	       request == (unsigned)FS_IOC_FSSETXATTR;
 }
 
-int ioctl(int fd, fa_ioctl_req request, ...)
+int FA_WRAPPER(ioctl)(int fd, fa_ioctl_req request, ...)
 {
 	va_list ap;
 	void *arg;

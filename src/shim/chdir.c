@@ -71,7 +71,7 @@ static int untold(void)
 	return FA_GATE_OPEN() || !fa_cwd_cache_enabled();
 }
 
-int chdir(const char *path)
+int FA_WRAPPER(chdir)(const char *path)
 {
 	int r;
 
@@ -83,7 +83,7 @@ int chdir(const char *path)
 	return r;
 }
 
-int fchdir(int fd)
+int FA_WRAPPER(fchdir)(int fd)
 {
 	int r;
 
@@ -96,7 +96,7 @@ int fchdir(int fd)
 }
 
 /* daemon() forks, and the child alone goes on, in "/" unless nochdir. */
-int daemon(int nochdir, int noclose)
+int FA_WRAPPER(daemon)(int nochdir, int noclose)
 {
 	int r;
 
@@ -115,7 +115,7 @@ int daemon(int nochdir, int noclose)
  * never closed keeps it off, which costs a getcwd per relative call and
  * nothing else.
  */
-FTS *fts_open(char *const *argv, int options, int (*compar)(const FTSENT **, const FTSENT **))
+FTS *FA_WRAPPER(fts_open)(char *const *argv, int options, int (*compar)(const FTSENT **, const FTSENT **))
 {
 	FTS *f;
 
@@ -129,7 +129,7 @@ FTS *fts_open(char *const *argv, int options, int (*compar)(const FTSENT **, con
 	return f;
 }
 
-int fts_close(FTS *f)
+int FA_WRAPPER(fts_close)(FTS *f)
 {
 	int r, held;
 
@@ -144,7 +144,7 @@ int fts_close(FTS *f)
 #endif
 
 #ifdef HAVE_FTS64_OPEN
-FTS64 *fts64_open(char *const *argv, int options,
+FTS64 *FA_WRAPPER(fts64_open)(char *const *argv, int options,
 		  int (*compar)(const FTSENT64 **, const FTSENT64 **))
 {
 	FTS64 *f;
@@ -158,7 +158,7 @@ FTS64 *fts64_open(char *const *argv, int options,
 	return f;
 }
 
-int fts64_close(FTS64 *f)
+int FA_WRAPPER(fts64_close)(FTS64 *f)
 {
 	int r, held;
 
@@ -173,7 +173,7 @@ int fts64_close(FTS64 *f)
 #endif
 
 /* FTW_CHDIR: the callbacks run in the directory of each entry. */
-int nftw(const char *dir, fa_nftw_fn fn, int nfd, int flags)
+int FA_WRAPPER(nftw)(const char *dir, fa_nftw_fn fn, int nfd, int flags)
 {
 	int r;
 
@@ -186,7 +186,7 @@ int nftw(const char *dir, fa_nftw_fn fn, int nfd, int flags)
 }
 
 #ifdef HAVE_LFS64
-int nftw64(const char *dir, fa_nftw64_fn fn, int nfd, int flags)
+int FA_WRAPPER(nftw64)(const char *dir, fa_nftw64_fn fn, int nfd, int flags)
 {
 	int r;
 

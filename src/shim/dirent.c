@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux_abi.h"	/* RENAME_EXCHANGE */
@@ -69,10 +68,13 @@ static int real_renameat2(int ofd, const char *from, int nfd, const char *to, un
 {
 	if (!flags)
 		return FA_REAL(renameat)(ofd, from, nfd, to);
-#ifdef HAVE_RENAMEAT2
+#if defined(HAVE_RENAMEAT2)
 	return FA_REAL(renameat2)(ofd, from, nfd, to, flags);
-#else
+#elif defined(SYS_renameat2)
 	return (int)FA_REAL(syscall)(SYS_renameat2, ofd, from, nfd, to, flags);
+#else
+	errno = EINVAL;	/* no rename flags in this kernel */
+	return -1;
 #endif
 }
 

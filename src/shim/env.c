@@ -236,7 +236,7 @@ static void snapshot_env(int floor_applied)
 			continue;
 		if (fa_proc.active && !strncmp(*e, "FA_", 3) && strchr(*e, '='))
 			fa_proc.fa_env[fa_proc.nfa_env++] = fa_arena_strdup(*e);
-		else if (!strncmp(*e, "LD_PRELOAD=", 11))
+		else if (!strncmp(*e, FA_PRELOAD_EQ, FA_PRELOAD_EQ_LEN))
 			fa_proc.ld_preload = fa_arena_strdup(*e);
 	}
 	if (fa_proc.active && (fa_proc.floor || floor_applied))

@@ -35,7 +35,7 @@ extern char **environ;
 
 static const char *preload_value(void)
 {
-	return fa_proc.ld_preload ? fa_proc.ld_preload + sizeof("LD_PRELOAD=") - 1 : "";
+	return fa_proc.ld_preload ? fa_proc.ld_preload + FA_PRELOAD_EQ_LEN : "";
 }
 
 static int is_sep(char c)
@@ -70,7 +70,7 @@ static void merge_preload(struct fa_buf *b, const char *callers)
 {
 	const char *base = preload_value(), *p;
 
-	fa_puts(b, "LD_PRELOAD=");
+	fa_puts(b, FA_PRELOAD_EQ);
 	if (fa_proc.self && !has_token(base, fa_proc.self, strlen(fa_proc.self))) {
 		fa_puts(b, fa_proc.self);
 		if (*base)
@@ -98,8 +98,8 @@ static const char *callers_preload(char *const envp[])
 	size_t i;
 
 	for (i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], "LD_PRELOAD=", 11))
-			return envp[i] + 11;
+		if (!strncmp(envp[i], FA_PRELOAD_EQ, FA_PRELOAD_EQ_LEN))
+			return envp[i] + FA_PRELOAD_EQ_LEN;
 	return NULL;
 }
 
@@ -145,7 +145,7 @@ size_t fa_child_env_size(char *const envp[])
 		extra = sizeof(char *) * 5 + sizeof(POLICY_VAR) + sizeof(FLOOR_APPLY_VAR) +
 			sizeof(REPORT_VAR) + LEARN_MAX + (pl > 0 ? (size_t)pl : 0) + 8;
 	}
-	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof("LD_PRELOAD=") +
+	return sizeof(char *) * (n + (size_t)fa_proc.nfa_env + 2) + sizeof(FA_PRELOAD_EQ) +
 	       strlen(preload_value()) + (fa_proc.self ? strlen(fa_proc.self) : 0) +
 	       (cp ? strlen(cp) : 0) + 8 + extra;
 }
@@ -192,7 +192,7 @@ char **fa_child_env(char *const envp[], void *mem, size_t memlen)
 		memcpy(learn, lv, strlen(lv) + 1);
 	}
 	for (i = 0; i < n; i++)
-		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], "LD_PRELOAD=", 11))
+		if (strncmp(envp[i], "FA_", 3) && strncmp(envp[i], FA_PRELOAD_EQ, FA_PRELOAD_EQ_LEN))
 			out[k++] = envp[i];
 	for (i = 0; i < (size_t)fa_proc.nfa_env; i++)
 		if (!ctx || (strncmp(fa_proc.fa_env[i], POLICY_VAR, sizeof(POLICY_VAR) - 1) &&
@@ -429,10 +429,13 @@ static int real_exec(int dirfd, const char *path, char *const argv[], char *cons
 {
 	if (dirfd == AT_FDCWD && !flags)
 		return FA_REAL(execve)(path, argv, envp);
-#ifdef HAVE_EXECVEAT
+#if defined(HAVE_EXECVEAT)
 	return FA_REAL(execveat)(dirfd, path, argv, envp, flags);
-#else
+#elif defined(SYS_execveat)
 	errno = (int)-fa__sys6(SYS_execveat, dirfd, (long)path, (long)argv, (long)envp, flags, 0);
+	return -1;
+#else
+	errno = ENOSYS;	/* no kernel call for a program named by a directory fd */
 	return -1;
 #endif
 }
@@ -469,14 +472,14 @@ int fa_do_execveat(void *ra, const char *call, int dirfd, const char *path,
 	return exec_at(ra, call, dirfd, path, argv, envp, flags);
 }
 
-int execve(const char *path, char *const argv[], char *const envp[])
+int FA_WRAPPER(execve)(const char *path, char *const argv[], char *const envp[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execve(path, argv, envp);
 	return exec_at(FA_RA(), "execve", AT_FDCWD, path, argv, envp, 0);
 }
 
-int execv(const char *path, char *const argv[])
+int FA_WRAPPER(execv)(const char *path, char *const argv[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execv(path, argv);
@@ -484,7 +487,7 @@ int execv(const char *path, char *const argv[])
 }
 
 #ifdef HAVE_EXECVEAT
-int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+int FA_WRAPPER(execveat)(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execveat(dirfd, path, argv, envp, flags);
@@ -492,7 +495,8 @@ int execveat(int dirfd, const char *path, char *const argv[], char *const envp[]
 }
 #endif
 
-int fexecve(int fd, char *const argv[], char *const envp[])
+#ifndef FA_DARWIN
+int FA_WRAPPER(fexecve)(int fd, char *const argv[], char *const envp[])
 {
 	int rc;
 
@@ -509,6 +513,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	fa_child_ctx_done();
 	return rc;
 }
+#endif
 
 /*
  * execvpe's search, as libc does it: each PATH entry in turn, skipping
@@ -586,14 +591,16 @@ static int execvpe_slow(void *ra, const char *call, const char *file, char *cons
 	return -1;
 }
 
-int execvpe(const char *file, char *const argv[], char *const envp[])
+#ifndef FA_DARWIN
+int FA_WRAPPER(execvpe)(const char *file, char *const argv[], char *const envp[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execvpe(file, argv, envp);
 	return execvpe_slow(FA_RA(), "execvpe", file, argv, envp);
 }
+#endif
 
-int execvp(const char *file, char *const argv[])
+int FA_WRAPPER(execvp)(const char *file, char *const argv[])
 {
 	if (FA_GATE_OPEN())
 		return fa_real_execvp(file, argv);
@@ -623,7 +630,7 @@ int execvp(const char *file, char *const argv[])
 		va_end(fa_ap); \
 	} while (0)
 
-int execl(const char *path, const char *arg, ...)
+int FA_WRAPPER(execl)(const char *path, const char *arg, ...)
 {
 	size_t n;
 
@@ -638,7 +645,7 @@ int execl(const char *path, const char *arg, ...)
 	}
 }
 
-int execlp(const char *file, const char *arg, ...)
+int FA_WRAPPER(execlp)(const char *file, const char *arg, ...)
 {
 	size_t n;
 
@@ -653,7 +660,7 @@ int execlp(const char *file, const char *arg, ...)
 	}
 }
 
-int execle(const char *path, const char *arg, ...)
+int FA_WRAPPER(execle)(const char *path, const char *arg, ...)
 {
 	size_t n;
 

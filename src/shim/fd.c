@@ -36,7 +36,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -78,9 +77,9 @@ static void forget_range(unsigned int first, unsigned int last)
 /* libc's close_range, or the kernel's where libc has none (musl). */
 static int real_close_range(unsigned int first, unsigned int last, int flags)
 {
-#ifdef HAVE_CLOSE_RANGE
+#if defined(HAVE_CLOSE_RANGE)
 	return FA_REAL(close_range)(first, last, flags);
-#else
+#elif defined(SYS_close_range)
 	long r = fa__sys6(SYS_close_range, first, last, flags, 0, 0, 0);
 
 	if (r < 0) {
@@ -88,6 +87,9 @@ static int real_close_range(unsigned int first, unsigned int last, int flags)
 		return -1;
 	}
 	return (int)r;
+#else
+	errno = ENOSYS;	/* no such kernel call: close_range() is libc's, or nobody's */
+	return -1;
 #endif
 }
 
@@ -125,12 +127,12 @@ out:
 }
 
 #ifdef HAVE_CLOSE_RANGE
-int close_range(unsigned int first, unsigned int last, int flags)
+int FA_WRAPPER(close_range)(unsigned int first, unsigned int last, int flags)
 {
 	return fa_close_range(first, last, flags);
 }
 
-void closefrom(int lowfd)
+void FA_WRAPPER(closefrom)(int lowfd)
 {
 	forget_range(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
 	if (FA_LIKELY(!fa_proc.npinned && !fa_proc.counts)) {
@@ -142,14 +144,14 @@ void closefrom(int lowfd)
 }
 #endif
 
-FILE *fdopen(int fd, const char *mode)
+FILE *FA_WRAPPER(fdopen)(int fd, const char *mode)
 {
 	fa_fd_forget(fd);
 	return FA_REAL(fdopen)(fd, mode);
 }
 
 /* stdio's close is libc's own: told here, whoever opened the stream. */
-int fclose(FILE *f)
+int FA_WRAPPER(fclose)(FILE *f)
 {
 	int saved = errno, fd = f ? fileno(f) : -1, rc;
 
@@ -161,7 +163,7 @@ int fclose(FILE *f)
 }
 
 /* A directory stream's descriptor, closed inside libc (opendir or fdopendir). */
-int closedir(DIR *d)
+int FA_WRAPPER(closedir)(DIR *d)
 {
 	DIR *any = d;
 	int fd, rc;

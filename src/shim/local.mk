@@ -6,12 +6,23 @@ src_libfashim_la_SOURCES = %D%/symbols.def %D%/wrap.h %D%/shim_internal.h \
 	%D%/proc.c %D%/report.c %D%/shim_bridge.c %D%/env.c %D%/shim_judge.c \
 	%D%/open.c %D%/generated.c %D%/dirent.c %D%/attr.c \
 	%D%/tmp.c %D%/utmp.c %D%/net.c %D%/exec.c %D%/spawn.c %D%/spawn_actions.c \
-	%D%/syscall.c %D%/fd.c %D%/chdir.c
+	%D%/fd.c %D%/chdir.c
 src_libfashim_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+if FA_DARWIN
+# macOS: libfashim.dylib, loaded with DYLD_INSERT_LIBRARIES; dyld reads the
+# __interpose tuples, so the wrappers stay hidden and the bridge is the only
+# export. No syscall() (its numbers are Linux's); the floor's entry points
+# are floor_darwin.c's (no kernel floor, and what dyld will not follow).
+src_libfashim_la_SOURCES += %D%/interpose_darwin.c src/floor/floor_darwin.c
+src_libfashim_la_LDFLAGS = -avoid-version -no-undefined
+src_libfashim_la_LIBADD = src/libfaengine.la
+else
+src_libfashim_la_SOURCES += %D%/syscall.c
 src_libfashim_la_LDFLAGS = -avoid-version -no-undefined \
 	-Wl,--version-script=%D%/libfashim.map
 src_libfashim_la_LIBADD = src/floor/libfafloor.la src/libfaengine.la -ldl
 EXTRA_src_libfashim_la_DEPENDENCIES = %D%/libfashim.map
+endif
 
 # The version script exports exactly the names of symbols.def that this
 # libc has (its #ifdef HAVE_... lines are decided by config.h), and the

@@ -132,7 +132,7 @@ static FILE *fopen_slow(void *ra, const char *call, const char *path, const char
 	return f;
 }
 
-FILE *fopen(const char *path, const char *mode)
+FILE *FA_WRAPPER(fopen)(const char *path, const char *mode)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_fopen(path, mode);
@@ -140,7 +140,7 @@ FILE *fopen(const char *path, const char *mode)
 }
 
 #ifdef HAVE_LFS64
-FILE *fopen64(const char *path, const char *mode)
+FILE *FA_WRAPPER(fopen64)(const char *path, const char *mode)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_fopen64(path, mode);
@@ -149,7 +149,7 @@ FILE *fopen64(const char *path, const char *mode)
 #endif
 
 #ifdef HAVE__IO_FOPEN
-FILE *_IO_fopen(const char *path, const char *mode)
+FILE *FA_WRAPPER(_IO_fopen)(const char *path, const char *mode)
 {
 	if (FA_GATE_OPEN())
 		return fa_real__IO_fopen(path, mode);
@@ -196,7 +196,7 @@ static FILE *freopen_slow(void *ra, const char *call, const char *path, const ch
 	return f;
 }
 
-FILE *freopen(const char *path, const char *mode, FILE *f)
+FILE *FA_WRAPPER(freopen)(const char *path, const char *mode, FILE *f)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_freopen(path, mode, f);
@@ -204,7 +204,7 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 }
 
 #ifdef HAVE_LFS64
-FILE *freopen64(const char *path, const char *mode, FILE *f)
+FILE *FA_WRAPPER(freopen64)(const char *path, const char *mode, FILE *f)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_freopen64(path, mode, f);
@@ -236,7 +236,7 @@ int fa_do_truncate(void *ra, const char *call, const char *path, int64_t len, in
 	return 1;
 }
 
-int truncate(const char *path, off_t len)
+int FA_WRAPPER(truncate)(const char *path, off_t len)
 {
 	int rc;
 
@@ -246,7 +246,7 @@ int truncate(const char *path, off_t len)
 }
 
 #ifdef HAVE_LFS64
-int truncate64(const char *path, off64_t len)
+int FA_WRAPPER(truncate64)(const char *path, off64_t len)
 {
 	int rc;
 
@@ -263,6 +263,7 @@ int truncate64(const char *path, off64_t len)
  * an upgrade of a descriptor that is not open for writing, judged by the
  * file it names, and the file opened is the file judged.
  */
+#ifndef FA_DARWIN
 int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h, int flags,
 		      int *fdp)
 {
@@ -291,7 +292,7 @@ int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_hand
 	return 1;
 }
 
-int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
+int FA_WRAPPER(open_by_handle_at)(int mount_fd, struct file_handle *h, int flags)
 {
 	int fd;
 
@@ -301,3 +302,4 @@ int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
 		return fd;
 	return FA_REAL(open_by_handle_at)(mount_fd, h, flags);
 }
+#endif

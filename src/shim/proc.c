@@ -62,7 +62,7 @@ void *fa_resolve(const char *name)
 	void *p;
 
 	fa_tls.guard++;
-	p = dlsym(RTLD_NEXT, name);
+	p = fa_next(name);
 	fa_tls.guard--;
 	if (!p) {
 		say("libfashim: cannot find the real ", name, "() in the libraries after the shim");
@@ -84,6 +84,6 @@ void fa_resolve_all(void)
 	fa_tls.guard++;
 	for (i = 0; i < sizeof(sym_names) / sizeof(sym_names[0]); i++)
 		if (!*sym_slots[i])
-			*sym_slots[i] = dlsym(RTLD_NEXT, sym_names[i]);
+			*sym_slots[i] = fa_next(sym_names[i]);
 	fa_tls.guard--;
 }

@@ -26,9 +26,10 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_SYS_AUXV_H
 #include <sys/auxv.h>
+#endif
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@
 static char exe[PATH_MAX];
 static void *main_base;
 
+#ifndef FA_DARWIN
 static void exe_from_maps(const void *phdr)
 {
 	char buf[4096 + PATH_MAX + 128];
@@ -84,9 +86,14 @@ static void exe_from_maps(const void *phdr)
 	}
 	FA_REAL(close)(fd);
 }
+#endif
 
 void fa_report_init(void)
 {
+#ifdef FA_DARWIN
+	/* dyld names the program and where it is mapped (interpose_darwin.c). */
+	fa_dyld_main(exe, sizeof(exe), &main_base);
+#else
 	const void *phdr = (const void *)getauxval(AT_PHDR);
 	Dl_info info;
 	ssize_t n;
@@ -102,6 +109,7 @@ void fa_report_init(void)
 		return;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
+#endif
 }
 
 static const char *caller_of(void *ra)

@@ -10,8 +10,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#ifdef HAVE_MNTENT_H
 #include <mntent.h>
+#endif
+#ifdef HAVE_MQUEUE_H
 #include <mqueue.h>
+#endif
 #include <pthread.h>
 #include <semaphore.h>
 #include <spawn.h>
@@ -24,7 +28,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <utime.h>
+#ifdef HAVE_UTMP_H
 #include <utmp.h>
+#endif
 #include <utmpx.h>
 
 #include "counts.h"
@@ -32,10 +38,38 @@
 #include "fa_policy.h"
 #include "floor/elf.h"
 #include "json.h"
+#include "sys.h"
 
 #define FA_HIDDEN __attribute__((visibility("hidden")))
 #define FA_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/*
+ * The name a wrapper is defined under: the row's own on Linux, where the
+ * shim exports it and the dynamic linker finds it first; fa_dyld_<name> on
+ * macOS, where an __interpose tuple pairs it with the original
+ * (interpose_darwin.c) and the image must not define the original's name,
+ * nor export the wrapper: the bridge is its only export.
+ */
+#ifdef FA_DARWIN
+#define FA_WRAPPER(name) fa_dyld_##name
+#define FA_WRAPPER_EXPORT
+#else
+#define FA_WRAPPER(name) name
+#define FA_WRAPPER_EXPORT __attribute__((visibility("default")))
+#endif
+
+/*
+ * The variable that loads the shim into a program: dyld's on macOS, ld.so's
+ * elsewhere. FA_PRELOAD_EQ is the start of its environment entry.
+ */
+#ifdef FA_DARWIN
+#define FA_PRELOAD_VAR "DYLD_INSERT_LIBRARIES"
+#else
+#define FA_PRELOAD_VAR "LD_PRELOAD"
+#endif
+#define FA_PRELOAD_EQ FA_PRELOAD_VAR "="
+#define FA_PRELOAD_EQ_LEN (sizeof(FA_PRELOAD_EQ) - 1)
 
 /*
  * Parameter types each libc spells its own way; a wrapper's prototype must
@@ -53,8 +87,8 @@ typedef const struct sockaddr *fa_sockaddr_arg;
 #define FA_SOCKADDR_UN(a) ((const struct sockaddr_un *)(const void *)(a))
 typedef int (*fa_nftw_fn)(const char *, const struct stat *, int, struct FTW *);
 #endif
-/* ioctl's request: unsigned long in glibc, int in POSIX and musl. */
-#ifdef __GLIBC__
+/* ioctl's request: unsigned long in glibc and macOS, int in POSIX and musl. */
+#if defined(__GLIBC__) || defined(__APPLE__)
 typedef unsigned long fa_ioctl_req;
 #else
 typedef int fa_ioctl_req;
@@ -64,6 +98,17 @@ typedef int fa_ioctl_req;
 #define fa_ftruncate64 ftruncate64
 #else
 #define fa_ftruncate64 ftruncate
+#endif
+
+/* A thread's id in reports: the kernel's where libc names it, else the system's own. */
+#ifndef HAVE_GETTID
+static inline pid_t gettid(void)
+{
+	uint64_t id = 0;
+
+	pthread_threadid_np(NULL, &id);
+	return (pid_t)id;
+}
 #endif
 
 /*
@@ -83,6 +128,18 @@ typedef int fa_ioctl_req;
 
 /* Resolve one real function now; never returns NULL (aborts loudly). */
 FA_HIDDEN void *fa_resolve(const char *name);
+/*
+ * The original of a wrapped name, or NULL: the next library's on Linux; on
+ * macOS, where dyld leaves an interposing image's own references alone,
+ * the image's own reference to it (interpose_darwin.c).
+ */
+#ifdef FA_DARWIN
+FA_HIDDEN void *fa_next(const char *name);
+/* The program's file and the address it is mapped at, as dyld knows them. */
+FA_HIDDEN void fa_dyld_main(char *exe, size_t len, void **base);
+#else
+#define fa_next(name) dlsym(RTLD_NEXT, (name))
+#endif
 /* Fill the whole table: the one place that knows how (start-up calls it). */
 FA_HIDDEN void fa_resolve_all(void);
 
@@ -133,7 +190,7 @@ struct fa_proc {
 	int counts_fd;            /* its descriptor, kept (and kept from close) for children */
 	const char *self;         /* path of libfashim.so */
 	/* Saved at start-up, re-injected into every child's environment. */
-	const char *ld_preload;   /* "LD_PRELOAD=..." as the process got it, shim included */
+	const char *ld_preload;   /* "LD_PRELOAD=..." (FA_PRELOAD_EQ) as the process got it, shim included */
 	const char **fa_env;      /* "FA_...=..." entries */
 	int nfa_env;
 	/*
@@ -486,8 +543,10 @@ FA_HIDDEN int fa_do_symlinkat(void *ra, const char *call, const char *target, in
 			      const char *path);
 FA_HIDDEN int fa_do_truncate(void *ra, const char *call, const char *path, int64_t len,
 			     int *rc);
+#ifndef FA_DARWIN
 FA_HIDDEN int fa_open_by_handle(void *ra, const char *call, int mount_fd, struct file_handle *h,
 				int flags, int *fd);
+#endif
 /* close_range() and syscall(SYS_close_range): the root fds stay (fd.c). */
 FA_HIDDEN int fa_close_range(unsigned int first, unsigned int last, int flags);
 FA_HIDDEN int fa_do_bind(void *ra, const char *call, int fd, fa_sockaddr_arg addr,
@@ -508,8 +567,10 @@ FA_HIDDEN int fa_mq_check(void *ra, const char *call, enum fa_op op, const char 
 /* Helpers the generated calls use. */
 FA_HIDDEN int fa_remove_at(int dirfd, const char *name);
 FA_HIDDEN int fa_rmdir_at(int dirfd, const char *name);
+#ifdef SYS_setxattr
 FA_HIDDEN int fa_xattr_at(int dirfd, const char *name, int follow, int set,
 			  const char *attr, const void *value, size_t size, int flags);
+#endif
 FA_HIDDEN int fa_utimes_at(int dirfd, const char *name, const struct timeval tv[2], int flags);
 FA_HIDDEN int fa_utime_at(int dirfd, const char *name, const void *times);
 

@@ -114,7 +114,7 @@ static int spawn_slow(void *ra, const char *call, pid_t *pid, const char *path,
 	return rc;
 }
 
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+int FA_WRAPPER(posix_spawn)(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	if (FA_GATE_OPEN())
@@ -129,7 +129,7 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
  * none fails as libc's does: EACCES if some candidate existed but could
  * not be executed, ENOENT otherwise, in errno too.
  */
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+int FA_WRAPPER(posix_spawnp)(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	struct fa_path_search ps;
@@ -217,7 +217,7 @@ static void swap_out(struct env_swap *s)
 	errno = e;
 }
 
-int system(const char *cmd)
+int FA_WRAPPER(system)(const char *cmd)
 {
 	struct env_swap s;
 	int rc, e;
@@ -251,7 +251,7 @@ static int popen_enter(void *ra, const char *call, struct env_swap *s)
 	return 0;
 }
 
-FILE *popen(const char *cmd, const char *mode)
+FILE *FA_WRAPPER(popen)(const char *cmd, const char *mode)
 {
 	struct env_swap s;
 	FILE *f;
@@ -267,7 +267,7 @@ FILE *popen(const char *cmd, const char *mode)
 
 /* The old libio name of popen, still exported and reachable by itself. */
 #ifdef HAVE__IO_POPEN
-FILE *_IO_popen(const char *cmd, const char *mode)
+FILE *FA_WRAPPER(_IO_popen)(const char *cmd, const char *mode)
 {
 	struct env_swap s;
 	FILE *f;
@@ -284,7 +284,7 @@ FILE *_IO_popen(const char *cmd, const char *mode)
 
 /* popen's engine, also exported: it fills a FILE its caller provides. */
 #ifdef HAVE__IO_PROC_OPEN
-FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
+FILE *FA_WRAPPER(_IO_proc_open)(FILE *fp, const char *cmd, const char *mode)
 {
 	struct env_swap s;
 	FILE *f;
@@ -307,7 +307,7 @@ FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode)
  * a shell. A refused shell fails the call with WRDE_CMDSUB and EACCES,
  * the caller's result untouched.
  */
-int wordexp(const char *words, wordexp_t *we, int flags)
+int FA_WRAPPER(wordexp)(const char *words, wordexp_t *we, int flags)
 {
 	struct env_swap s;
 	wordexp_t probe;

@@ -69,7 +69,11 @@ int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flag
 		errno = EINVAL;
 		return 1;
 	}
+#ifdef HAVE_GETRANDOM
 	if (getrandom(&st, sizeof(st), GRND_NONBLOCK) != sizeof(st)) {
+#else
+	if (getentropy(&st, sizeof(st)) != 0) {
+#endif
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		st = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
 	}
@@ -94,7 +98,7 @@ int fa_make_temp(void *ra, const char *call, char *tmpl, int suffixlen, int flag
 	return 1;
 }
 
-char *mkdtemp(char *tmpl)
+char *FA_WRAPPER(mkdtemp)(char *tmpl)
 {
 	int rc;
 
@@ -123,7 +127,7 @@ static FILE *tmpfile_slow(void *ra, const char *call, int extra, FILE *(*real)(v
 	return real();
 }
 
-FILE *tmpfile(void)
+FILE *FA_WRAPPER(tmpfile)(void)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_tmpfile();
@@ -131,7 +135,7 @@ FILE *tmpfile(void)
 }
 
 #ifdef HAVE_LFS64
-FILE *tmpfile64(void)
+FILE *FA_WRAPPER(tmpfile64)(void)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_tmpfile64();
@@ -154,7 +158,7 @@ static int ipc_path(const char *prefix, const char *name, char *buf, size_t len)
 	return 1;
 }
 
-sem_t *sem_open(const char *name, int oflag, ...)
+sem_t *FA_WRAPPER(sem_open)(const char *name, int oflag, ...)
 {
 	char path[PATH_MAX];
 	mode_t mode = 0;
@@ -164,7 +168,7 @@ sem_t *sem_open(const char *name, int oflag, ...)
 		va_list ap;
 
 		va_start(ap, oflag);
-		mode = va_arg(ap, mode_t);
+		mode = (mode_t)va_arg(ap, int);
 		value = va_arg(ap, unsigned int);
 		va_end(ap);
 	}
@@ -176,7 +180,8 @@ sem_t *sem_open(const char *name, int oflag, ...)
 }
 
 /* shm_open is an open of /dev/shm/NAME with O_NOFOLLOW|O_CLOEXEC. */
-int shm_open(const char *name, int oflag, mode_t mode)
+#ifndef FA_DARWIN
+int FA_WRAPPER(shm_open)(const char *name, int oflag, mode_t mode)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -189,6 +194,7 @@ int shm_open(const char *name, int oflag, mode_t mode)
 		return fd;
 	return FA_REAL(shm_open)(name, oflag, mode);
 }
+#endif
 
 /* The removal of an IPC name is an unlink in its directory, run on the pinned parent. */
 static int ipc_unlink(void *ra, const char *call, const char *path)
@@ -203,7 +209,7 @@ static int ipc_unlink(void *ra, const char *call, const char *path)
 	return rc;
 }
 
-int shm_unlink(const char *name)
+int FA_WRAPPER(shm_unlink)(const char *name)
 {
 	char path[PATH_MAX];
 
@@ -212,7 +218,7 @@ int shm_unlink(const char *name)
 	return ipc_unlink(FA_RA(), "shm_unlink", path);
 }
 
-int sem_unlink(const char *name)
+int FA_WRAPPER(sem_unlink)(const char *name)
 {
 	char path[PATH_MAX];
 
@@ -248,7 +254,8 @@ int fa_mq_check(void *ra, const char *call, enum fa_op op, const char *name)
 	return fa_check_missing_call(call, op, path, ra);
 }
 
-mqd_t mq_open(const char *name, int oflag, ...)
+#ifndef FA_DARWIN
+mqd_t FA_WRAPPER(mq_open)(const char *name, int oflag, ...)
 {
 	mode_t mode = 0;
 	struct mq_attr *attr = NULL;
@@ -257,7 +264,7 @@ mqd_t mq_open(const char *name, int oflag, ...)
 		va_list ap;
 
 		va_start(ap, oflag);
-		mode = va_arg(ap, mode_t);
+		mode = (mode_t)va_arg(ap, int);
 		attr = va_arg(ap, struct mq_attr *);
 		va_end(ap);
 	}
@@ -268,7 +275,7 @@ mqd_t mq_open(const char *name, int oflag, ...)
 	return FA_REAL(mq_open)(name, oflag, mode, attr);
 }
 
-int mq_unlink(const char *name)
+int FA_WRAPPER(mq_unlink)(const char *name)
 {
 	if (FA_GATE_OPEN())
 		return fa_real_mq_unlink(name);
@@ -276,3 +283,4 @@ int mq_unlink(const char *name)
 		return -1;
 	return FA_REAL(mq_unlink)(name);
 }
+#endif

@@ -16,6 +16,11 @@
 
 #include "wrap.h"
 
+/* macOS keeps utmpx records only. */
+#ifndef _PATH_UTMP
+#define _PATH_UTMP _PATH_UTMPX
+#endif
+
 /* utmpname()'s file, as libc keeps it: replaced whole, read by pututline. */
 static char utmp_file[PATH_MAX];
 
@@ -24,7 +29,8 @@ const char *fa_utmp_path(void)
 	return utmp_file[0] ? utmp_file : _PATH_UTMP;
 }
 
-static int judge(void *ra, const char *call, const char *path)
+/* Unused where libc has no writer of a named utmp file (macOS: utmpx only). */
+__attribute__((unused)) static int judge(void *ra, const char *call, const char *path)
 {
 	return fa_check_call(call, FA_OP_WRITE, AT_FDCWD, path, O_RDWR, ra);
 }
@@ -44,30 +50,34 @@ static int record_name(const char *file, int (*real)(const char *))
 	return rc;
 }
 
-int utmpname(const char *file)
+#ifndef FA_DARWIN
+int FA_WRAPPER(utmpname)(const char *file)
 {
 	return record_name(file, FA_REAL(utmpname));
 }
+#endif
 
-int utmpxname(const char *file)
+int FA_WRAPPER(utmpxname)(const char *file)
 {
 	return record_name(file, FA_REAL(utmpxname));
 }
 
-void updwtmp(const char *file, const struct utmp *ut)
+#ifndef FA_DARWIN
+void FA_WRAPPER(updwtmp)(const char *file, const struct utmp *ut)
 {
 	if (FA_GATE_OPEN() || !judge(FA_RA(), "updwtmp", file))
 		FA_REAL(updwtmp)(file, ut);
 }
 
-void updwtmpx(const char *file, const struct utmpx *ut)
+void FA_WRAPPER(updwtmpx)(const char *file, const struct utmpx *ut)
 {
 	if (FA_GATE_OPEN() || !judge(FA_RA(), "updwtmpx", file))
 		FA_REAL(updwtmpx)(file, ut);
 }
+#endif
 
 #ifdef HAVE_LOGWTMP
-void logwtmp(const char *line, const char *name, const char *host)
+void FA_WRAPPER(logwtmp)(const char *line, const char *name, const char *host)
 {
 	if (FA_GATE_OPEN() || !judge(FA_RA(), "logwtmp", _PATH_WTMP))
 		FA_REAL(logwtmp)(line, name, host);
@@ -75,7 +85,7 @@ void logwtmp(const char *line, const char *name, const char *host)
 #endif
 
 #ifdef HAVE_LOGIN
-void login(const struct utmp *ut)
+void FA_WRAPPER(login)(const struct utmp *ut)
 {
 	void *ra = FA_RA();
 

@@ -24,11 +24,12 @@
 #include "shim_internal.h"
 
 /*
- * The shim is built with hidden visibility; the wrapped names are the
- * exceptions (the version script then lists exactly these).
+ * The shim is built with hidden visibility; on Linux the wrapped names are
+ * the exceptions (the version script then lists exactly these); on macOS
+ * the wrappers stay hidden, reached through the __interpose pairs.
  */
 #define FA_SYM(name, ret, fail, params, args, ...) \
-	extern __attribute__((visibility("default"))) ret name params;
+	extern FA_WRAPPER_EXPORT ret FA_WRAPPER(name) params;
 #include "symbols.def"
 #undef FA_SYM
 
@@ -51,7 +52,7 @@
 /* fa_w_<name>(ra, call, ...): the caller's return address and the name its reports give. */
 #define FA_PREPEND_RA(...) (void *fa_ra, const char *fa_call, __VA_ARGS__)
 #define FA_PASS_RA(...) (FA_RA(), fa_name, __VA_ARGS__)
-#define FA_EXPORT __attribute__((visibility("default")))
+#define FA_EXPORT FA_WRAPPER_EXPORT
 
 /*
  * One wrapper for every shape that prepares, calls and releases: 'prep'
@@ -72,7 +73,7 @@
 		fa_unpin_after(&fa_s, fa_v == (fail)); \
 		return fa_v; \
 	} \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		static const char fa_name[] = #name; \
 		if (FA_GATE_OPEN()) \
@@ -113,7 +114,7 @@
  * fn(ra, name, fnargs...).
  */
 #define FA_GEN_VIA(name, ret, fail, params, args, fn, fnargs) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		static const char fa_name[] = #name; \
 		if (FA_GATE_OPEN()) \
@@ -160,7 +161,7 @@ static inline int fa_fd_marked(int fd)
  * a dirfd's name read by another thread meanwhile is not kept.
  */
 #define FA_GEN_KEEPFD(name, ret, fail, params, args, fd, cond) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		ret fa_v; \
 		if (FA_UNLIKELY(fa_pinned_range(fd)) && fa_is_root_fd(fd) && (cond)) { \
@@ -181,7 +182,7 @@ static inline int fa_fd_marked(int fd)
  * applies.
  */
 #define FA_GEN_TEMP(name, ret, fail, params, args, suffixlen, flags) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		int fa_fd; \
 		if (FA_GATE_OPEN()) \
@@ -207,7 +208,7 @@ static inline int fa_fd_marked(int fd)
  * open or opens by itself), then the real call: a check, not check = use.
  */
 #define FA_GEN_CHECK(name, ret, fail, params, args, op, path, flags) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		if (FA_GATE_OPEN()) \
 			return fa_real_##name args; \
@@ -240,13 +241,13 @@ static inline int fa_fd_marked(int fd)
  * (flags | O_LARGEFILE for the 64-bit names).
  */
 #define FA_GEN_OPEN(name, ret, fail, params, args, dirfd, path, oflags) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		mode_t mode = 0; \
 		if (fa_needs_mode(flags)) { \
 			va_list ap; \
 			va_start(ap, flags); \
-			mode = va_arg(ap, mode_t); \
+			mode = (mode_t)va_arg(ap, int); \
 			va_end(ap); \
 		} \
 		if (FA_GATE_OPEN()) \
@@ -256,7 +257,7 @@ static inline int fa_fd_marked(int fd)
 
 /* A fixed-arity open (creat). */
 #define FA_GEN_OPENX(name, ret, fail, params, args, dirfd, path, flags, mode) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		if (FA_GATE_OPEN()) \
 			return fa_real_##name args; \
@@ -265,7 +266,7 @@ static inline int fa_fd_marked(int fd)
 
 /* Fortified opens take no mode; given O_CREAT, libc's own abort must happen. */
 #define FA_GEN_OPEN2(name, ret, fail, params, args, dirfd, path, flags) \
-	FA_EXPORT ret name params \
+	FA_EXPORT ret FA_WRAPPER(name) params \
 	{ \
 		if (FA_GATE_OPEN() || fa_needs_mode(flags)) \
 			return FA_REAL(name) args; \
