@@ -16,10 +16,31 @@ CT=$E2E/calltest
 CASES=" $("$CT" --list | tr '\n' ' ') "
 ABSENT=
 absent() {
+	if [ -n "${AWAY[$1]+set}" ]; then
+		case "$NOTRUN" in *" $1 ("*) ;; *) NOTRUN="$NOTRUN $1 (${AWAY[$1]});" ;; esac
+		return 0
+	fi
 	case $CASES in *" $1 "*) return 1 ;; esac
 	case "$ABSENT " in *" $1 "*) ;; *) ABSENT="$ABSENT $1" ;; esac
 	return 0
 }
+# Cases this libc has but where it does not do what they check, each with
+# the reason; named at the end as not run, never passed.
+declare -A AWAY=()
+NOTRUN=
+GLIBC=$("$CT" --glibc)
+if [ "$GLIBC" != 1 ]; then
+	for fn in updwtmp updwtmpx utmpname utmpxname pututline pututxline; do
+		AWAY[$fn]="glibc's utmp and wtmp writers; musl's are stubs that write no file"
+	done
+fi
+# Under qemu-user, /proc/PID/syscall shows the emulator's own system calls,
+# so the watcher that signals a process blocked in one never fires.
+if [ -n "${FA_EMULATOR:-}" ]; then
+	for fn in sig_freopen sig_open; do
+		AWAY[$fn]="no guest system call in /proc/PID/syscall under $FA_EMULATOR"
+	done
+fi
 W=$T/w
 IN=$W/in
 OUT=$W/out
@@ -39,9 +60,16 @@ mkfifo "$TPL/in/fifo"
 # Absolute, into the root: where it leads depends on what "/" is.
 ln -s "$W/in/f" "$TPL/out/abs_in"
 
+# XATTR_FILES: files of the fresh tree given an attribute (cp -a need not
+# copy attributes: busybox's does not).
+XATTR_FILES=()
 fresh() {
 	rm -rf "$W"
 	cp -a "$TPL" "$W"
+	local f
+	for f in "${XATTR_FILES[@]}"; do
+		"$CT" setxattr "$f" >/dev/null
+	done
 }
 
 MODES=(openat2 fallback)
@@ -360,12 +388,12 @@ if [ -n "$XATTR" ]; then
 	both setxattr "$IN/f" -- "$OUT/f"
 	both lsetxattr "$IN/f" -- "$OUT/f"
 	both fsetxattr "$IN/f" -- "$OUT/f"
-	# removexattr needs an attribute to remove: give the template one.
-	"$CT" setxattr "$TPL/in/f" >/dev/null
-	"$CT" setxattr "$TPL/out/f" >/dev/null
+	# removexattr needs an attribute to remove: give the tree one.
+	XATTR_FILES=("$IN/f" "$OUT/f")
 	both removexattr "$IN/f" -- "$OUT/f"
 	both fremovexattr "$IN/f" -- "$OUT/f"
 	both lremovexattr "$IN/f" -- "$OUT/f"
+	XATTR_FILES=()
 else
 	echo "SKIP: xattrs: user.* attributes refused by the file system" >&2
 fi
@@ -502,7 +530,8 @@ both utime "$IN/f" -- "$OUT/f"
 # ---- removing an IPC name is removing its file; message queues ----
 for fn in shm_unlink sem_unlink; do
 	obj=/dev/shm/fa-e2e-u-$$
-	[ $fn = shm_unlink ] || obj=/dev/shm/sem.fa-e2e-u-$$
+	# glibc names a semaphore's file sem.NAME, musl NAME.
+	[ $fn = shm_unlink ] || [ "$GLIBC" != 1 ] || obj=/dev/shm/sem.fa-e2e-u-$$
 	PRE=": >$obj"
 	deny $fn "/fa-e2e-u-$$"
 	[ -e "$obj" ] && pass || fail "a denied $fn removed $obj"
@@ -749,4 +778,5 @@ for bad in "root relative/path" "frobnicate /x" "symlinks sideways" "root"; do
 done
 
 [ -z "$ABSENT" ] || echo "not in this libc, not run:$ABSENT"
+[ -z "$NOTRUN" ] || echo "not run here:$NOTRUN"
 finish

@@ -85,12 +85,14 @@ far -- mv "$O/f" "$P/stolen"
 [ "$rc" -ne 0 ] && pass || fail "mv from outside into the root succeeded"
 [ ! -e "$P/stolen" ] && pass || fail "mv in: a copy landed inside"
 untouched "mv in"
-far -- install -m 600 "$P/src/a.c" "$P/installed"
-status "install inside" 0
-check "install mode" 600 "$(stat -c %a "$P/installed")"
-far -- install -D -m 644 "$P/src/a.c" "$O/newdir/x"
-[ "$rc" -ne 0 ] && pass || fail "install -D outside succeeded"
-untouched "install -D"
+if runs_here install; then
+	far -- install -m 600 "$P/src/a.c" "$P/installed"
+	status "install inside" 0
+	check "install mode" 600 "$(stat -c %a "$P/installed")"
+	far -- install -D -m 644 "$P/src/a.c" "$O/newdir/x"
+	[ "$rc" -ne 0 ] && pass || fail "install -D outside succeeded"
+	untouched "install -D"
+fi
 far -- rm -rf "$O"
 [ "$rc" -ne 0 ] && pass || fail "rm -rf outside succeeded"
 untouched "rm -rf outside"
@@ -108,7 +110,9 @@ far --deny "$P/tree/keep" -- rm -rf "$P/tree"
 rm -rf "$P/tree"
 
 # ---- tar: ../ members, absolute members, a symlink leading out ----
-if have_python; then
+if ! tar --help 2>&1 | grep -q -- '-P\b\|--absolute-names'; then
+	echo "not run: tar -x -P of a hostile archive (this tar has no -P: busybox's)"
+elif command -v python3 >/dev/null 2>&1; then
 	python3 - "$T/evil.tar" "$O" <<'PY'
 import io, sys, tarfile
 out, outside = sys.argv[1], sys.argv[2]
@@ -160,9 +164,11 @@ far -- env -i /bin/sh -c "touch $O/envi"
 untouched "env -i"
 far -- env -i PATH=/usr/bin:/bin sh -c "echo \$LD_PRELOAD | grep -q fashim && touch $P/envi"
 status "env -i child still preloaded" 0
-far -- python3 -c "import os; os.execve('/bin/sh', ['sh', '-c', 'touch $O/py'], {})"
-[ "$rc" -ne 0 ] && pass || fail "execve with an empty environment escaped"
-untouched "execve with an empty environment"
+if have_python; then
+	far -- python3 -c "import os; os.execve('/bin/sh', ['sh', '-c', 'touch $O/py'], {})"
+	[ "$rc" -ne 0 ] && pass || fail "execve with an empty environment escaped"
+	untouched "execve with an empty environment"
+fi
 
 # ---- an interpreter: its writes are libc writes too ----
 if have_python; then

@@ -234,7 +234,7 @@ static void addfchdir_relative_open(void **state)
  */
 static int fchdir_to_own_fd(const char *what_to_run, pid_t *pid)
 {
-	char *targv[] = { (char *)"fake", NULL };
+	char *targv[] = { (char *)"true", NULL };
 	posix_spawn_file_actions_t fa;
 	int fd = open(what_to_run ? A : C, O_RDONLY | O_DIRECTORY), rc;
 
@@ -288,11 +288,12 @@ static void dev_null_passes(void **state)
  * The child execs after its file actions: a relative program is the one
  * in the directory its chdir actions select. "fake" is a static ELF
  * header (refused under the process policy) in C, and a copy of a
- * dynamic program in A.
+ * dynamic program in A: /bin/true, run as "true" (argv[0] is what a
+ * multi-call program such as busybox runs).
  */
 static int spawn_fake_from(const char *parent_cwd, const char *child_cwd, pid_t *pid)
 {
-	char *targv[] = { (char *)"fake", NULL };
+	char *targv[] = { (char *)"true", NULL };
 	posix_spawn_file_actions_t fa;
 	int rc;
 
