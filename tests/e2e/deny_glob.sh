@@ -149,9 +149,9 @@ done
 need_fa_run
 
 # git: a repository made inside a root with .git denied cannot be written.
-if runs_here git; then
 G=$T/g
 mkdir -p "$G/repo"
+if runs_here git; then
 echo a >"$G/repo/file"
 fa_run_in "$G/repo" -w "$G" --deny-glob '**/.git/**' -- git init -q
 check "git init refused: no .git made" no "$([ -e "$G/repo/.git" ] && echo yes || echo no)"

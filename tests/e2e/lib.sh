@@ -121,6 +121,12 @@ fa_run_in() {
 	shift
 	(cd "$dir" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
 	rc=$?
+	# A program of this host cannot load another platform's shim: it
+	# fails (musl) or runs unconfined (aarch64), and either is no pass.
+	if [ -n "${FA_USERLAND:-}" ] &&
+		grep -qE 'error while loading shared libraries|from LD_PRELOAD cannot be preloaded' "$T/e"; then
+		fail "a program of this host ran under the shim: $(head -c 300 "$T/e")"
+	fi
 }
 
 # status LABEL N: the last run exited with N.

@@ -362,8 +362,10 @@ fresh_out
 run -- mkdir -p "$R/a/b/c"
 check "mkdir -p inside" "" "$(cat "$T/e")"
 [ -d "$R/a/b/c" ] && pass || fail "mkdir -p did not make $R/a/b/c"
-run -- install -d "$R/prefix/share/man/man1"
-check "install -d inside" "" "$(cat "$T/e")"
+if runs_here install; then
+	run -- install -d "$R/prefix/share/man/man1"
+	check "install -d inside" "" "$(cat "$T/e")"
+fi
 run -- mkdir -p "$O/d"
 check "mkdir -p of an existing outside directory" "" "$(cat "$T/e")"
 run -- mkdir -p "$O/new/x"

@@ -443,16 +443,18 @@ fi
 # ldd and the loader itself: dynamic programs, confined as usual.
 ld_so=$(readelf -l /bin/true 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
 if [ -n "$ld_so" ]; then
-	far -- ldd /bin/true
-	status "fa-run -- ldd /bin/true" 0
-	grep -q libc "$T/o" && pass || fail "ldd printed no libraries: $(cat "$T/o" "$T/e")"
+	if runs_here ldd; then
+		far -- ldd /bin/true
+		status "fa-run -- ldd /bin/true" 0
+		grep -q libc "$T/o" && pass || fail "ldd printed no libraries: $(cat "$T/o" "$T/e")"
+		far -- sh -c "ldd /bin/true >/dev/null"
+		status "ldd from a shell" 0
+	fi
 	far -- "$ld_so" /bin/true
 	status "fa-run -- $ld_so /bin/true" 0
 	far -- "$ld_so" /bin/sh -c "echo x >$O/via-loader"
 	[ "$rc" -ne 0 ] && pass || fail "a program run by the loader wrote outside"
 	untouched "a program run by the loader"
-	far -- sh -c "ldd /bin/true >/dev/null"
-	status "ldd from a shell" 0
 else
 	echo "SKIP: loader: readelf did not name /bin/true's interpreter" >&2
 fi
@@ -490,11 +492,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	refused_privileged execute-only-set-user-ID set-user "$T/xsuid"
 
 	# File capabilities make the exec secure too: the loader drops LD_PRELOAD.
-	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/captouch" &&
-		setcap cap_dac_override+ep "$T/captouch" 2>/dev/null; then
-		refused_privileged file-capability capabilities "$T/captouch"
+	# Named touch: a multi-call busybox runs what its name says.
+	mkdir -p "$T/cap"
+	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/cap/touch" &&
+		setcap cap_dac_override+ep "$T/cap/touch" 2>/dev/null; then
+		refused_privileged file-capability capabilities "$T/cap/touch"
 		# Root gains nothing from them: no secure exec, the preload follows.
-		far -- "$T/captouch" "$P/cap-root"
+		far -- "$T/cap/touch" "$P/cap-root"
 		status "file capabilities run by root" 0
 	else
 		echo "SKIP: file capabilities: no setcap, or no security xattrs here" >&2

@@ -427,11 +427,31 @@ static int spawn_no_exec(int use_path, const char *prog, uint64_t *denials)
 	return rc;
 }
 
+/*
+ * Whether posix_spawn reports a failed exec here: under qemu-user it does
+ * not (its CLONE_VFORK child is a fork, which cannot hand the error back),
+ * and returns 0 for a child that exits 127.
+ */
+static int spawn_reports_exec_errors(void)
+{
+	char *argv[] = { (char *)"prog", NULL };
+	pid_t pid;
+	int rc = posix_spawn(&pid, "/nonexistent-fa/prog", NULL, NULL, argv, environ);
+
+	if (rc == 0) {
+		waitpid(pid, NULL, 0);
+		fprintf(stderr, "# posix_spawn does not report a failed exec here (qemu-user?)\n");
+	}
+	return rc == ENOENT;
+}
+
 static void no_exec_missing_program(void **state)
 {
 	uint64_t denials;
 
 	(void)state;
+	if (!spawn_reports_exec_errors())
+		skip();
 	assert_int_equal(spawn_no_exec(0, "/nonexistent-fa/prog", &denials), ENOENT);
 	assert_int_equal(denials, 0);
 }
