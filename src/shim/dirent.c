@@ -33,13 +33,24 @@ int fa_rmdir_at(int dirfd, const char *name)
 	return rc;
 }
 
-/* remove(): unlink, or rmdir when the entry is a directory, as libc does. */
+/*
+ * remove(): unlink, or rmdir when the entry is a directory, as libc does,
+ * errno included: glibc leaves EISDIR behind a directory removed, musl
+ * (raw system calls) leaves errno alone.
+ */
 int fa_remove_at(int dirfd, const char *name)
 {
+	int saved = errno;
+
 	if (FA_REAL(unlinkat)(dirfd, name, 0) == 0)
 		return 0;
 	if (errno != EISDIR)
 		return -1;
+#ifdef __GLIBC__
+	(void)saved;
+#else
+	errno = saved;
+#endif
 	return fa_rmdir_at(dirfd, name);
 }
 

@@ -18,10 +18,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#ifdef HAVE_LINUX_OPENAT2_H
-#include <linux/openat2.h>
-#endif
 
+#include "sys.h"
 #include "wrap.h"
 
 /*
@@ -85,12 +83,12 @@ static long fa_open_nr(void *ra, const char *call, int dirfd, const char *path, 
 
 /*
  * openat2 keeps its resolve flags, which the engine's open cannot carry:
- * judged, then performed by the kernel as asked.
+ * judged, then performed by the kernel as asked. struct open_how is read
+ * as sys.h spells it, so a build without kernel headers judges it too.
  */
 static long fa_openat2_nr(void *ra, const char *call, long nr, const long *a)
 {
-#ifdef HAVE_LINUX_OPENAT2_H
-	const struct open_how *how = P(2);
+	const struct fa__open_how *how = P(2);
 	size_t size = U(3);
 	int flags;
 	enum fa_op op;
@@ -99,17 +97,13 @@ static long fa_openat2_nr(void *ra, const char *call, long nr, const long *a)
 		return REAL();
 	flags = (int)how->flags;
 	op = (flags & O_TMPFILE) == O_TMPFILE ? FA_OP_DIR : FA_OP_WRITE;
-	if (size >= offsetof(struct open_how, resolve) + sizeof(how->resolve) &&
+	if (size >= offsetof(struct fa__open_how, resolve) + sizeof(how->resolve) &&
 	    (how->resolve & RESOLVE_IN_ROOT)) {
 		if (fa_in_root_call(call, op, I(0), S(1), flags, ra))
 			return -1;
 	} else if (fa_check_call(call, op, I(0), S(1), flags, ra)) {
 		return -1;
 	}
-#else
-	(void)ra;
-	(void)call;
-#endif
 	return REAL();
 }
 

@@ -143,6 +143,13 @@ FILE *FA_WRAPPER(tmpfile64)(void)
 }
 #endif
 
+/* A semaphore's file in /dev/shm: glibc puts "sem." before its name, musl nothing. */
+#ifdef __GLIBC__
+#define SEM_PREFIX "sem."
+#else
+#define SEM_PREFIX ""
+#endif
+
 /* The file behind a POSIX IPC name, as libc spells it; 0 if libc will refuse the name. */
 static int ipc_path(const char *prefix, const char *name, char *buf, size_t len)
 {
@@ -172,7 +179,7 @@ sem_t *FA_WRAPPER(sem_open)(const char *name, int oflag, ...)
 		value = va_arg(ap, unsigned int);
 		va_end(ap);
 	}
-	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || !ipc_path("sem.", name, path, sizeof(path)))
+	if (FA_GATE_OPEN() || !(oflag & O_CREAT) || !ipc_path(SEM_PREFIX, name, path, sizeof(path)))
 		return FA_REAL(sem_open)(name, oflag, mode, value);
 	if (fa_check_call("sem_open", FA_OP_CREATE, AT_FDCWD, path, oflag, FA_RA()))
 		return SEM_FAILED;
@@ -222,7 +229,7 @@ int FA_WRAPPER(sem_unlink)(const char *name)
 {
 	char path[PATH_MAX];
 
-	if (FA_GATE_OPEN() || !ipc_path("sem.", name, path, sizeof(path)))
+	if (FA_GATE_OPEN() || !ipc_path(SEM_PREFIX, name, path, sizeof(path)))
 		return FA_REAL(sem_unlink)(name);
 	return ipc_unlink(FA_RA(), "sem_unlink", path);
 }

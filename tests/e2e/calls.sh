@@ -16,10 +16,45 @@ CT=$E2E/calltest
 CASES=" $("$CT" --list | tr '\n' ' ') "
 ABSENT=
 absent() {
+	local k
+	for k in "$1" "$1 ${2:-}"; do
+		[ -n "${AWAY[$k]+set}" ] || continue
+		case "$NOTRUN" in *" $k ("*) ;; *) NOTRUN="$NOTRUN $k (${AWAY[$k]});" ;; esac
+		return 0
+	done
 	case $CASES in *" $1 "*) return 1 ;; esac
 	case "$ABSENT " in *" $1 "*) ;; *) ABSENT="$ABSENT $1" ;; esac
 	return 0
 }
+# Cases this libc has but where it does not do what they check, each with
+# the reason; named at the end as not run, never passed.
+declare -A AWAY=()
+NOTRUN=
+GLIBC=$("$CT" --glibc)
+if [ "$GLIBC" != 1 ]; then
+	for fn in updwtmp updwtmpx utmpname utmpxname pututline pututxline; do
+		AWAY[$fn]="glibc's utmp and wtmp writers; musl's are stubs that write no file"
+	done
+	AWAY[nftw]="FTW_CHDIR as glibc has it; musl's nftw stays in the start directory"
+fi
+# Under qemu-user, /proc/PID/syscall shows the emulator's own system calls,
+# so the watcher that signals a process blocked in one never fires.
+# Its CLONE_VFORK child is a fork, so posix_spawn reports no failed exec;
+# and it has no openat2, fchmodat2, setxattrat, removexattrat or execveat
+# (ENOSYS), so the engine walks in both resolution modes: one is run.
+PATH_MODES=(openat2 fallback)
+if [ -n "${FA_EMULATOR:-}" ]; then
+	for fn in sig_freopen sig_open; do
+		AWAY[$fn]="no guest system call in /proc/PID/syscall under $FA_EMULATOR"
+	done
+	AWAY[posix_spawnp_errno]="posix_spawn reports no failed exec under $FA_EMULATOR"
+	for fn in openat2 fchmodat2 setxattrat removexattrat execveat; do
+		AWAY["syscall $fn"]="no such system call in $FA_EMULATOR"
+	done
+	AWAY[execveat]="no such system call in $FA_EMULATOR"
+	PATH_MODES=(fallback)
+	echo "under $FA_EMULATOR (no openat2), one resolution mode: the walk"
+fi
 W=$T/w
 IN=$W/in
 OUT=$W/out
@@ -39,12 +74,19 @@ mkfifo "$TPL/in/fifo"
 # Absolute, into the root: where it leads depends on what "/" is.
 ln -s "$W/in/f" "$TPL/out/abs_in"
 
+# XATTR_FILES: files of the fresh tree given an attribute (cp -a need not
+# copy attributes: busybox's does not).
+XATTR_FILES=()
 fresh() {
 	rm -rf "$W"
 	cp -a "$TPL" "$W"
+	local f
+	for f in "${XATTR_FILES[@]}"; do
+		"$CT" setxattr "$f" >/dev/null
+	done
 }
 
-MODES=(openat2 fallback)
+MODES=("${PATH_MODES[@]}")
 XENV=()
 QUIET=
 XATTR=yes
@@ -91,7 +133,7 @@ bare() {
 # allow FUNC ARG...: ok inside the root, and the same answer as bare libc.
 allow() {
 	local bare got m
-	! absent "$1" || return 0
+	! absent "$@" || return 0
 	SNAP=
 	bare "$@"
 	for m in "${MODES[@]}"; do
@@ -129,7 +171,7 @@ called() {
 # A denial changes nothing, so the tree it leaves is the next one's start.
 deny() {
 	local after got m lines
-	! absent "$1" || return 0
+	! absent "$@" || return 0
 	for m in "${MODES[@]}"; do
 		if [ -z "$SNAP" ]; then
 			fresh
@@ -161,7 +203,7 @@ deny() {
 # plain FUNC ARG...: shim loaded, no policy: exactly what bare libc does.
 plain() {
 	local bare got
-	! absent "$1" || return 0
+	! absent "$@" || return 0
 	SNAP=
 	bare "$@"
 	fresh
@@ -360,12 +402,12 @@ if [ -n "$XATTR" ]; then
 	both setxattr "$IN/f" -- "$OUT/f"
 	both lsetxattr "$IN/f" -- "$OUT/f"
 	both fsetxattr "$IN/f" -- "$OUT/f"
-	# removexattr needs an attribute to remove: give the template one.
-	"$CT" setxattr "$TPL/in/f" >/dev/null
-	"$CT" setxattr "$TPL/out/f" >/dev/null
+	# removexattr needs an attribute to remove: give the tree one.
+	XATTR_FILES=("$IN/f" "$OUT/f")
 	both removexattr "$IN/f" -- "$OUT/f"
 	both fremovexattr "$IN/f" -- "$OUT/f"
 	both lremovexattr "$IN/f" -- "$OUT/f"
+	XATTR_FILES=()
 else
 	echo "SKIP: xattrs: user.* attributes refused by the file system" >&2
 fi
@@ -502,7 +544,8 @@ both utime "$IN/f" -- "$OUT/f"
 # ---- removing an IPC name is removing its file; message queues ----
 for fn in shm_unlink sem_unlink; do
 	obj=/dev/shm/fa-e2e-u-$$
-	[ $fn = shm_unlink ] || obj=/dev/shm/sem.fa-e2e-u-$$
+	# glibc names a semaphore's file sem.NAME, musl NAME.
+	[ $fn = shm_unlink ] || [ "$GLIBC" != 1 ] || obj=/dev/shm/sem.fa-e2e-u-$$
 	PRE=": >$obj"
 	deny $fn "/fa-e2e-u-$$"
 	[ -e "$obj" ] && pass || fail "a denied $fn removed $obj"
@@ -541,11 +584,17 @@ nr_both fchmod fchown fchownat fchmodat2
 # close, close_range, dup2 and dup3 by number judge nothing: they keep pinned roots and forget marks (fdcache.sh).
 allow syscall close "$OUT/f"
 allow syscall close_range "$OUT/f"
-allow syscall dup2 "$OUT/f"
+# aarch64 has dup3 alone.
+[ "$(uname -m)" = aarch64 ] || allow syscall dup2 "$OUT/f"
 allow syscall dup3 "$OUT/f"
 plain syscall close "$IN/f"
 plain syscall close_range "$IN/f"
-[ -z "$XATTR" ] || nr_both setxattrat removexattrat setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr
+if [ -n "$XATTR" ]; then
+	nr_both setxattrat setxattr lsetxattr fsetxattr
+	XATTR_FILES=("$IN/f" "$OUT/f")
+	nr_both removexattrat removexattr lremovexattr fremovexattr
+	XATTR_FILES=()
+fi
 if [ "$(uname -m)" = x86_64 ]; then
 	nr_both utimes futimesat utime chown
 	both syscall mknod "$IN/n" -- mknod "$OUT/n"
@@ -658,7 +707,7 @@ for how in allow deny list listother; do
 	esac
 done
 XENV=()
-MODES=(openat2 fallback)
+MODES=("${PATH_MODES[@]}")
 # Children given an empty environment are confined all the same.
 for fn in spawn_noenv execle_noenv clearenv_exec; do
 	both $fn open "$IN/new" "WRONLY|CREAT" -- open "$OUT/new" "WRONLY|CREAT"
@@ -676,6 +725,7 @@ mkdir -p "$T/pathdir/adir"
 echo 'echo x' >"$T/pathdir/noexec"
 kept_pol=$POL
 for name in no-such-command-here noexec adir; do
+	! absent posix_spawnp_errno || break
 	fresh
 	want=$(PATH=$T/pathdir:$PATH ct bare posix_spawnp_errno "$name")
 	policy "root $IN"
@@ -733,8 +783,8 @@ check "report mode: logged" 2 "$(grep -c . "$T/report.log")"
 XENV=("FA_LOG=$T/deny.log")
 deny rename "$IN/f" "$OUT/f2"
 XENV=()
-# Two runs (openat2 and fallback), one JSON line each, naming both paths.
-check "FA_LOG lines" 2 "$(grep -c '^{.*"rename".*}$' "$T/deny.log")"
+# One run per resolution mode, one JSON line each, naming both paths.
+check "FA_LOG lines" "${#MODES[@]}" "$(grep -c '^{.*"rename".*}$' "$T/deny.log")"
 grep -q "$OUT/f2" "$T/deny.log" && pass || fail "FA_LOG does not name the destination: $(cat "$T/deny.log")"
 
 # ---- fail closed on a malformed policy ----
@@ -749,4 +799,5 @@ for bad in "root relative/path" "frobnicate /x" "symlinks sideways" "root"; do
 done
 
 [ -z "$ABSENT" ] || echo "not in this libc, not run:$ABSENT"
+[ -z "$NOTRUN" ] || echo "not run here:$NOTRUN"
 finish

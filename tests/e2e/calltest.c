@@ -1131,7 +1131,7 @@ static void sig_handler(int sig)
 }
 
 /* 1 once /proc/PID/syscall names nr: the process is blocked in that syscall. */
-static int blocked_in(pid_t pid, long nr1, long nr2)
+static int blocked_in(pid_t pid, long nr1, long nr2, long nr3)
 {
 	char p[64], b[64];
 	FILE *f;
@@ -1144,18 +1144,18 @@ static int blocked_in(pid_t pid, long nr1, long nr2)
 	if (fgets(b, sizeof b, f))
 		nr = strtol(b, NULL, 10);
 	fclose(f);
-	return nr == nr1 || nr == nr2;
+	return nr == nr1 || nr == nr2 || nr == nr3;
 }
 
-/* A child that signals this process once it sleeps in nr1 or nr2. */
-static pid_t signal_when_blocked(long nr1, long nr2)
+/* A child that signals this process once it sleeps in nr1, nr2 or nr3. */
+static pid_t signal_when_blocked(long nr1, long nr2, long nr3)
 {
 	pid_t me = getpid(), kid;
 
 	fflush(stdout);
 	kid = fork();
 	if (kid == 0) {
-		while (!blocked_in(me, nr1, nr2))
+		while (!blocked_in(me, nr1, nr2, nr3))
 			usleep(1000);
 		kill(me, SIGUSR1);
 		_exit(0);
@@ -1182,7 +1182,8 @@ CASE(sig_freopen)
 		;
 	fcntl(p[1], F_SETFL, fl);
 	signal(SIGUSR1, sig_handler);
-	kid = signal_when_blocked(SYS_write, SYS_write);
+	/* glibc flushes with write, musl with writev. */
+	kid = signal_when_blocked(SYS_write, SYS_writev, SYS_write);
 	w = fdopen(p[1], "w");
 	fwrite("x", 1, 1, w);
 	freopen("/dev/null", "w", w);
@@ -1213,7 +1214,12 @@ CASE(sig_open)
 	sig_fifo = A(0);
 	sig_path = A(1);
 	signal(SIGUSR1, fifo_handler);
-	kid = signal_when_blocked(SYS_openat, SYS_openat2);
+	/* musl's open() is SYS_open where the kernel has one. */
+#ifdef SYS_open
+	kid = signal_when_blocked(SYS_openat, SYS_openat2, SYS_open);
+#else
+	kid = signal_when_blocked(SYS_openat, SYS_openat2, SYS_openat);
+#endif
 	fd = open(sig_fifo, O_WRONLY | O_CLOEXEC);
 	waitpid(kid, NULL, 0);
 	if (fd >= 0)
@@ -1707,12 +1713,21 @@ int main(int argc, char **argv)
 			puts(cases[i].name);
 		return 0;
 	}
+	/* Some cases test what glibc does where another libc may differ. */
+	if (argc == 2 && !strcmp(argv[1], "--glibc")) {
+#ifdef __GLIBC__
+		puts("1");
+#else
+		puts("0");
+#endif
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "--fortified")) {
 		printf("%d\n", fortified_build());
 		return 0;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: calltest FUNC ARG... | --list | --fortified\n");
+		fprintf(stderr, "usage: calltest FUNC ARG... | --list | --glibc | --fortified\n");
 		return 2;
 	}
 	return run_case(argc, argv);

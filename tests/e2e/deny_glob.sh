@@ -119,15 +119,24 @@ done
 
 # reads at libc under a read pattern: every open-family entry point, a dirfd, a link
 POL=$(printf '%s\n' "root $IN" 'deny-read **/*.pem' 'deny-read keep/**')
+CASES=" $("$CT" --list | tr '\n' ' ') "
+for fn in open64 __open_2; do
+	case $CASES in *" $fn "*) ;; *) echo "not in this libc, not run: read $fn" ;; esac
+done
 for mode in openat2 fallback; do
 	fresh
 	check "$mode read open" "err EACCES" "$(ct $mode open d/old.pem RDONLY)"
-	check "$mode read open64 through a link" "err EACCES" "$(ct $mode open64 dlink/old.pem RDONLY)"
+	# open64 and __open_2 are glibc's own entry points (musl has neither).
+	case $CASES in *" open64 "*)
+		check "$mode read open64 through a link" "err EACCES" "$(ct $mode open64 dlink/old.pem RDONLY)" ;;
+	esac
 	check "$mode read openat dirfd" "err EACCES" "$(ct $mode openat d old.pem RDONLY)"
 	check "$mode read openat through '..'" "err EACCES" "$(ct $mode openat dlink ../keep/k RDONLY)"
 	check "$mode read fopen" "err EACCES" "$(ct $mode fopen d/../d/old.pem r)"
-	check "$mode read __open_2" "err EACCES" "$(ct $mode __open_2 keep/k RDONLY)"
-	grep -q "deny-read" "$T/stderr" || fail "$mode read refusal names no rule: $(cat "$T/stderr")"
+	case $CASES in *" __open_2 "*)
+		check "$mode read __open_2" "err EACCES" "$(ct $mode __open_2 keep/k RDONLY)"
+		grep -q "deny-read" "$T/stderr" || fail "$mode read refusal names no rule: $(cat "$T/stderr")" ;;
+	esac
 	check "$mode read a directory a pattern names" ok "$(ct $mode open keep 'RDONLY|DIRECTORY')"
 	check "$mode O_PATH of a matched file" ok "$(ct $mode open d/old.pem PATH)"
 	check "$mode syscall(SYS_openat)" "err EACCES" "$(ct $mode syscall openat d/old.pem RDONLY)"
@@ -142,6 +151,7 @@ need_fa_run
 # git: a repository made inside a root with .git denied cannot be written.
 G=$T/g
 mkdir -p "$G/repo"
+if runs_here git; then
 echo a >"$G/repo/file"
 fa_run_in "$G/repo" -w "$G" --deny-glob '**/.git/**' -- git init -q
 check "git init refused: no .git made" no "$([ -e "$G/repo/.git" ] && echo yes || echo no)"
@@ -156,6 +166,7 @@ check "git commit refused: status" 1 "$([ "$rc" -ne 0 ] && echo 1 || echo 0)"
 check "git commit refused: .git unchanged" "$before" "$(snapshot "$G/repo/.git")"
 fa_run_in "$G/repo" -w "$G" --deny-glob '**/.git/**' -- sh -c 'echo c >>file'
 status "a file beside .git is still written" 0
+fi
 
 # --learn: a secret written is flagged with its pattern; a pattern in force written is dropped
 L=$T/learn

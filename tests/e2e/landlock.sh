@@ -375,7 +375,7 @@ printf 'all: out\nout: src/a\n\tcp src/a out\n' >"$R/Makefile"
 far --landlock=on -w "$R" -- make -s
 status "make under the floor" 0
 exists "make under the floor" "$R/out"
-if command -v git >/dev/null 2>&1; then
+if command -v git >/dev/null 2>&1 && runs_here git; then
 	far --landlock=on -w "$R" -- env HOME="$R" sh -c 'git init -q repo && cd repo && echo x >f && git add f && git -c user.name=t -c user.email=t@t commit -qm m && git checkout -q -b b2'
 	status "git under the floor" 0
 fi

@@ -64,7 +64,9 @@ rm -rf "$P/build" "$TMPD/stamp"
 [ -s "$T/make3.log" ] && pass || fail "the first policy denied nothing"
 
 # ---- git commit: the project's own .git, nothing above it, no /tmp ----
-if command -v git >/dev/null 2>&1; then
+if ! command -v git >/dev/null 2>&1; then
+	echo "# git not found: the git case is skipped"
+elif runs_here git; then
 	G=$T/repo
 	mkdir -p "$G/src"
 	(cd "$G" && git init -q && echo one > src/f && git add src/f) || fail "git init"
@@ -81,13 +83,11 @@ if command -v git >/dev/null 2>&1; then
 	check "git commit under the learned policy" 0 $?
 	clean_run "git commit under the learned policy" "$T/git2.log" "$T/git2.err"
 	check "git: two commits" 2 "$(cd "$G" && git rev-list --count HEAD)"
-else
-	echo "# git not found: the git case is skipped"
 fi
 
 # ---- pip install of a local wheel into a venv in the project ----
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if [ -n "$PY" ] && "$PY" -m venv "$T/pyproj/venv" >/dev/null 2>&1 &&
+if [ -n "$PY" ] && have_python && "$PY" -m venv "$T/pyproj/venv" >/dev/null 2>&1 &&
 	[ -x "$T/pyproj/venv/bin/pip" ]; then
 	V=$T/pyproj
 	mkdir -p "$T/wheels" "$T/piptmp"

@@ -76,7 +76,31 @@ finish() {
 
 
 
-have_python() { command -v python3 >/dev/null 2>&1; }
+# FA_USERLAND (scripts/platforms): the directory of the programs the
+# suites start under a shim built for another libc or machine than this
+# host's (musl, aarch64). A program not there is this host's, which that
+# shim cannot load into: the cases that would start it are not run, and
+# say so. FA_EMULATOR names the emulator those programs run under.
+# runs_here PROG: PROG can be started under the shim.
+runs_here() {
+	if [ -z "${FA_USERLAND:-}" ]; then
+		command -v "$1" >/dev/null 2>&1
+		return
+	fi
+	[ ! -e "$FA_USERLAND/$1" ] || return 0
+	case " ${NOT_HERE:-} " in
+	*" $1 "*) ;;
+	*)
+		NOT_HERE="${NOT_HERE:-} $1"
+		echo "not run: the cases that start $1 under the shim (this platform's userland has none)"
+		;;
+	esac
+	return 1
+}
+have_python() { runs_here python3; }
+# The status sh exits with when a redirection fails: 2 for dash, 1 for
+# busybox's ash.
+SH_REDIR_FAIL=$(sh -c ': >/fa-no-such-dir/x' 2>/dev/null; echo $?)
 # need_python WHY: a script that cannot run without python3 skips.
 need_python() { have_python || { echo "SKIP: python3 is needed $1"; exit 77; }; }
 
@@ -97,6 +121,12 @@ fa_run_in() {
 	shift
 	(cd "$dir" && "$FA_RUN" "$@" >"$T/o" 2>"$T/e")
 	rc=$?
+	# A program of this host cannot load another platform's shim: it
+	# fails (musl) or runs unconfined (aarch64), and either is no pass.
+	if [ -n "${FA_USERLAND:-}" ] &&
+		grep -qE 'error while loading shared libraries|from LD_PRELOAD cannot be preloaded' "$T/e"; then
+		fail "a program of this host ran under the shim: $(head -c 300 "$T/e")"
+	fi
 }
 
 # status LABEL N: the last run exited with N.

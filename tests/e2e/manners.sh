@@ -84,12 +84,12 @@ audited() {	# audited LABEL [WRAPPER...]: a write inside and one outside, under 
 	got=$(LD_AUDIT=${AUDIT:-/nonexistent.so} timeout 60 env LD_PRELOAD="$PRELOAD" \
 		FA_POLICY="root $ROOT" FA_QUIET=1 "$@" sh -c \
 		'echo in >"$1/aud" && { echo out >"$2/aud"; } 2>/dev/null; echo $?' sh "$ROOT" "$OUT" 2>/dev/null)
-	check "$label: loads, writes inside, refused outside" "2" "$got"
+	check "$label: loads, writes inside, refused outside" "$SH_REDIR_FAIL" "$got"
 	check "$label: the write inside" "in" "$(cat "$ROOT/aud" 2>/dev/null)"
 }
 if [ -z "$FA_SANITIZERS" ]; then
 	audited "LD_AUDIT of a missing module"
-	if command -v sotruss >/dev/null 2>&1; then
+	if command -v sotruss >/dev/null 2>&1 && runs_here sotruss; then
 		audited "sotruss (an LD_AUDIT module)" sotruss -o "$T/sotruss" --
 	fi
 fi

@@ -30,9 +30,20 @@ run() {
 	got=$(cat "$T/o")
 }
 
+# A function this libc lacks (renameat2 before musl 1.2.4) has no case in
+# calltest: named at the end as not run.
+CASES=" $("$CT" --list | tr '\n' ' ') "
+ABSENT=
+absent() {
+	case $CASES in *" $1 "*) return 1 ;; esac
+	case "$ABSENT " in *" $1 "*) ;; *) ABSENT="$ABSENT $1" ;; esac
+	return 0
+}
+
 # kernel FUNC ARG...: under fa-run, the very answer bare libc gives, silently.
 kernel() {
 	local bare now
+	! absent "$1" || return 0
 	bare=$(cd "$R" && "$CT" "$@" 2>/dev/null)
 	case $bare in
 	err*) ;;
@@ -52,6 +63,7 @@ kernel() {
 # refused FUNC ARG...: EACCES and exactly one line naming the call.
 refused() {
 	local now
+	! absent "$1" || return 0
 	run -- "$CT" "$@"
 	check "refused $*" "err EACCES" "$got"
 	check "refused $*: one line" 1 "$(grep -c "denied $1" "$T/e")"
@@ -350,12 +362,15 @@ fresh_out
 run -- mkdir -p "$R/a/b/c"
 check "mkdir -p inside" "" "$(cat "$T/e")"
 [ -d "$R/a/b/c" ] && pass || fail "mkdir -p did not make $R/a/b/c"
-run -- install -d "$R/prefix/share/man/man1"
-check "install -d inside" "" "$(cat "$T/e")"
+if runs_here install; then
+	run -- install -d "$R/prefix/share/man/man1"
+	check "install -d inside" "" "$(cat "$T/e")"
+fi
 run -- mkdir -p "$O/d"
 check "mkdir -p of an existing outside directory" "" "$(cat "$T/e")"
 run -- mkdir -p "$O/new/x"
 if grep -q "denied mkdir" "$T/e" && [ ! -e "$O/new" ]; then pass; else
 	fail "mkdir -p outside: $(cat "$T/e")"
 fi
+[ -z "$ABSENT" ] || echo "not in this libc, not run:$ABSENT"
 finish

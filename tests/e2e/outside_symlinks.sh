@@ -19,13 +19,17 @@ ln -s ../out "$S/rel"
 echo x >"$S/plain"
 tar -C "$S" -cf "$T/a.tar" abs rel plain
 outside=$(snapshot "$O")
+# The status tar exits with when it fails (GNU tar's 2, busybox's 1).
+mkdir "$T/tarfail"
+tar -C "$T/tarfail" -xf "$T/a.tar" fa-no-such-member 2>/dev/null
+TAR_FAIL=$?
 
 # far [FA-RUN ARGS...] -- COMMAND...: in $R; $rc, stderr in $T/e.
 far() { fa_run_in "$R" -w "$R" "$@"; }
 
 # By default: refused, and the message says how to allow it.
 far -- tar -xf "$T/a.tar"
-check "tar -x, absolute link: exit" 2 "$rc"
+check "tar -x, absolute link: exit" "$TAR_FAIL" "$rc"
 grep -q -- "--allow-outside-symlinks" "$T/e" && pass ||
 	fail "the refusal does not name the option: $(cat "$T/e")"
 [ ! -L "$R/abs" ] && pass || fail "the refused link exists"
@@ -41,10 +45,10 @@ far --allow-outside-symlinks -- ln -s /etc/passwd pw
 check "ln -s outside: exit" 0 "$rc"
 # Writes through them land outside: refused there.
 far --allow-outside-symlinks -- sh -c 'echo x >abs'
-check "write through the link: exit" 2 "$rc"
+check "write through the link: exit" "$SH_REDIR_FAIL" "$rc"
 grep -q "denied open" "$T/e" && pass || fail "no denial for the write: $(cat "$T/e")"
 far --allow-outside-symlinks -- sh -c 'echo x >rel/new'
-check "write through the directory link: exit" 2 "$rc"
+check "write through the directory link: exit" "$SH_REDIR_FAIL" "$rc"
 # Hard links never.
 far --allow-outside-symlinks -- ln "$O/f" hard
 check "hard link outside: exit" 1 "$rc"
@@ -52,7 +56,7 @@ grep -q "denied link" "$T/e" && pass || fail "no denial for the hard link: $(cat
 [ ! -e "$R/hard" ] && pass || fail "the hard link exists"
 # Children get the same policy.
 far --allow-outside-symlinks -- sh -c 'ln -s /etc/hosts h && echo x >h'
-check "child: link made, write refused" 2 "$rc"
+check "child: link made, write refused" "$SH_REDIR_FAIL" "$rc"
 [ -L "$R/h" ] && pass || fail "the child's link is missing"
 untouched "--allow-outside-symlinks"
 
@@ -75,7 +79,7 @@ ln -s "$R/sub" "$R/abs"
 far --symlinks=beneath -- sh -c 'echo x >rel/a'
 check "beneath, relative link inside: exit" 0 "$rc"
 far --symlinks=beneath -- sh -c 'echo x >abs/b'
-check "beneath, absolute link inside: exit" 2 "$rc"
+check "beneath, absolute link inside: exit" "$SH_REDIR_FAIL" "$rc"
 grep -q "denied open.*: $R/abs: a symlink not allowed by the symlink mode (beneath: an absolute link" "$T/e" &&
 	pass || fail "beneath: the message does not name the link: $(cat "$T/e")"
 [ -e "$R/sub/a" ] && [ ! -e "$R/sub/b" ] && pass || fail "beneath: wrong files made"

@@ -25,11 +25,11 @@ check "a write inside the file's root" 0 $?
 before=$(snapshot "$P")
 (cd "$T/elsewhere" && "$FA_RUN" --policy "$P/etc/fa.policy" -- \
 	sh -c "echo b > '$P/build/secret/b'") 2>"$T/e2"
-check "the file's deny subtree (the shell fails its redirection)" 2 $?
+check "the file's deny subtree (the shell fails its redirection)" "$SH_REDIR_FAIL" $?
 grep -q "deny-subtree" "$T/e2" && pass || fail "no deny-subtree: $(cat "$T/e2")"
 (cd "$T/elsewhere" && "$FA_RUN" --policy "$P/etc/fa.policy" -- \
 	sh -c "echo c > '$P/src/c'; echo d > '$T/elsewhere/d'") 2>"$T/e3"
-check "outside the file's root, and not in the directory fa-run starts in" 2 $?
+check "outside the file's root, and not in the directory fa-run starts in" "$SH_REDIR_FAIL" $?
 check "two refusals" 2 "$(grep -c 'outside-roots' "$T/e3")"
 check "nothing changed" "$before" "$(snapshot "$P")"
 [ ! -e "$T/elsewhere/d" ] && pass || fail "the start directory was granted beside the file"
@@ -40,7 +40,7 @@ check "nothing changed" "$before" "$(snapshot "$P")"
 check "-w adds a root to the file's" 0 $?
 (cd "$T/elsewhere" && "$FA_RUN" --policy "$P/etc/fa.policy" -w "$P/src" --quiet -- \
 	sh -c "echo z > '$P/build/secret/z'") 2>/dev/null
-check "-w leaves the file's deny subtree" 2 $?
+check "-w leaves the file's deny subtree" "$SH_REDIR_FAIL" $?
 
 # ---- exec rules from the file ----
 printf 'root .\nexec deny\n' > "$T/other/exec.policy"

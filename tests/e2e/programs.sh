@@ -85,12 +85,14 @@ far -- mv "$O/f" "$P/stolen"
 [ "$rc" -ne 0 ] && pass || fail "mv from outside into the root succeeded"
 [ ! -e "$P/stolen" ] && pass || fail "mv in: a copy landed inside"
 untouched "mv in"
-far -- install -m 600 "$P/src/a.c" "$P/installed"
-status "install inside" 0
-check "install mode" 600 "$(stat -c %a "$P/installed")"
-far -- install -D -m 644 "$P/src/a.c" "$O/newdir/x"
-[ "$rc" -ne 0 ] && pass || fail "install -D outside succeeded"
-untouched "install -D"
+if runs_here install; then
+	far -- install -m 600 "$P/src/a.c" "$P/installed"
+	status "install inside" 0
+	check "install mode" 600 "$(stat -c %a "$P/installed")"
+	far -- install -D -m 644 "$P/src/a.c" "$O/newdir/x"
+	[ "$rc" -ne 0 ] && pass || fail "install -D outside succeeded"
+	untouched "install -D"
+fi
 far -- rm -rf "$O"
 [ "$rc" -ne 0 ] && pass || fail "rm -rf outside succeeded"
 untouched "rm -rf outside"
@@ -108,7 +110,9 @@ far --deny "$P/tree/keep" -- rm -rf "$P/tree"
 rm -rf "$P/tree"
 
 # ---- tar: ../ members, absolute members, a symlink leading out ----
-if have_python; then
+if ! tar --help 2>&1 | grep -q -- '-P\b\|--absolute-names'; then
+	echo "not run: tar -x -P of a hostile archive (this tar has no -P: busybox's)"
+elif command -v python3 >/dev/null 2>&1; then
 	python3 - "$T/evil.tar" "$O" <<'PY'
 import io, sys, tarfile
 out, outside = sys.argv[1], sys.argv[2]
@@ -160,9 +164,11 @@ far -- env -i /bin/sh -c "touch $O/envi"
 untouched "env -i"
 far -- env -i PATH=/usr/bin:/bin sh -c "echo \$LD_PRELOAD | grep -q fashim && touch $P/envi"
 status "env -i child still preloaded" 0
-far -- python3 -c "import os; os.execve('/bin/sh', ['sh', '-c', 'touch $O/py'], {})"
-[ "$rc" -ne 0 ] && pass || fail "execve with an empty environment escaped"
-untouched "execve with an empty environment"
+if have_python; then
+	far -- python3 -c "import os; os.execve('/bin/sh', ['sh', '-c', 'touch $O/py'], {})"
+	[ "$rc" -ne 0 ] && pass || fail "execve with an empty environment escaped"
+	untouched "execve with an empty environment"
+fi
 
 # ---- an interpreter: its writes are libc writes too ----
 if have_python; then
@@ -437,16 +443,18 @@ fi
 # ldd and the loader itself: dynamic programs, confined as usual.
 ld_so=$(readelf -l /bin/true 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
 if [ -n "$ld_so" ]; then
-	far -- ldd /bin/true
-	status "fa-run -- ldd /bin/true" 0
-	grep -q libc "$T/o" && pass || fail "ldd printed no libraries: $(cat "$T/o" "$T/e")"
+	if runs_here ldd; then
+		far -- ldd /bin/true
+		status "fa-run -- ldd /bin/true" 0
+		grep -q libc "$T/o" && pass || fail "ldd printed no libraries: $(cat "$T/o" "$T/e")"
+		far -- sh -c "ldd /bin/true >/dev/null"
+		status "ldd from a shell" 0
+	fi
 	far -- "$ld_so" /bin/true
 	status "fa-run -- $ld_so /bin/true" 0
 	far -- "$ld_so" /bin/sh -c "echo x >$O/via-loader"
 	[ "$rc" -ne 0 ] && pass || fail "a program run by the loader wrote outside"
 	untouched "a program run by the loader"
-	far -- sh -c "ldd /bin/true >/dev/null"
-	status "ldd from a shell" 0
 else
 	echo "SKIP: loader: readelf did not name /bin/true's interpreter" >&2
 fi
@@ -484,11 +492,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	refused_privileged execute-only-set-user-ID set-user "$T/xsuid"
 
 	# File capabilities make the exec secure too: the loader drops LD_PRELOAD.
-	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/captouch" &&
-		setcap cap_dac_override+ep "$T/captouch" 2>/dev/null; then
-		refused_privileged file-capability capabilities "$T/captouch"
+	# Named touch: a multi-call busybox runs what its name says.
+	mkdir -p "$T/cap"
+	if command -v setcap >/dev/null 2>&1 && cp "$(command -v touch)" "$T/cap/touch" &&
+		setcap cap_dac_override+ep "$T/cap/touch" 2>/dev/null; then
+		refused_privileged file-capability capabilities "$T/cap/touch"
 		# Root gains nothing from them: no secure exec, the preload follows.
-		far -- "$T/captouch" "$P/cap-root"
+		far -- "$T/cap/touch" "$P/cap-root"
 		status "file capabilities run by root" 0
 	else
 		echo "SKIP: file capabilities: no setcap, or no security xattrs here" >&2

@@ -8,13 +8,14 @@
 . "${FA_SRCDIR:?run through make check}/tests/e2e/lib.sh" || exit 99
 
 need_fa_run
-need_python "to read the lines back"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to read the lines back"; exit 77; }
 
 W=$T/w
 O=$T/out
 mkdir -p "$W" "$O"
 
 # ---- hostile names: each denial one JSON line that gives the name back ----
+if have_python; then
 (cd "$W" && "$FA_RUN" -w "$W" --log "$T/h.log" -- python3 - "$O" "$W/names" <<'PY') 2>"$T/h.err"
 import os, random, sys
 out, names = sys.argv[1], sys.argv[2]
@@ -129,11 +130,15 @@ shown = lambda b: ''.join(esc.get(c) or ('\\x%02x' % c if c < 0x20 or c >= 0x7f 
 assert shown(src) in e[0].decode() and shown(dst) in e[0].decode(), 'stderr line cut'
 PY
 
+fi
+
 # ---- the caller is the program's real path, whatever argv[0] says ----
-(cd "$W" && "$FA_RUN" -w "$W" --log "$T/c.log" -- bash -c "exec -a /usr/bin/not-touch touch $O/c") 2>/dev/null
 want=$(readlink -f "$(command -v touch)")
-python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["caller"])' "$T/c.log" >"$T/c.out" 2>&1
-check "caller of the main program" "$want" "$(cat "$T/c.out")"
+if runs_here bash; then
+	(cd "$W" && "$FA_RUN" -w "$W" --log "$T/c.log" -- bash -c "exec -a /usr/bin/not-touch touch $O/c") 2>/dev/null
+	python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["caller"])' "$T/c.log" >"$T/c.out" 2>&1
+	check "caller of the main program" "$want" "$(cat "$T/c.out")"
+fi
 
 # The same when ld.so is the program the kernel started (/proc/self/exe is ld.so then).
 ldso=$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); i=d.find(b"/lib"); print(d[i:d.index(b"\0",i)].decode())' "$(command -v touch)" 2>/dev/null)
@@ -167,6 +172,7 @@ grep -q "no.x1b\[2Jdir/log: cannot be opened" "$T/b.err" && ! grep -q "$(printf 
 
 # A log that goes away after the start (in this process: a new one would
 # stop with 125): the denial is still said, even with --quiet.
+if have_python; then
 mkdir "$W/logdir"
 (cd "$W" && "$FA_RUN" -w "$W" --quiet --log "$W/logdir/log" -- python3 -c '
 import os, shutil, sys
@@ -178,5 +184,6 @@ except PermissionError:
 grep -q "^fa-run: denied .*$O/gone" "$T/g.err" && pass || fail "lost denial not on stderr: $(cat "$T/g.err")"
 grep -q "^libfashim: cannot append to the log $W/logdir/log" "$T/g.err" && pass ||
 	fail "the failed log is not named: $(cat "$T/g.err")"
+fi
 
 finish

@@ -23,6 +23,10 @@ if [ -n "$FA_SANITIZERS" ]; then
 	echo "SKIP: the sanitizer runtime makes syscalls of its own" >&2
 	exit 77
 fi
+if [ -n "${FA_EMULATOR:-}" ]; then
+	echo "SKIP: under $FA_EMULATOR, strace sees the emulator's system calls, not the program's" >&2
+	exit 77
+fi
 
 CT=$E2E/calltest
 IN=$T/in
@@ -109,7 +113,11 @@ else
 fi
 
 # tar -x of N files in D directories, counted (not timed) by strace -c.
-if command -v tar >/dev/null 2>&1; then
+# The bounds are GNU tar's: it sets a file's mode, owner and times through
+# the descriptor it wrote it with, where busybox's tar names the path again.
+if command -v tar >/dev/null 2>&1 && ! tar --version 2>/dev/null | grep -q 'GNU tar'; then
+	echo "not run: tar -x counted (this tar is not GNU tar, whose calls the bounds count)"
+elif command -v tar >/dev/null 2>&1; then
 	N=200 D=20
 	rm -rf "$T/job"
 	mkdir -p "$T/job/src" "$T/job/out"

@@ -234,7 +234,7 @@ static void addfchdir_relative_open(void **state)
  */
 static int fchdir_to_own_fd(const char *what_to_run, pid_t *pid)
 {
-	char *targv[] = { (char *)"fake", NULL };
+	char *targv[] = { (char *)"true", NULL };
 	posix_spawn_file_actions_t fa;
 	int fd = open(what_to_run ? A : C, O_RDONLY | O_DIRECTORY), rc;
 
@@ -288,11 +288,12 @@ static void dev_null_passes(void **state)
  * The child execs after its file actions: a relative program is the one
  * in the directory its chdir actions select. "fake" is a static ELF
  * header (refused under the process policy) in C, and a copy of a
- * dynamic program in A.
+ * dynamic program in A: /bin/true, run as "true" (argv[0] is what a
+ * multi-call program such as busybox runs).
  */
 static int spawn_fake_from(const char *parent_cwd, const char *child_cwd, pid_t *pid)
 {
-	char *targv[] = { (char *)"fake", NULL };
+	char *targv[] = { (char *)"true", NULL };
 	posix_spawn_file_actions_t fa;
 	int rc;
 
@@ -426,11 +427,31 @@ static int spawn_no_exec(int use_path, const char *prog, uint64_t *denials)
 	return rc;
 }
 
+/*
+ * Whether posix_spawn reports a failed exec here: under qemu-user it does
+ * not (its CLONE_VFORK child is a fork, which cannot hand the error back),
+ * and returns 0 for a child that exits 127.
+ */
+static int spawn_reports_exec_errors(void)
+{
+	char *argv[] = { (char *)"prog", NULL };
+	pid_t pid;
+	int rc = posix_spawn(&pid, "/nonexistent-fa/prog", NULL, NULL, argv, environ);
+
+	if (rc == 0) {
+		waitpid(pid, NULL, 0);
+		fprintf(stderr, "# posix_spawn does not report a failed exec here (qemu-user?)\n");
+	}
+	return rc == ENOENT;
+}
+
 static void no_exec_missing_program(void **state)
 {
 	uint64_t denials;
 
 	(void)state;
+	if (!spawn_reports_exec_errors())
+		skip();
 	assert_int_equal(spawn_no_exec(0, "/nonexistent-fa/prog", &denials), ENOENT);
 	assert_int_equal(denials, 0);
 }
