@@ -142,11 +142,24 @@ static int on_fd(const long *a, int flags)
 }
 
 #ifdef SYS_fchmodat2
+/*
+ * fchmodat2(dirfd, path, mode, flags): run on the pinned parent by number,
+ * so that a kernel without it answers ENOSYS as it does bare (libc's
+ * fchmodat would make another system call).
+ */
 static long fa_fchmodat2_nr(void *ra, const char *call, long nr, const long *a)
 {
+	struct fa_spin s;
+	long rc;
+
 	if (on_fd(a, I(3)))
 		return fa_fd_nr(ra, call, nr, a);
-	return fa_w_fchmodat(ra, call, I(0), S(1), (mode_t)U(2), I(3));
+	if (fa_pin_call(call, I(3) & AT_SYMLINK_NOFOLLOW ? FA_OP_LATTR : FA_OP_ATTR, I(0), S(1),
+			NULL, &s, ra))
+		return -1;
+	rc = FA_REAL(syscall)(nr, (long)s.fd, (long)s.name, a[2], a[3]);
+	fa_unpin_call(&s);
+	return rc;
 }
 #endif
 
