@@ -22,13 +22,20 @@ early() {
 		sh -c '{ echo late >"$1"; } 2>/dev/null && echo "late ok" || echo "late refused"' sh "$O/late-$how"
 }
 
-# ld.so calls the constructors of preloads given later first.
+# glibc's ld.so calls the constructors of preloads given later first, and
+# says so in its trace. musl's loader has no trace and runs them in the
+# order given, the shim's first: nothing comes before its start-up there,
+# and the cases below then prove the calls judged all the same.
 LD_DEBUG=files early none 2>"$T/trace" >/dev/null
-order=$(sed -n 's/.*calling init: \(.*\)$/\1/p' "$T/trace" | grep -F -e "$EARLY" -e "$FA_SHIM" |
-	sed -e "s|$EARLY|early|" -e "s|$FA_SHIM|shim|" | tr '\n' ' ')
-check "the library's constructor runs before the shim's" "early shim " "$order"
-# With no call before it, the shim's constructor finds the environment cleared.
-check "no early call: no policy left" "late ok" "$(early none)"
+if grep -q 'calling init:' "$T/trace"; then
+	order=$(sed -n 's/.*calling init: \(.*\)$/\1/p' "$T/trace" | grep -F -e "$EARLY" -e "$FA_SHIM" |
+		sed -e "s|$EARLY|early|" -e "s|$FA_SHIM|shim|" | tr '\n' ' ')
+	check "the library's constructor runs before the shim's" "early shim " "$order"
+	# With no call before it, the shim's constructor finds the environment cleared.
+	check "no early call: no policy left" "late ok" "$(early none)"
+else
+	echo "not run: the constructors' order and the no-early-call case (this loader has no LD_DEBUG trace: musl runs the shim's constructor first)"
+fi
 rm -f "$O/late-none"
 
 check "a write-open before start-up" "write out EACCES
