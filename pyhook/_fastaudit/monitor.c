@@ -81,6 +81,23 @@ disable(void)
     return Py_NewRef(fa_st.disable);
 }
 
+/* sys.monitoring's function NAME, kept in *slot: 0, or -1 with an exception */
+static int
+mon_fn(PyObject **slot, const char *name)
+{
+    PyObject *sys, *m;
+
+    if (*slot) {
+        return 0;
+    }
+    sys = PyImport_ImportModule("sys");
+    m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
+    *slot = m ? PyObject_GetAttrString(m, name) : NULL;
+    Py_XDECREF(m);
+    Py_XDECREF(sys);
+    return *slot ? 0 : -1;
+}
+
 /* restart_events() when some site was DISABLEd since the last restart */
 static int
 rearm(void)
@@ -90,17 +107,8 @@ rearm(void)
     if (!disabled) {
         return 0;
     }
-    if (!fa_st.mon_restart) {
-        PyObject *sys = PyImport_ImportModule("sys");
-        PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
-
-        fa_st.mon_restart = m ? PyObject_GetAttrString(m, "restart_events")
-            : NULL;
-        Py_XDECREF(m);
-        Py_XDECREF(sys);
-        if (!fa_st.mon_restart) {
-            return -1;
-        }
+    if (mon_fn(&fa_st.mon_restart, "restart_events") < 0) {
+        return -1;
     }
     r = PyObject_CallNoArgs(fa_st.mon_restart);
     if (!r) {
@@ -639,17 +647,8 @@ sync_events(void)
     if (want == events_now) {
         return 0;
     }
-    if (!fa_st.mon_set_events) {
-        PyObject *sys = PyImport_ImportModule("sys");
-        PyObject *m = sys ? PyObject_GetAttrString(sys, "monitoring") : NULL;
-
-        fa_st.mon_set_events = m ? PyObject_GetAttrString(m, "set_events")
-            : NULL;
-        Py_XDECREF(m);
-        Py_XDECREF(sys);
-        if (!fa_st.mon_set_events) {
-            return -1;
-        }
+    if (mon_fn(&fa_st.mon_set_events, "set_events") < 0) {
+        return -1;
     }
     a[0] = tool_obj;
     a[1] = PyLong_FromLong(want);
@@ -978,13 +977,9 @@ fa_monitor_install(int tool_id)
     if (monitoring_module() < 0) {
         return -1;
     }
-    if (!fa_st.mon_set_events) {
-        fa_st.mon_set_events = PyObject_GetAttrString(mon, "set_events");
-    }
-    if (!fa_st.mon_restart) {
-        fa_st.mon_restart = PyObject_GetAttrString(mon, "restart_events");
-    }
-    if (!fa_st.mon_set_events || !fa_st.mon_restart) {
+    if (mon_fn(&fa_st.mon_set_events, "set_events") < 0
+        || mon_fn(&fa_st.mon_restart, "restart_events") < 0)
+    {
         return -1;
     }
     /* the notes, on another id until now, move to the monitor's */
